@@ -1,0 +1,352 @@
+// One match as the host plays it: turn validation, the engine step, fog-of-war observations, failures and
+// disqualification, stats and the replay record. Used unchanged by the simulator and the server's workers,
+// so both produce the same replay bytes from the same seed and turns. No clock and no I/O here: reply times
+// are handed in by the caller.
+import * as L from "./assembly/layout.ts";
+import { decodeEvents, eventVisibleTo } from "./events.ts";
+import { DIRECTIONS, RULES } from "./rules.ts";
+import { Engine, type EngineRules, type EngineTurn } from "./host.ts";
+import type {
+  DeadlinesT,
+  EndReason,
+  GameEventT,
+  HelloMessageT,
+  IdleReason,
+  MatchStatsT,
+  ObservationT,
+} from "./protocol.ts";
+import { ReplayRecorder, type ReplayFighter, type ReplayInput } from "./replay.ts";
+import { accumulate, buildStats, FighterStatsBuilder } from "./stats.ts";
+import { validateTurn } from "./turns.ts";
+import { ENGINE_VERSION, PROTOCOL_VERSION, rulesHashOf } from "./versions.ts";
+
+export const DEFAULT_DEADLINES: DeadlinesT = Object.freeze({
+  startup_ms: 10_000,
+  tick_ms: 1_000,
+  match_budget_ms: 300_000,
+  max_consecutive_failures: 10,
+  reconnect_grace_ms: 10_000,
+});
+
+export interface MatchOptions {
+  matchId: string;
+  seed: number;
+  map: string;
+  fighters: [ReplayFighter, ReplayFighter];
+  mode?: string;
+  ladderId?: string;
+  deadlines?: DeadlinesT;
+  rules?: EngineRules;
+}
+
+/** What a fighter's seat produced this tick: a message (parsed JSON, or the raw text if it did not parse) and
+ * how long it took, or an idle substituted by the server. */
+export type TurnInput = { raw: unknown; ms: number } | { idle: IdleReason; ms: number };
+
+export interface MatchResult {
+  winner: number | null;
+  reason: EndReason;
+  finalTick: number;
+}
+
+export class Match {
+  readonly id: string;
+  readonly seed: number;
+  readonly mapName: string;
+  readonly fighters: [ReplayFighter, ReplayFighter];
+  readonly deadlines: DeadlinesT;
+  readonly mode: string;
+  readonly ladderId: string;
+  readonly rules: EngineRules;
+  readonly replay: ReplayRecorder;
+  private readonly engine: Engine;
+  private readonly statBuilders: FighterStatsBuilder[];
+  private readonly failures = [0, 0];
+  private readonly lastSeen: ({ tile: [number, number]; tick: number } | null)[] = [null, null];
+  private lastEvents: GameEventT[] = [];
+  private ended: MatchResult | null = null;
+  private readonly disqualified = [false, false];
+
+  constructor(o: MatchOptions) {
+    this.id = o.matchId;
+    this.seed = o.seed | 0;
+    this.mapName = o.map;
+    this.fighters = o.fighters;
+    this.deadlines = o.deadlines ?? DEFAULT_DEADLINES;
+    this.mode = o.mode ?? "ranked";
+    this.ladderId = o.ladderId ?? "public";
+    this.rules = o.rules ?? RULES;
+    this.engine = new Engine(o.map, this.seed, this.rules);
+    this.statBuilders = o.fighters.map((f, i) => new FighterStatsBuilder(i, f.name, f.version));
+    this.replay = new ReplayRecorder({
+      matchId: this.id,
+      seed: this.seed,
+      mode: this.mode,
+      ladderId: this.ladderId,
+      rules: this.rules,
+      map: this.engine.map,
+      fighters: this.fighters,
+      deadlines: this.deadlines,
+    });
+    this.updateLastSeen();
+  }
+
+  get tick(): number {
+    return this.engine.tick;
+  }
+  get over(): boolean {
+    return this.ended !== null;
+  }
+  get result(): MatchResult | null {
+    return this.ended;
+  }
+
+  /** The effective deadline for fighter f's next reply: the tick limit, or less when the budget runs low. */
+  deadlineMs(f: number): number {
+    const left = this.deadlines.match_budget_ms - this.statBuilders[f]!.spentMs;
+    return Math.max(0, Math.min(this.deadlines.tick_ms, left));
+  }
+
+  hello(f: number): HelloMessageT {
+    const map = this.engine.map;
+    return {
+      type: "hello",
+      match_id: this.id,
+      bot_id: f,
+      protocol_version: PROTOCOL_VERSION,
+      engine_version: ENGINE_VERSION,
+      rules_hash: rulesHashOf(this.rules),
+      rules: this.rules as unknown as HelloMessageT["rules"],
+      map: { name: map.name, width: map.width, height: map.height, rows: map.rows },
+      fighters: this.fighters.map((x, id) => ({ id, ...x })),
+      deadlines: this.deadlines,
+      ladder_id: this.ladderId,
+      mode: this.mode,
+      tick: this.engine.tick,
+    };
+  }
+
+  /** The observation fighter f answers this tick, including the events it saw on the last tick. */
+  observation(f: number): ObservationT {
+    const e = this.engine;
+    const o = 1 - f;
+    const me = e.fighter(f);
+    const them = e.fighter(o);
+    const region = e.observe(f);
+    const sees = region[L.O_OPP_VISIBLE] !== 0;
+    const moves: ObservationT["moves"] = [];
+    const dashes: ObservationT["dashes"] = [];
+    for (let d = 0; d < L.DIR_COUNT; d++) {
+      const mx = region[L.O_MOVES + d * 2]!;
+      if (mx >= 0) moves.push({ dir: DIRECTIONS[d]!, tile: [mx, region[L.O_MOVES + d * 2 + 1]!] });
+      const n = region[L.O_DASHES + d * 3 + 2]!;
+      if (n > 0) {
+        dashes.push({
+          dir: DIRECTIONS[d]!,
+          tile: [region[L.O_DASHES + d * 3]!, region[L.O_DASHES + d * 3 + 1]!],
+          distance: n,
+        });
+      }
+    }
+    const danger: ObservationT["danger"] = [];
+    const count = region[L.O_DANGER_COUNT]!;
+    for (let i = 0; i < count; i++) {
+      const b = L.O_DANGER + i * L.O_DANGER_STRIDE;
+      danger.push({
+        tile: [region[b]!, region[b + 1]!],
+        source: region[b + 2] === L.DANGER_ZONE ? "zone" : "frostburst",
+        in: region[b + 3]!,
+      });
+    }
+    const tick = e.tick;
+    const zone = e.zone();
+    const z = this.rules.zone;
+    return {
+      type: "observation",
+      match_id: this.id,
+      tick,
+      tick_ms: this.deadlineMs(f),
+      budget_ms_left: Math.floor(this.deadlines.match_budget_ms - this.statBuilders[f]!.spentMs),
+      self: {
+        id: f,
+        x: me.x,
+        y: me.y,
+        hp: me.hp,
+        shield: me.shield,
+        alive: me.alive,
+        stunned: me.stunned,
+        slowed: me.slowed,
+        cooldowns: me.cooldowns,
+      },
+      opponents: [
+        {
+          id: o,
+          name: this.fighters[o]!.name,
+          visible: sees,
+          x: sees ? them.x : null,
+          y: sees ? them.y : null,
+          hp: them.hp,
+          shield: them.shield,
+          alive: them.alive,
+          stunned: sees ? them.stunned : null,
+          slowed: sees ? them.slowed : null,
+          last_seen: this.lastSeen[f] ?? null,
+        },
+      ],
+      moves,
+      dashes,
+      areas: e.areas().map((a) => ({
+        kind: "frostburst" as const,
+        owner: a.owner,
+        center: [a.x, a.y] as [number, number],
+        radius: a.radius,
+        explodes_in: Math.max(0, a.explodeTick - tick),
+      })),
+      danger,
+      pickups: e.pickups().map((p) => ({ kind: p.kind, tile: [p.x, p.y] as [number, number] })),
+      zone: {
+        center: [z.center[0], z.center[1]],
+        radius: zone.radius,
+        next_radius: zone.nextShrinkTick === null ? null : zone.radius - 1,
+        shrinks_in: zone.nextShrinkTick === null ? null : Math.max(0, zone.nextShrinkTick - tick),
+        damage: z.damage,
+      },
+      events: this.lastEvents.filter((ev) => eventVisibleTo(ev, f, sees)),
+    };
+  }
+
+  /** Resolves the current tick from both seats' inputs. */
+  play(inputs: [TurnInput, TurnInput]): GameEventT[] {
+    if (this.ended) throw new Error(`match ${this.id} is over`);
+    const tick = this.engine.tick;
+    const turns: EngineTurn[] = [];
+    const shouts: (string | null)[] = [null, null];
+    const hostEvents: GameEventT[] = [];
+    const recorded: ReplayInput[] = [];
+    inputs.forEach((input, f) => {
+      const stats = this.statBuilders[f]!;
+      if ("idle" in input) {
+        stats.idle(input.idle, input.ms);
+        this.failures[f]!++;
+        turns.push({ move: -1, dash: -1, attack: -1, tx: 0, ty: 0, shout: false });
+        recorded.push({ idle: input.idle });
+        return;
+      }
+      stats.reply(input.ms);
+      recorded.push({ raw: input.raw });
+      const v = validateTurn(input.raw, tick);
+      for (const r of v.refusals) {
+        hostEvents.push({ type: "rejected", by: f, part: r.part, reason: r.reason, detail: r.detail });
+        if (v.refused) stats.refusedTurn(r.reason);
+        else stats.rejectedPart(r.reason);
+      }
+      this.failures[f] = v.refused ? this.failures[f]! + 1 : 0;
+      turns.push(v.turn);
+      shouts[f] = v.shout;
+    });
+    const raw = this.engine.step(turns[0]!, turns[1]!);
+    const events = [...hostEvents, ...decodeEvents(raw, tick, shouts)];
+    // Engine refusals count as refused parts too (not_ready, blocked, not_visible).
+    for (const ev of events.slice(hostEvents.length)) {
+      if (ev.type === "rejected") this.statBuilders[ev.by]!.rejectedPart(ev.reason);
+    }
+    accumulate(this.statBuilders, events);
+    this.lastEvents = events;
+    this.updateLastSeen();
+
+    const dq: number[] = [];
+    if (!this.engine.over) {
+      this.failures.forEach((n, f) => {
+        if (n >= this.deadlines.max_consecutive_failures) dq.push(f);
+      });
+      if (dq.length > 0) {
+        for (const f of dq) {
+          this.disqualified[f] = true;
+          this.statBuilders[f]!.s.disqualified = true;
+        }
+        this.engine.concede(dq.length === 2 ? -1 : dq[0]!, "disqualified");
+      }
+    }
+    this.replay.tick(tick, recorded, this.snapshot(), events, dq);
+    if (this.engine.over) this.finish(this.engine.winner, this.engine.reason as EndReason);
+    return events;
+  }
+
+  /** A seat that never became ready forfeits before tick 0; both missing voids the match (SPEC 3.3). */
+  forfeit(fighters: number[]): void {
+    if (this.ended) return;
+    if (fighters.length >= 2) {
+      this.replay.input({ type: "void", tick: this.engine.tick });
+      this.finish(null, "voided");
+      return;
+    }
+    const f = fighters[0]!;
+    this.replay.input({ type: "forfeit", tick: this.engine.tick, fighter: f });
+    this.engine.concede(f, "forfeit");
+    this.finish(this.engine.winner, "forfeit");
+  }
+
+  /** Ends the match with no winner for a server-side cause (worker crash, shutdown); stored as voided. */
+  abort(why: string): void {
+    if (this.ended) return;
+    this.replay.input({ type: "abort", tick: this.engine.tick, why });
+    this.finish(null, "aborted");
+  }
+
+  stats(): MatchStatsT {
+    const r = this.ended;
+    const hp = [0, 1].map((f) => {
+      const s = this.engine.fighter(f);
+      return { hp: s.hp, alive: s.alive };
+    });
+    return buildStats(
+      this.statBuilders,
+      {
+        map: this.mapName,
+        seed: this.seed,
+        ticks: this.engine.tick,
+        winner: r ? r.winner : null,
+        reason: r ? r.reason : null,
+        matchId: this.id,
+      },
+      hp,
+      this.deadlines,
+    );
+  }
+
+  private finish(winner: number | null, reason: EndReason): void {
+    this.ended = { winner, reason, finalTick: this.engine.tick };
+    const f = [0, 1].map((i) => this.engine.fighter(i));
+    this.replay.end({
+      winner,
+      reason,
+      final_tick: this.engine.tick,
+      hp: f.map((x) => x.hp),
+      damage_dealt: f.map((x) => x.damageDealt),
+      disqualified: [...this.disqualified],
+    });
+  }
+
+  private snapshot() {
+    const e = this.engine;
+    return {
+      fighters: [0, 1].map((i) => {
+        const s = e.fighter(i);
+        return { x: s.x, y: s.y, hp: s.hp, shield: s.shield, stunned: s.stunned, slowed: s.slowed };
+      }),
+      areas: e.areas().map((a) => ({ owner: a.owner, center: [a.x, a.y], radius: a.radius, explodes_at: a.explodeTick })),
+      pickups: e.pickups().map((p) => ({ kind: p.kind, tile: [p.x, p.y] })),
+      zone: e.zone().radius,
+    };
+  }
+
+  private updateLastSeen(): void {
+    for (let f = 0; f < 2; f++) {
+      const me = this.engine.fighter(f);
+      const them = this.engine.fighter(1 - f);
+      if (them.alive && this.engine.visible(me.x, me.y, them.x, them.y)) {
+        this.lastSeen[f] = { tile: [them.x, them.y], tick: this.engine.tick };
+      }
+    }
+  }
+}

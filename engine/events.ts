@@ -29,13 +29,29 @@ function source(code: number): "ranged" | "frostburst" | "repulsor" | "wall_slam
 export function decodeEvents(raw: RawEvent[], tick: number, shouts: (string | null)[]): GameEventT[] {
   const out: GameEventT[] = [];
   for (const e of raw) {
-    const [kind, a, b, c, d, f, g, h] = e as unknown as number[] as [number, number, number, number, number, number, number, number];
+    const [kind, a, b, c, d, f, g, h] = e as unknown as number[] as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     switch (kind) {
       case L.EV_MOVE:
         out.push({ type: "move", by: a, from: [b, c], to: [d, f], dash: g !== 0, blocked: h !== 0 });
         break;
       case L.EV_ATTACK:
-        out.push({ type: "attack", by: a, name: attackName(b), from: [f, g], target: [c, d], ricochet: h !== 0 });
+        out.push({
+          type: "attack",
+          by: a,
+          name: attackName(b),
+          from: [f, g],
+          target: [c, d],
+          ricochet: h !== 0,
+        });
         break;
       case L.EV_HIT: {
         const hit: GameEventT = { type: "hit", by: a, target: b, source: source(c), damage: d, absorbed: g };

@@ -2,7 +2,16 @@
 // writes params, map and turns into the instance's memory and reads state, events and observations back.
 // Numbers only cross the boundary; views are re-made after every call that might grow memory.
 import * as L from "./assembly/layout.ts";
-import { ATTACK_NAMES, type AttackName, DIRECTIONS, type MapInfo, PICKUP_KINDS, type PickupKind, parseMap, RULES } from "./rules.ts";
+import {
+  ATTACK_NAMES,
+  type AttackName,
+  DIRECTIONS,
+  type MapInfo,
+  PICKUP_KINDS,
+  type PickupKind,
+  parseMap,
+  RULES,
+} from "./rules.ts";
 import { loadEngineBytes } from "./wasm.ts";
 
 interface EngineExports {
@@ -96,7 +105,14 @@ export interface EngineTurn {
   ty: number;
   shout: boolean;
 }
-export const IDLE_TURN: EngineTurn = Object.freeze({ move: -1, dash: -1, attack: -1, tx: 0, ty: 0, shout: false });
+export const IDLE_TURN: EngineTurn = Object.freeze({
+  move: -1,
+  dash: -1,
+  attack: -1,
+  tx: 0,
+  ty: 0,
+  shout: false,
+});
 
 export interface FighterState {
   x: number;
@@ -156,7 +172,8 @@ export class Engine {
       },
     });
     this.x = instance.exports as unknown as EngineExports;
-    if (this.x.layoutVersion() !== L.LAYOUT_VERSION) throw new Error("engine.wasm layout version mismatch: rebuild");
+    if (this.x.layoutVersion() !== L.LAYOUT_VERSION)
+      throw new Error("engine.wasm layout version mismatch: rebuild");
     this.i32(this.x.paramsPtr(), L.PARAMS_SIZE).set(paramsFor(rules, this.map));
     const tiles = this.i32(this.x.tilesPtr(), L.TILES);
     for (let i = 0; i < L.TILES; i++) tiles[i] = this.map.walls[i] ?? 1;

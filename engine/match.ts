@@ -4,7 +4,6 @@
 // are handed in by the caller.
 import * as L from "./assembly/layout.ts";
 import { decodeEvents, eventVisibleTo } from "./events.ts";
-import { DIRECTIONS, RULES } from "./rules.ts";
 import { Engine, type EngineRules, type EngineTurn } from "./host.ts";
 import type {
   DeadlinesT,
@@ -15,7 +14,8 @@ import type {
   MatchStatsT,
   ObservationT,
 } from "./protocol.ts";
-import { ReplayRecorder, type ReplayFighter, type ReplayInput } from "./replay.ts";
+import { type ReplayFighter, type ReplayInput, ReplayRecorder } from "./replay.ts";
+import { DIRECTIONS, RULES } from "./rules.ts";
 import { accumulate, buildStats, FighterStatsBuilder } from "./stats.ts";
 import { validateTurn } from "./turns.ts";
 import { ENGINE_VERSION, PROTOCOL_VERSION, rulesHashOf } from "./versions.ts";
@@ -334,7 +334,9 @@ export class Match {
         const s = e.fighter(i);
         return { x: s.x, y: s.y, hp: s.hp, shield: s.shield, stunned: s.stunned, slowed: s.slowed };
       }),
-      areas: e.areas().map((a) => ({ owner: a.owner, center: [a.x, a.y], radius: a.radius, explodes_at: a.explodeTick })),
+      areas: e
+        .areas()
+        .map((a) => ({ owner: a.owner, center: [a.x, a.y], radius: a.radius, explodes_at: a.explodeTick })),
       pickups: e.pickups().map((p) => ({ kind: p.kind, tile: [p.x, p.y] })),
       zone: e.zone().radius,
     };

@@ -84,7 +84,12 @@ export const TurnMessage = z
   .describe("All parts optional; an empty turn is idle. move and dash are exclusive.");
 export type Turn = z.infer<typeof TurnMessage>;
 
-export const BotMessage = z.discriminatedUnion("type", [QueueMessage, LeaveMessage, ReadyMessage, TurnMessage]);
+export const BotMessage = z.discriminatedUnion("type", [
+  QueueMessage,
+  LeaveMessage,
+  ReadyMessage,
+  TurnMessage,
+]);
 export type BotMessageT = z.infer<typeof BotMessage>;
 
 // ---- server to bot ----
@@ -258,7 +263,9 @@ export const TimingStats = z.object({
   tick_ms: nonNeg,
   budget_ms: nonNeg,
   budget_ms_left: z.number(),
-  histogram: z.array(nonNeg).describe("reply counts in tenths of the tick limit; the last bucket is the limit and over"),
+  histogram: z
+    .array(nonNeg)
+    .describe("reply counts in tenths of the tick limit; the last bucket is the limit and over"),
 });
 export const FighterStats = z.object({
   id: nonNeg,
@@ -324,7 +331,10 @@ export const EndMessage = z.object({
 });
 export const ErrorMessage = z.object({ type: z.literal("error"), code: z.string(), message: z.string() });
 export const ReplacedMessage = z.object({ type: z.literal("replaced") });
-export const ServerDrainingMessage = z.object({ type: z.literal("server_draining"), drain_deadline: z.string() });
+export const ServerDrainingMessage = z.object({
+  type: z.literal("server_draining"),
+  drain_deadline: z.string(),
+});
 
 export const ServerMessage = z.discriminatedUnion("type", [
   QueuedMessage,

@@ -92,13 +92,24 @@ export class ReplayRecorder {
       seed: o.seed,
       mode: o.mode,
       ladder_id: o.ladderId,
-      fighters: o.fighters.map((f, id) => ({ id, name: f.name, display_name: f.display_name, version: f.version })),
+      fighters: o.fighters.map((f, id) => ({
+        id,
+        name: f.name,
+        display_name: f.display_name,
+        version: f.version,
+      })),
       deadlines: o.deadlines,
     };
     this.lines.push(JSON.stringify(header));
   }
 
-  tick(tick: number, turns: ReplayInput[], state: unknown, events: GameEventT[], disqualified: number[]): void {
+  tick(
+    tick: number,
+    turns: ReplayInput[],
+    state: unknown,
+    events: GameEventT[],
+    disqualified: number[],
+  ): void {
     const line: ReplayTick = { type: "tick", tick, turns, state, events };
     if (disqualified.length > 0) line.disqualified = disqualified;
     this.lines.push(JSON.stringify(line));
@@ -125,7 +136,10 @@ export class ReplayRecorder {
 export function readReplay(bytes: Uint8Array): { text: string; lines: ReplayLine[] } {
   let text: string;
   try {
-    text = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).toString("utf8") : Buffer.from(bytes).toString("utf8");
+    text =
+      bytes[0] === 0x1f && bytes[1] === 0x8b
+        ? gunzipSync(bytes).toString("utf8")
+        : Buffer.from(bytes).toString("utf8");
   } catch (err) {
     throw new Error(`replay is not valid gzip: ${(err as Error).message}`);
   }
@@ -138,7 +152,7 @@ export function readReplay(bytes: Uint8Array): { text: string; lines: ReplayLine
     }
   });
   const header = parsed[0];
-  if (!header || header.type !== "header" || header.format !== REPLAY_FORMAT) {
+  if (header?.type !== "header" || header.format !== REPLAY_FORMAT) {
     throw new Error("replay does not start with an arena-replay header line");
   }
   return { text, lines: parsed };

@@ -125,7 +125,15 @@ export const RULES = {
     interval: 30,
     max_on_map: 4,
   },
-  zone: { center: [10, 10], metric: "chebyshev", start_tick: 120, interval: 12, start_radius: 10, min_radius: 2, damage: 4 },
+  zone: {
+    center: [10, 10],
+    metric: "chebyshev",
+    start_tick: 120,
+    interval: 12,
+    start_radius: 10,
+    min_radius: 2,
+    damage: 4,
+  },
   shout: { max_length: 40, cooldown: 20 },
   danger: { reach: 3, horizon: 3 },
   vision: { kind: "line_of_sight", blocks: "walls" },
@@ -162,7 +170,8 @@ export interface MapInfo {
 /** Parses a map of the rules table; pickup spots are ordered so spot 2k+1 is the mirror of spot 2k. */
 export function parseMap(name: string, rules: { maps: Record<string, readonly string[]> } = RULES): MapInfo {
   const rows = rules.maps[name];
-  if (!rows) throw new Error(`unknown map ${JSON.stringify(name)}; maps: ${Object.keys(rules.maps).join(", ")}`);
+  if (!rows)
+    throw new Error(`unknown map ${JSON.stringify(name)}; maps: ${Object.keys(rules.maps).join(", ")}`);
   const height = rows.length;
   const width = rows[0]!.length;
   const walls = new Uint8Array(width * height);
@@ -183,7 +192,9 @@ export function parseMap(name: string, rules: { maps: Record<string, readonly st
   const used = new Set<number>();
   spots.forEach(([x, y], i) => {
     if (used.has(i)) return;
-    const j = spots.findIndex(([mx, my], k) => !used.has(k) && k !== i && mx === width - 1 - x && my === height - 1 - y);
+    const j = spots.findIndex(
+      ([mx, my], k) => !used.has(k) && k !== i && mx === width - 1 - x && my === height - 1 - y,
+    );
     if (j < 0) throw new Error(`map ${name}: pickup spot ${x},${y} has no mirror`);
     used.add(i).add(j);
     paired.push([x, y], spots[j]!);

@@ -68,6 +68,17 @@ function foldConfusables(text: string): string {
   return folded;
 }
 
+// Only words that mix Latin with another script are folded: that mix is the lookalike disguise
+// ("раypal" with Cyrillic р and а). A word written wholly in Cyrillic, Greek, Arabic or Devanagari is a
+// real word, and folding it would turn "Привет" into Latin gibberish.
+const LATIN_LETTER = /\p{Script=Latin}/u;
+const OTHER_LETTER = /(?!\p{Script=Latin})\p{L}/u;
+function foldDisguisedWords(text: string): string {
+  return text.replace(/\S+/gu, (word) =>
+    LATIN_LETTER.test(word) && OTHER_LETTER.test(word) ? foldConfusables(word) : word,
+  );
+}
+
 function refuse(detail: string): ShoutResult {
   return { ok: false, reason: "bad_text", detail };
 }
@@ -89,7 +100,7 @@ export function cleanShout(raw: unknown): ShoutResult {
   // The table lookup should not throw, but if it ever does, showing the un-folded (already stripped)
   // text is better than failing a bot's turn.
   try {
-    text = foldConfusables(text);
+    text = foldDisguisedWords(text);
   } catch {
     // keep the un-folded text
   }

@@ -1,6 +1,13 @@
 // Match stats (SPEC section 2 "Match stats", stats_version 2): accumulated from the decoded events of each
 // tick plus what only the host knows (refusals, idles, reply times, disqualification).
-import type { DeadlinesT, FighterStatsT, GameEventT, IdleReason, MatchStatsT, RejectReason } from "./protocol.ts";
+import type {
+  DeadlinesT,
+  FighterStatsT,
+  GameEventT,
+  IdleReason,
+  MatchStatsT,
+  RejectReason,
+} from "./protocol.ts";
 import { DAMAGE_SOURCES, STATS_VERSION, TAKEN_SOURCES } from "./protocol.ts";
 import { ATTACK_NAMES, PICKUP_KINDS } from "./rules.ts";
 
@@ -174,7 +181,14 @@ export function accumulate(fighters: FighterStatsBuilder[], events: GameEventT[]
 
 export function buildStats(
   fighters: FighterStatsBuilder[],
-  end: { map: string; seed: number; ticks: number; winner: number | null; reason: string | null; matchId?: string },
+  end: {
+    map: string;
+    seed: number;
+    ticks: number;
+    winner: number | null;
+    reason: string | null;
+    matchId?: string;
+  },
   hp: { hp: number; alive: boolean }[],
   deadlines: DeadlinesT,
 ): MatchStatsT {
@@ -185,7 +199,12 @@ export function buildStats(
     ticks: end.ticks,
     winner: end.winner,
     reason: end.reason,
-    fighters: fighters.map((b, i) => ({ ...structuredClone(b.s), hp: hp[i]!.hp, alive: hp[i]!.alive, timing: b.timing(deadlines) })),
+    fighters: fighters.map((b, i) => ({
+      ...structuredClone(b.s),
+      hp: hp[i]!.hp,
+      alive: hp[i]!.alive,
+      timing: b.timing(deadlines),
+    })),
   };
   if (end.matchId !== undefined) stats.match_id = end.matchId;
   return stats;

@@ -2,7 +2,13 @@
 // A broken part is refused with the SPEC's reason and never cancels the other parts; only a message that is
 // not a turn at all, or answers another tick, is refused as a whole (part `turn`).
 import { attackIndex, directionIndex, type EngineTurn, IDLE_TURN } from "./host.ts";
-import { AttackNameSchema, BoardCoordinate, DirectionSchema, type RejectReason, type TurnPart } from "./protocol.ts";
+import {
+  AttackNameSchema,
+  BoardCoordinate,
+  DirectionSchema,
+  type RejectReason,
+  type TurnPart,
+} from "./protocol.ts";
 import { cleanShout } from "./shout.ts";
 
 export interface Refusal {
@@ -30,7 +36,8 @@ const refuseAll = (reason: RejectReason, detail: string): ValidatedTurn => ({
 /** `raw` is the parsed JSON value a bot sent (or a string that did not parse); `tick` the tick it must answer. */
 export function validateTurn(raw: unknown, tick: number): ValidatedTurn {
   if (typeof raw === "string") return refuseAll("schema", "message is not valid JSON");
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return refuseAll("schema", "message must be a JSON object");
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    return refuseAll("schema", "message must be a JSON object");
   const msg = raw as Record<string, unknown>;
   if (msg.type !== "turn") {
     return refuseAll("schema", `expected a turn, got type ${JSON.stringify(msg.type ?? null)}`);
@@ -47,10 +54,20 @@ export function validateTurn(raw: unknown, tick: number): ValidatedTurn {
     refusals.push({ part: "dash", reason: "conflicting_moves", detail: "send move or dash, not both" });
   } else if (move) {
     if (move.success) turn.move = directionIndex(move.data);
-    else refusals.push({ part: "move", reason: "schema", detail: `unknown direction ${JSON.stringify(msg.move)}` });
+    else
+      refusals.push({
+        part: "move",
+        reason: "schema",
+        detail: `unknown direction ${JSON.stringify(msg.move)}`,
+      });
   } else if (dash) {
     if (dash.success) turn.dash = directionIndex(dash.data);
-    else refusals.push({ part: "dash", reason: "schema", detail: `unknown direction ${JSON.stringify(msg.dash)}` });
+    else
+      refusals.push({
+        part: "dash",
+        reason: "schema",
+        detail: `unknown direction ${JSON.stringify(msg.dash)}`,
+      });
   }
 
   if (msg.attack !== undefined) validateAttack(msg.attack, turn, refusals);
@@ -74,7 +91,11 @@ function validateAttack(attack: unknown, turn: EngineTurn, refusals: Refusal[]):
   const { name, target } = attack as { name?: unknown; target?: unknown };
   const parsedName = AttackNameSchema.safeParse(name);
   if (!parsedName.success) {
-    refusals.push({ part: "attack", reason: "unknown_attack", detail: `no attack named ${JSON.stringify(name ?? null)}` });
+    refusals.push({
+      part: "attack",
+      reason: "unknown_attack",
+      detail: `no attack named ${JSON.stringify(name ?? null)}`,
+    });
     return;
   }
   turn.attack = attackIndex(parsedName.data);

@@ -37,20 +37,24 @@ function verify(bytes: Uint8Array): VerifyResult {
     rules: header.rules,
   });
   const mapRows = JSON.stringify(match.hello(0).map.rows);
-  if (mapRows !== JSON.stringify(header.map.rows)) throw new Error("header.map does not match the map in header.rules");
+  if (mapRows !== JSON.stringify(header.map.rows))
+    throw new Error("header.map does not match the map in header.rules");
   const produced = match.replay.lines;
   if (produced[0] !== JSON.stringify(header)) mismatch(1, produced[0]!, JSON.stringify(header));
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.type === "tick") {
       if (match.over) throw new Error(`line ${i + 1}: tick ${line.tick} recorded after the match ended`);
-      if (line.tick !== match.tick) throw new Error(`line ${i + 1}: recorded tick ${line.tick}, expected ${match.tick}`);
-      if (!Array.isArray(line.turns) || line.turns.length !== 2) throw new Error(`line ${i + 1}: turns must hold two inputs`);
+      if (line.tick !== match.tick)
+        throw new Error(`line ${i + 1}: recorded tick ${line.tick}, expected ${match.tick}`);
+      if (!Array.isArray(line.turns) || line.turns.length !== 2)
+        throw new Error(`line ${i + 1}: turns must hold two inputs`);
       match.play([toInput(line.turns[0]), toInput(line.turns[1])]);
     } else if (line.type === "forfeit") match.forfeit([line.fighter]);
     else if (line.type === "void") match.forfeit([0, 1]);
     else if (line.type === "abort") match.abort(line.why);
-    else if (line.type !== "end") throw new Error(`line ${i + 1}: unknown line type ${JSON.stringify((line as { type: unknown }).type)}`);
+    else if (line.type !== "end")
+      throw new Error(`line ${i + 1}: unknown line type ${JSON.stringify((line as { type: unknown }).type)}`);
   }
   const recorded = lines.map((l) => JSON.stringify(l));
   for (let i = 0; i < Math.max(recorded.length, produced.length); i++) {
@@ -64,7 +68,8 @@ function verify(bytes: Uint8Array): VerifyResult {
 function toInput(t: unknown) {
   if (t && typeof t === "object" && "idle" in t) {
     const reason = (t as { idle: unknown }).idle;
-    if (reason !== "timeout" && reason !== "disconnected") throw new Error(`unknown idle reason ${JSON.stringify(reason)}`);
+    if (reason !== "timeout" && reason !== "disconnected")
+      throw new Error(`unknown idle reason ${JSON.stringify(reason)}`);
     return { idle: reason, ms: 0 } as const;
   }
   if (t && typeof t === "object" && "raw" in t) return { raw: (t as { raw: unknown }).raw, ms: 0 };
@@ -73,21 +78,30 @@ function toInput(t: unknown) {
 
 /** Names the first field where the re-simulation and the record differ. */
 function mismatch(lineNo: number, produced: string | undefined, recorded: string | undefined): never {
-  if (produced === undefined) throw new Error(`line ${lineNo}: recorded line has no counterpart in the re-simulation`);
-  if (recorded === undefined) throw new Error(`line ${lineNo}: re-simulation produced a line the replay lacks`);
+  if (produced === undefined)
+    throw new Error(`line ${lineNo}: recorded line has no counterpart in the re-simulation`);
+  if (recorded === undefined)
+    throw new Error(`line ${lineNo}: re-simulation produced a line the replay lacks`);
   const path = firstDifference(JSON.parse(produced), JSON.parse(recorded), "");
   const tick = (JSON.parse(recorded) as { tick?: number }).tick;
   const where = tick === undefined ? `line ${lineNo}` : `line ${lineNo} (tick ${tick})`;
-  throw new Error(`${where}: ${path.path || "line"} differs: replay says ${path.recorded}, re-simulation gives ${path.produced}`);
+  throw new Error(
+    `${where}: ${path.path || "line"} differs: replay says ${path.recorded}, re-simulation gives ${path.produced}`,
+  );
 }
 
-function firstDifference(a: unknown, b: unknown, path: string): { path: string; produced: string; recorded: string } {
+function firstDifference(
+  a: unknown,
+  b: unknown,
+  path: string,
+): { path: string; produced: string; recorded: string } {
   if (a && b && typeof a === "object" && typeof b === "object") {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const k of keys) {
       const av = (a as Record<string, unknown>)[k];
       const bv = (b as Record<string, unknown>)[k];
-      if (JSON.stringify(av) !== JSON.stringify(bv)) return firstDifference(av, bv, path ? `${path}.${k}` : k);
+      if (JSON.stringify(av) !== JSON.stringify(bv))
+        return firstDifference(av, bv, path ? `${path}.${k}` : k);
     }
   }
   return { path, produced: JSON.stringify(a), recorded: JSON.stringify(b) };

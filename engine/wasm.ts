@@ -7,6 +7,8 @@ export function loadEngineBytes(): Uint8Array<ArrayBuffer> {
   try {
     return new Uint8Array(readFileSync(url));
   } catch (err) {
-    throw new Error(`cannot read ${url.pathname}: run \`npm run build:wasm\` first (${(err as Error).message})`);
+    throw new Error(
+      `cannot read ${url.pathname}: run \`npm run build:wasm\` first (${(err as Error).message})`,
+    );
   }
 }

@@ -21,7 +21,10 @@ export interface PlayedMatch {
   stats: MatchStatsT;
 }
 
-export async function playMatch(seats: [Seat, Seat], o: Omit<MatchOptions, "fighters">): Promise<PlayedMatch> {
+export async function playMatch(
+  seats: [Seat, Seat],
+  o: Omit<MatchOptions, "fighters">,
+): Promise<PlayedMatch> {
   const match = new Match({ ...o, fighters: [seats[0].fighter, seats[1].fighter] });
   const ready = await Promise.all(
     seats.map(async (s, f) => {
@@ -54,7 +57,10 @@ export async function playMatch(seats: [Seat, Seat], o: Omit<MatchOptions, "figh
 }
 
 /** An in-process seat for a strategy: synchronous, so a match of two of them runs at engine speed. */
-export function strategySeat(strategy: Strategy, clock: () => number = performance.now.bind(performance)): Seat {
+export function strategySeat(
+  strategy: Strategy,
+  clock: () => number = performance.now.bind(performance),
+): Seat {
   let decide: ((obs: ObservationT) => unknown) | undefined;
   return {
     fighter: { name: strategy.name, display_name: strategy.display_name, version: strategy.version },

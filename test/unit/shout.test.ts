@@ -163,3 +163,13 @@ describe("cleanShout", () => {
     );
   });
 });
+
+describe("cleanShout keeps other scripts readable", () => {
+  it("leaves words written wholly in one non-Latin script alone", () => {
+    expect(cleanShout("Привет мир")).toEqual({ ok: true, text: "Привет мир" });
+    expect(cleanShout("नमस्ते")).toEqual({ ok: true, text: "नमस्ते" });
+  });
+  it("folds a word that mixes Latin with lookalikes from another script", () => {
+    expect(cleanShout("рaypal login")).toEqual({ ok: true, text: "paypal login" });
+  });
+});

@@ -1,7 +1,7 @@
 // Decodes the engine's fixed-size event records into the protocol's event objects, and decides which
 // events each fighter may see (fog of war: the opponent's whereabouts only while in sight).
 import * as L from "./assembly/layout.ts";
-import { attackName, type RawEvent } from "./host.ts";
+import { attackName, type RawEvents } from "./host.ts";
 import type { GameEventT, RejectReason, TurnPart } from "./protocol.ts";
 import { PICKUP_KINDS } from "./rules.ts";
 
@@ -26,19 +26,17 @@ function source(code: number): "ranged" | "frostburst" | "repulsor" | "wall_slam
  * Turns one tick's raw events into protocol events. `shouts` holds the cleaned text per fighter, since the
  * engine only decides whether a shout is allowed. `tick` is the tick that was resolved.
  */
-export function decodeEvents(raw: RawEvent[], tick: number, shouts: (string | null)[]): GameEventT[] {
+export function decodeEvents(raw: RawEvents, tick: number, shouts: (string | null)[]): GameEventT[] {
   const out: GameEventT[] = [];
-  for (const e of raw) {
-    const [kind, a, b, c, d, f, g, h] = e as unknown as number[] as [
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-      number,
-    ];
+  for (let o = 0; o < raw.length; o += L.EV_STRIDE) {
+    const kind = raw[o]!;
+    const a = raw[o + 1]!;
+    const b = raw[o + 2]!;
+    const c = raw[o + 3]!;
+    const d = raw[o + 4]!;
+    const f = raw[o + 5]!;
+    const g = raw[o + 6]!;
+    const h = raw[o + 7]!;
     switch (kind) {
       case L.EV_MOVE:
         out.push({ type: "move", by: a, from: [b, c], to: [d, f], dash: g !== 0, blocked: h !== 0 });

@@ -139,8 +139,8 @@ export interface PickupState {
   y: number;
 }
 
-/** Raw engine event: the kind and seven integer fields, decoded into protocol events by events.ts. */
-export type RawEvent = Int32Array;
+/** Raw engine events: records of EV_STRIDE words (kind and seven fields), decoded by events.ts. */
+export type RawEvents = Int32Array;
 
 export const END_REASON_NAMES: Record<number, string> = {
   [L.R_LAST_STANDING]: "last_standing",
@@ -184,9 +184,22 @@ export class Engine {
     if (this.x.init(seed | 0) !== 0) throw new Error("engine init refused its params");
   }
 
-  // Fresh views each time: memory.buffer is replaced if the instance ever grows its memory.
+  // Views are cached and re-made only when memory.buffer is replaced (the instance grew its memory).
+  private buffer: ArrayBuffer | undefined;
+  private readonly views = new Map<number, Int32Array>();
   private i32(ptr: number, len: number): Int32Array {
-    return new Int32Array(this.x.memory.buffer, ptr, len);
+    const buf = this.x.memory.buffer;
+    if (buf !== this.buffer) {
+      this.buffer = buf;
+      this.views.clear();
+    }
+    const key = ptr * 4096 + len;
+    let v = this.views.get(key);
+    if (!v) {
+      v = new Int32Array(buf, ptr, len);
+      this.views.set(key, v);
+    }
+    return v;
   }
 
   state(): Int32Array {
@@ -207,8 +220,9 @@ export class Engine {
     return END_REASON_NAMES[this.state()[L.S_REASON]!] ?? null;
   }
 
-  /** Resolves the current tick with one turn per fighter; returns the raw events of that tick. */
-  step(t0: EngineTurn, t1: EngineTurn): RawEvent[] {
+  /** Resolves the current tick with one turn per fighter; returns the tick's raw event records
+   * (EV_STRIDE words each), a view valid until the next step. */
+  step(t0: EngineTurn, t1: EngineTurn): RawEvents {
     const t = this.i32(this.turnsAt, L.T_STRIDE * L.FIGHTERS);
     writeTurn(t, 0, t0);
     writeTurn(t, L.T_STRIDE, t1);
@@ -216,12 +230,9 @@ export class Engine {
     return this.events();
   }
 
-  events(): RawEvent[] {
+  events(): RawEvents {
     const n = this.state()[L.S_EVENT_COUNT]!;
-    const ev = this.i32(this.eventsAt, n * L.EV_STRIDE);
-    const out: RawEvent[] = [];
-    for (let i = 0; i < n; i++) out.push(ev.slice(i * L.EV_STRIDE, (i + 1) * L.EV_STRIDE));
-    return out;
+    return this.i32(this.eventsAt, L.EV_STRIDE * L.MAX_EVENTS).subarray(0, n * L.EV_STRIDE);
   }
 
   concede(loser: number, reason: "forfeit" | "disqualified"): void {

@@ -99,7 +99,7 @@ export const RULES = {
     dash: { max_tiles: 3, cooldown: 6, blocked_while: ["stunned", "slowed"] },
   },
   attacks: {
-    ranged: { cooldown: 3, damage: 12, range: 12, ricochets: 1, ricochet_damage: 8, needs_sight: true },
+    ranged: { cooldown: 4, damage: 10, range: 12, ricochets: 1, ricochet_damage: 6, needs_sight: true },
     frostburst: {
       cooldown: 8,
       range: 7,

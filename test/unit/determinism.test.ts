@@ -32,9 +32,9 @@ function replayInWorker(seed: number, map: string): Promise<string> {
 // Pinned for engine 0.23.0 / rules 0.22.0. A change here means replays recorded before it no longer
 // re-simulate: bump ENGINE_VERSION (or the rules version) in the same commit.
 const GOLDEN: Record<string, string> = {
-  "arena-21": "",
-  "columns-21": "",
-  "pillars-21": "",
+  "arena-21": "317f0d5b7e032e949070b7032b8542420617fd5bb63244a5cd69f3f1d868d106",
+  "columns-21": "cc3ce576137cbdcddf156faebc5290f38181c745999139b7bc1fc8243055986e",
+  "pillars-21": "31266cc739778cd0e689d1e79c02135b69509fe456630a0b7e89aac63ec8e574",
 };
 
 describe("determinism", () => {

@@ -1,0 +1,136 @@
+// Engine benchmarks (issue 2): engine step alone in Wasm with both fighters acting, the same workload's
+// observation building, and whole simulator matches per second on one core. Each prints its figure and
+// the ratio to its target; the workload is recorded from real matches so every mechanic is exercised.
+import { Engine, type EngineTurn } from "../../engine/host.ts";
+import { Match, type TurnInput } from "../../engine/match.ts";
+import { MAP_NAMES } from "../../engine/rules.ts";
+import { playMatch, strategySeat } from "../../engine/sim/play.ts";
+import { validateTurn } from "../../engine/turns.ts";
+import { scriptedBot } from "../helpers/scripted-bot.ts";
+import { HOUSE_BOTS } from "../../engine/bots/index.ts";
+
+export interface BenchLine {
+  name: string;
+  value: number;
+  unit: string;
+  target?: number;
+}
+
+interface Recorded {
+  map: string;
+  seed: number;
+  inputs: [TurnInput, TurnInput][];
+  engineTurns: [EngineTurn, EngineTurn][];
+}
+
+/** Records the inputs of real scripted matches (every part kind, some refusals) to replay them fast. */
+async function record(count: number): Promise<Recorded[]> {
+  const out: Recorded[] = [];
+  for (let i = 0; i < count; i++) {
+    const map = MAP_NAMES[i % MAP_NAMES.length]!;
+    const seed = 1000 + i;
+    const { match } = await playMatch([strategySeat(scriptedBot(seed)), strategySeat(scriptedBot(seed * 7))], {
+      matchId: `bench-${i}`,
+      seed,
+      map,
+    });
+    const inputs: [TurnInput, TurnInput][] = [];
+    const engineTurns: [EngineTurn, EngineTurn][] = [];
+    for (const line of match.replay.lines.slice(1)) {
+      const l = JSON.parse(line) as { type: string; tick: number; turns: { raw: unknown }[] };
+      if (l.type !== "tick") continue;
+      inputs.push([
+        { raw: l.turns[0]!.raw, ms: 1 },
+        { raw: l.turns[1]!.raw, ms: 1 },
+      ]);
+      engineTurns.push([validateTurn(l.turns[0]!.raw, l.tick).turn, validateTurn(l.turns[1]!.raw, l.tick).turn]);
+    }
+    out.push({ map, seed, inputs, engineTurns });
+  }
+  return out;
+}
+
+function timeFor(ms: number, body: () => number): { ticks: number; seconds: number } {
+  let ticks = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) ticks += body();
+  return { ticks, seconds: (performance.now() - t0) / 1000 };
+}
+
+export async function engineBench(quick = false): Promise<BenchLine[]> {
+  const runMs = quick ? 300 : 2000;
+  const work = await record(6);
+  const lines: BenchLine[] = [];
+
+  // 1. Engine step alone: host writes both turns, the Wasm resolves the tick, the host reads the events.
+  const step = timeFor(runMs, () => {
+    let n = 0;
+    for (const r of work) {
+      const e = new Engine(r.map, r.seed);
+      for (const [a, b] of r.engineTurns) {
+        if (e.over) break;
+        e.step(a, b);
+        n++;
+      }
+    }
+    return n;
+  });
+  lines.push({ name: "engine step (Wasm, both fighters acting)", value: step.ticks / step.seconds, unit: "ticks/s", target: 200_000 });
+
+  // 2. The same workload through the host's match: validation, step, events, stats, replay line, and both
+  // fighters' observations. Reported as the observation-building share alone and as the whole.
+  let obsSeconds = 0;
+  let obsTicks = 0;
+  const full = timeFor(runMs, () => {
+    let n = 0;
+    for (const r of work) {
+      const m = new Match({
+        matchId: "b",
+        seed: r.seed,
+        map: r.map,
+        fighters: [
+          { name: "a", display_name: "A", version: "1" },
+          { name: "b", display_name: "B", version: "1" },
+        ],
+      });
+      for (const input of r.inputs) {
+        if (m.over) break;
+        const t0 = performance.now();
+        m.observation(0);
+        m.observation(1);
+        obsSeconds += (performance.now() - t0) / 1000;
+        obsTicks++;
+        m.play(input);
+        n++;
+      }
+    }
+    return n;
+  });
+  lines.push({ name: "observation building (both fighters)", value: obsTicks / obsSeconds, unit: "ticks/s" });
+  lines.push({ name: "host match tick (validate + step + stats + replay + 2 observations)", value: full.ticks / full.seconds, unit: "ticks/s" });
+
+  // 3. Whole simulator matches between house bots on one core.
+  const names = Object.keys(HOUSE_BOTS);
+  let matches = 0;
+  let seed = 1;
+  const sim = await (async () => {
+    let ticks = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < runMs * 2) {
+      const a = HOUSE_BOTS[names[seed % names.length]!]!;
+      const b = HOUSE_BOTS[names[(seed + 1 + (seed >> 2)) % names.length]!]!;
+      const { match } = await playMatch([strategySeat(a), strategySeat(b)], {
+        matchId: `sim-${seed}`,
+        seed,
+        map: MAP_NAMES[seed % MAP_NAMES.length]!,
+      });
+      ticks += match.tick;
+      matches++;
+      seed++;
+    }
+    return { ticks, seconds: (performance.now() - t0) / 1000 };
+  })();
+  lines.push({ name: "simulated matches, house bots (engine + observations + bots)", value: sim.ticks / sim.seconds, unit: "ticks/s", target: 20_000 });
+  lines.push({ name: "simulated matches per second (one core)", value: matches / sim.seconds, unit: "matches/s" });
+  return lines;
+}

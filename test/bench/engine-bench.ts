@@ -1,13 +1,14 @@
 // Engine benchmarks (issue 2): engine step alone in Wasm with both fighters acting, the same workload's
 // observation building, and whole simulator matches per second on one core. Each prints its figure and
 // the ratio to its target; the workload is recorded from real matches so every mechanic is exercised.
+
+import { HOUSE_BOTS } from "../../engine/bots/index.ts";
 import { Engine, type EngineTurn } from "../../engine/host.ts";
 import { Match, type TurnInput } from "../../engine/match.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
 import { validateTurn } from "../../engine/turns.ts";
 import { scriptedBot } from "../helpers/scripted-bot.ts";
-import { HOUSE_BOTS } from "../../engine/bots/index.ts";
 
 export interface BenchLine {
   name: string;
@@ -29,11 +30,14 @@ async function record(count: number): Promise<Recorded[]> {
   for (let i = 0; i < count; i++) {
     const map = MAP_NAMES[i % MAP_NAMES.length]!;
     const seed = 1000 + i;
-    const { match } = await playMatch([strategySeat(scriptedBot(seed)), strategySeat(scriptedBot(seed * 7))], {
-      matchId: `bench-${i}`,
-      seed,
-      map,
-    });
+    const { match } = await playMatch(
+      [strategySeat(scriptedBot(seed)), strategySeat(scriptedBot(seed * 7))],
+      {
+        matchId: `bench-${i}`,
+        seed,
+        map,
+      },
+    );
     const inputs: [TurnInput, TurnInput][] = [];
     const engineTurns: [EngineTurn, EngineTurn][] = [];
     for (const line of match.replay.lines.slice(1)) {
@@ -43,7 +47,10 @@ async function record(count: number): Promise<Recorded[]> {
         { raw: l.turns[0]!.raw, ms: 1 },
         { raw: l.turns[1]!.raw, ms: 1 },
       ]);
-      engineTurns.push([validateTurn(l.turns[0]!.raw, l.tick).turn, validateTurn(l.turns[1]!.raw, l.tick).turn]);
+      engineTurns.push([
+        validateTurn(l.turns[0]!.raw, l.tick).turn,
+        validateTurn(l.turns[1]!.raw, l.tick).turn,
+      ]);
     }
     out.push({ map, seed, inputs, engineTurns });
   }
@@ -75,7 +82,12 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
     }
     return n;
   });
-  lines.push({ name: "engine step (Wasm, both fighters acting)", value: step.ticks / step.seconds, unit: "ticks/s", target: 200_000 });
+  lines.push({
+    name: "engine step (Wasm, both fighters acting)",
+    value: step.ticks / step.seconds,
+    unit: "ticks/s",
+    target: 200_000,
+  });
 
   // 2. The same workload through the host's match: validation, step, events, stats, replay line, and both
   // fighters' observations. Reported as the observation-building share alone and as the whole.
@@ -107,7 +119,11 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
     return n;
   });
   lines.push({ name: "observation building (both fighters)", value: obsTicks / obsSeconds, unit: "ticks/s" });
-  lines.push({ name: "host match tick (validate + step + stats + replay + 2 observations)", value: full.ticks / full.seconds, unit: "ticks/s" });
+  lines.push({
+    name: "host match tick (validate + step + stats + replay + 2 observations)",
+    value: full.ticks / full.seconds,
+    unit: "ticks/s",
+  });
 
   // 3. Whole simulator matches between house bots on one core.
   const names = Object.keys(HOUSE_BOTS);
@@ -130,7 +146,16 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
     }
     return { ticks, seconds: (performance.now() - t0) / 1000 };
   })();
-  lines.push({ name: "simulated matches, house bots (engine + observations + bots)", value: sim.ticks / sim.seconds, unit: "ticks/s", target: 20_000 });
-  lines.push({ name: "simulated matches per second (one core)", value: matches / sim.seconds, unit: "matches/s" });
+  lines.push({
+    name: "simulated matches, house bots (engine + observations + bots)",
+    value: sim.ticks / sim.seconds,
+    unit: "ticks/s",
+    target: 20_000,
+  });
+  lines.push({
+    name: "simulated matches per second (one core)",
+    value: matches / sim.seconds,
+    unit: "matches/s",
+  });
   return lines;
 }

@@ -7,13 +7,17 @@ const quick = process.argv.includes("--quick");
 const fmt = (v: number) => (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
 
 const lines: BenchLine[] = [...(await engineBench(quick))];
-console.log(`\nnode ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(
+  `\nnode ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${new Date().toISOString().slice(0, 10)}\n`,
+);
 console.log("| benchmark | figure | target | ratio to target |");
 console.log("|---|---|---|---|");
 let failed = false;
 for (const l of lines) {
   const ratio = l.target ? l.value / l.target : undefined;
   if (ratio !== undefined && ratio < 1) failed = true;
-  console.log(`| ${l.name} | ${fmt(l.value)} ${l.unit} | ${l.target ? `${fmt(l.target)} ${l.unit}` : "-"} | ${ratio === undefined ? "-" : `${ratio.toFixed(2)}x`} |`);
+  console.log(
+    `| ${l.name} | ${fmt(l.value)} ${l.unit} | ${l.target ? `${fmt(l.target)} ${l.unit}` : "-"} | ${ratio === undefined ? "-" : `${ratio.toFixed(2)}x`} |`,
+  );
 }
 if (failed) console.log("\nsome figures are below their targets");

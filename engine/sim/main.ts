@@ -1,0 +1,367 @@
+// The arena-sim command line: parses arguments (node:util parseArgs) and runs one command. Kept apart from the
+// entry file (cli.ts) so tests can call main() in-process with their own output streams; it never exits the
+// process, it returns the exit code.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { type ReplayHeader, readReplay } from "../replay.ts";
+import { MAP_NAMES, RULES } from "../rules.ts";
+import { verifyReplay } from "../verify.ts";
+import { SIMULATOR_PACKAGE, VERSIONS } from "../versions.ts";
+import { deadlinesFor, planMatches, runMatches, SIDES, type Side } from "./run.ts";
+import {
+  type BotRunner,
+  BotSpecError,
+  createRunner,
+  houseBotNames,
+  parseBotSpec,
+  type SimContext,
+} from "./seats.ts";
+import { formatSummary, summarize } from "./summary.ts";
+
+export interface CliIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown; isTTY?: boolean };
+  cwd: string;
+  fetch?: typeof fetch;
+}
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, outdated: 3 } as const;
+
+/** A usage mistake: printed with a pointer to --help, exit 2. */
+class UsageError extends Error {}
+
+const MAX_MESSAGE_BYTES = 4096;
+
+const HELP: Record<string, string> = {
+  main: `arena-sim ${VERSIONS.release}: the ladder's match engine, offline (engine ${VERSIONS.engine}, rules ${VERSIONS.rules})
+
+usage: arena-sim <command> [options]
+
+commands:
+  play      play matches between two bots and print a summary
+  verify    re-simulate replay files and check them line by line
+  check     compare this simulator with a ladder's running release and rules
+  version   print the versions as JSON
+  rules     print the rules table as JSON
+  help      show help for a command (arena-sim help play)
+
+exit codes: 0 ok, 1 a replay failed to verify, 2 usage or network error, 3 outdated (check)
+docs: /docs/simulator on any ladder
+`,
+  play: `usage: arena-sim play --a <bot> --b <bot> [options]
+
+Plays matches between two bots with the ladder's engine and prints a summary: results with a Wilson 95 %
+interval, end reasons, ticks, stat averages, and each bot's errors (crashes, hangs, refused turns).
+
+bots:
+  <house bot>           ${houseBotNames().join(", ")}
+  module:<path>         a .mjs/.js module (.ts with tsx) exporting createDecide(hello) or decide(obs),
+                        or a default export of either; runs in a worker thread
+  cmd:<command line>    a program speaking the JSON protocol over stdin/stdout, one message per line
+
+options:
+  --a <bot>             first bot (required)
+  --b <bot>             second bot (required)
+  --matches <n>         matches to play (default 10); seats swap every other match
+  --map <name>          ${MAP_NAMES.join(", ")} or all (default all: rotate the maps)
+  --seed <s>            seed of the first match (default 1); match i uses seed s+i
+  --replays <dir>       write each replay to <dir>/<match_id>.jsonl.gz
+  --tick-ms <ms>        per-turn deadline (default 1000, as on the ladder)
+  --startup-ms <ms>     window to send ready (default 10000)
+  --json                print the summary as JSON
+  --quiet               no progress, no bot stderr
+  -h, --help            this help
+`,
+  verify: `usage: arena-sim verify <replay.jsonl.gz>...
+
+Re-simulates each replay with this engine and requires every line to match; prints
+"ok <match_id>: <ticks> ticks, <winner>, <reason>" or "FAIL <file>: <what differs>". Exit 1 if any fails.
+Only replays recorded with the same engine version (${VERSIONS.engine}) can be re-simulated.
+`,
+  check: `usage: arena-sim check --ladder <base_url>
+       arena-sim check --release <release> --rules-hash <hash>
+
+Compares this simulator (release ${VERSIONS.release}) with a ladder's running release and rules hash, fetched
+from <base_url>/api, or with values you give. Prints "current" (exit 0) or "outdated: ..." with where to
+download the current simulator (exit 3). A ladder that cannot be reached is exit 2.
+`,
+  version: `usage: arena-sim version
+
+Prints release, engine, protocol, rules and rules_hash as JSON.
+`,
+  rules: `usage: arena-sim rules
+
+Prints the rules table (the same JSON as hello.rules and /docs/rules.json).
+`,
+};
+HELP.help = HELP.main!;
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === "--help" || command === "-h") {
+      io.stdout.write(HELP.main!);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    }
+    if (command === "--version" || command === "-v") {
+      io.stdout.write(`${VERSIONS.release}\n`);
+      return EXIT.ok;
+    }
+    if (command === "help") {
+      const topic = rest[0] ?? "main";
+      if (!HELP[topic]) throw new UsageError(`unknown command ${JSON.stringify(topic)}`);
+      io.stdout.write(HELP[topic]!);
+      return EXIT.ok;
+    }
+    if (!Object.hasOwn(HELP, command) || command === "main") {
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout.write(HELP[command]!);
+      return EXIT.ok;
+    }
+    switch (command) {
+      case "play":
+        return await play(rest, io);
+      case "verify":
+        return verify(rest, io);
+      case "check":
+        return await check(rest, io);
+      case "version":
+        parse(rest, {});
+        io.stdout.write(`${JSON.stringify(VERSIONS, null, 2)}\n`);
+        return EXIT.ok;
+      case "rules":
+        parse(rest, {});
+        io.stdout.write(`${JSON.stringify(RULES, null, 2)}\n`);
+        return EXIT.ok;
+    }
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof BotSpecError) {
+      const topic = command && Object.hasOwn(HELP, command) && command !== "help" ? ` ${command}` : "";
+      io.stderr.write(`arena-sim${topic}: ${err.message}\nrun \`arena-sim${topic} --help\` for usage\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}
+
+type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+
+function parse<O extends OptionSpec>(args: string[], options: O, positionals = false) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: positionals });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ""));
+  }
+}
+
+function intOption(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------- play
+
+async function play(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse(args, {
+    a: { type: "string" },
+    b: { type: "string" },
+    matches: { type: "string" },
+    map: { type: "string" },
+    seed: { type: "string" },
+    replays: { type: "string" },
+    "tick-ms": { type: "string" },
+    "startup-ms": { type: "string" },
+    json: { type: "boolean" },
+    quiet: { type: "boolean" },
+  });
+  if (!values.a || !values.b) throw new UsageError("play needs both --a <bot> and --b <bot>");
+  const matches = intOption("matches", values.matches, 10, 1, 1_000_000);
+  const seed = intOption("seed", values.seed, 1, -(2 ** 31), 2 ** 31 - 1 - matches + 1);
+  const tickMs = intOption("tick-ms", values["tick-ms"], 1000, 1, 600_000);
+  const startupMs = intOption("startup-ms", values["startup-ms"], 10_000, 1, 600_000);
+  const map = values.map ?? "all";
+  if (map !== "all" && !MAP_NAMES.includes(map)) {
+    throw new UsageError(`unknown map ${JSON.stringify(map)}: use ${MAP_NAMES.join(", ")} or all`);
+  }
+  const json = values.json === true;
+  const quiet = values.quiet === true;
+  const progress = new Progress(io.stderr, quiet || json ? "off" : io.stderr.isTTY ? "tty" : "lines");
+  const ctx: SimContext = {
+    cwd: io.cwd,
+    log: quiet ? null : (line) => progress.log(line),
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+  };
+  const specs = { a: parseBotSpec(values.a, io.cwd), b: parseBotSpec(values.b, io.cwd) };
+  const runners = {} as Record<Side, BotRunner>;
+  try {
+    for (const side of SIDES) runners[side] = createRunner(specs[side], side.toUpperCase(), ctx);
+    await Promise.all(SIDES.map((side) => runners[side].init()));
+    const config = { a: values.a, b: values.b, matches, map, seed, tick_ms: tickMs, startup_ms: startupMs };
+    const t0 = performance.now();
+    const wins = { a: 0, b: 0 };
+    const outcomes = await runMatches({
+      plan: planMatches({ matches, seed, map }),
+      runners,
+      deadlines: deadlinesFor({ tickMs, startupMs }),
+      replays: values.replays ? resolve(io.cwd, values.replays) : null,
+      onMatch(o, done, total) {
+        if (o.winner) wins[o.winner]++;
+        progress.update(
+          done,
+          total,
+          `${runners.a.fighter.name} ${wins.a} - ${wins.b} ${runners.b.fighter.name}`,
+        );
+      },
+    });
+    progress.done();
+    const summary = summarize(config, outcomes, performance.now() - t0);
+    io.stdout.write(json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+    return EXIT.ok;
+  } finally {
+    await Promise.all(Object.values(runners).map((r) => r.close()));
+  }
+}
+
+/** Progress on stderr: one updating line on a terminal, a line per 10 % otherwise, nothing when off. */
+class Progress {
+  private shown = "";
+  private lastDecile = 0;
+  constructor(
+    private readonly out: CliIo["stderr"],
+    private readonly mode: "off" | "tty" | "lines",
+  ) {}
+
+  update(done: number, total: number, score: string): void {
+    const line = `match ${done}/${total} (${score})`;
+    if (this.mode === "tty") {
+      this.shown = line;
+      this.out.write(`\r\x1b[K${line}`);
+    } else if (this.mode === "lines") {
+      const decile = Math.floor((done * 10) / total);
+      if (decile > this.lastDecile || done === total) {
+        this.lastDecile = decile;
+        this.out.write(`played ${line}\n`);
+      }
+    }
+  }
+
+  /** A line of bot output, printed above the progress line. */
+  log(line: string): void {
+    if (this.mode === "tty" && this.shown) this.out.write(`\r\x1b[K${line}\n${this.shown}`);
+    else this.out.write(`${line}\n`);
+  }
+
+  done(): void {
+    if (this.mode === "tty" && this.shown) this.out.write("\r\x1b[K");
+    this.shown = "";
+  }
+}
+
+// ---------------------------------------------------------------- verify
+
+function verify(args: string[], io: CliIo): number {
+  const { positionals } = parse(args, {}, true);
+  if (positionals.length === 0) throw new UsageError("verify needs at least one replay file");
+  let failed = 0;
+  for (const file of positionals) {
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(resolve(io.cwd, file));
+    } catch (err) {
+      failed++;
+      io.stdout.write(
+        `FAIL ${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`,
+      );
+      continue;
+    }
+    const r = verifyReplay(bytes);
+    if (!r.ok) {
+      failed++;
+      io.stdout.write(`FAIL ${file}: ${r.error}\n`);
+      continue;
+    }
+    const header = readReplay(bytes).lines[0] as ReplayHeader;
+    const winner =
+      r.winner === null ? "draw" : `winner ${header.fighters[r.winner]?.name ?? "?"} (fighter ${r.winner})`;
+    io.stdout.write(`ok ${r.matchId}: ${r.ticks} ticks, ${winner}, ${r.reason}\n`);
+  }
+  if (positionals.length > 1)
+    io.stdout.write(`${positionals.length - failed} of ${positionals.length} replays verified\n`);
+  return failed > 0 ? EXIT.failed : EXIT.ok;
+}
+
+// ---------------------------------------------------------------- check
+
+async function check(args: string[], io: CliIo): Promise<number> {
+  const { values } = parse(args, {
+    ladder: { type: "string" },
+    release: { type: "string" },
+    "rules-hash": { type: "string" },
+  });
+  const offline = values.release !== undefined || values["rules-hash"] !== undefined;
+  if (values.ladder !== undefined && offline)
+    throw new UsageError("give either --ladder or --release/--rules-hash, not both");
+  if (values.ladder === undefined && !offline)
+    throw new UsageError("check needs --ladder <base_url> or --release <r> --rules-hash <h>");
+  let release: string | undefined = values.release;
+  let rulesHash: string | undefined = values["rules-hash"];
+  let base: string | null = null;
+  if (values.ladder !== undefined) {
+    base = values.ladder.replace(/\/+$/, "");
+    if (!/^https?:\/\/[^/]/.test(base))
+      throw new UsageError(`--ladder must be an http(s) address, got ${JSON.stringify(values.ladder)}`);
+    const url = `${base}/api`;
+    const doFetch = io.fetch ?? fetch;
+    let body: unknown;
+    try {
+      const res = await doFetch(url, {
+        headers: { accept: "application/json" },
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (!res.ok) {
+        io.stderr.write(`arena-sim check: ${url} answered HTTP ${res.status}\n`);
+        return EXIT.usage;
+      }
+      body = await res.json();
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (err as Error).message;
+      io.stderr.write(`arena-sim check: cannot reach ${url}: ${why}\n`);
+      return EXIT.usage;
+    }
+    const versions = (body as { versions?: { release?: unknown; rules_hash?: unknown } } | null)?.versions;
+    if (!versions || typeof versions.release !== "string" || typeof versions.rules_hash !== "string") {
+      io.stderr.write(`arena-sim check: ${url} did not return versions.release and versions.rules_hash\n`);
+      return EXIT.usage;
+    }
+    release = versions.release;
+    rulesHash = versions.rules_hash;
+  }
+  const sameRelease = release === undefined || release === VERSIONS.release;
+  const sameRules = rulesHash === undefined || rulesHash === VERSIONS.rules_hash;
+  const mine = `this simulator is ${VERSIONS.release} (rules ${VERSIONS.rules}, rules hash ${VERSIONS.rules_hash})`;
+  if (sameRelease && sameRules) {
+    io.stdout.write(`current: ${mine}${base ? `, the same as ${base}` : ""}\n`);
+    return EXIT.ok;
+  }
+  const theirs = `${base ? "ladder runs" : "expected"} release ${release ?? "?"} (rules hash ${rulesHash ?? "?"})`;
+  const where = base
+    ? `download ${base}/download/arena-sim.mjs (or ${base}/download/${SIMULATOR_PACKAGE}-${release}-py3-none-any.whl)`
+    : "download the current simulator from the ladder's /download/arena-sim.mjs";
+  io.stdout.write(`outdated: ${theirs}, ${mine}; ${where}\n`);
+  return EXIT.outdated;
+}

@@ -1,0 +1,657 @@
+// The simulator's seat kinds: a house bot in-process, a user's JS/TS module in a worker_thread, and a program
+// speaking the JSON protocol over stdin/stdout. Each side of a run has one BotRunner that makes a fresh Seat
+// per match and collects what went wrong (crashes, hangs, throws) as notes for the summary. Every wait is
+// bounded by the match's deadline, so no bot can stall a run.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { HOUSE_BOTS } from "../bots/index.ts";
+import type { TurnInput } from "../match.ts";
+import type { HelloMessageT, MatchStatsT, ObservationT } from "../protocol.ts";
+import type { ReplayFighter } from "../replay.ts";
+import {
+  MODULE_WORKER_SOURCE,
+  type ModuleMeta,
+  type ModuleWorkerData,
+  type WorkerReply,
+} from "./module-worker.ts";
+import { type Seat, strategySeat } from "./play.ts";
+
+export type BotSpec =
+  | { kind: "house"; spec: string; name: string }
+  | { kind: "module"; spec: string; path: string }
+  | { kind: "cmd"; spec: string; command: string };
+
+/** A bad `--a`/`--b` value: reported as a usage error (exit 2). */
+export class BotSpecError extends Error {}
+
+export function houseBotNames(): string[] {
+  return Object.keys(HOUSE_BOTS);
+}
+
+export function parseBotSpec(spec: string, cwd: string): BotSpec {
+  if (spec.startsWith("module:")) {
+    const p = spec.slice("module:".length).trim();
+    if (!p) throw new BotSpecError("module: needs a path, e.g. module:./my-bot.mjs");
+    const path = resolve(cwd, p);
+    if (!existsSync(path) || !statSync(path).isFile())
+      throw new BotSpecError(`module ${p}: no such file (${path})`);
+    return { kind: "module", spec, path };
+  }
+  if (spec.startsWith("cmd:")) {
+    const command = spec.slice("cmd:".length).trim();
+    if (!command) throw new BotSpecError('cmd: needs a command line, e.g. "cmd:python3 bot.py"');
+    return { kind: "cmd", spec, command };
+  }
+  if (Object.hasOwn(HOUSE_BOTS, spec)) return { kind: "house", spec, name: spec };
+  throw new BotSpecError(
+    `unknown bot ${JSON.stringify(spec)}: use a house bot (${houseBotNames().join(", ")}), module:<path to .mjs/.js/.ts> or cmd:<command line>`,
+  );
+}
+
+/** Something that went wrong with a bot during a match, for the summary's error section. */
+export interface SeatNote {
+  kind: "exit" | "no_ready" | "start_error" | "throw" | "worker_crash" | "ignored" | "oversize" | "late";
+  match_id: string;
+  tick: number | null;
+  message: string;
+  /** How many times it happened in the match, when more than once is possible (throws). */
+  count?: number;
+}
+
+export interface SimContext {
+  cwd: string;
+  /** Bot stderr / worker console output, already prefixed; null to drop it (--quiet). */
+  log: ((line: string) => void) | null;
+  maxMessageBytes: number;
+}
+
+/** A seat that also knows which match it plays and records notes. */
+export interface SimSeat extends Seat {
+  notes: SeatNote[];
+}
+
+/** Makes a seat per match for one side of a run. */
+export interface BotRunner {
+  readonly spec: BotSpec;
+  readonly fighter: ReplayFighter;
+  /** Loads what has to be loaded once (a module), so a broken bot fails before the first match. */
+  init(): Promise<void>;
+  seat(matchId: string): SimSeat;
+  /** Ends anything still running; called once after the run. */
+  close(): Promise<void>;
+}
+
+export function createRunner(spec: BotSpec, label: string, ctx: SimContext): BotRunner {
+  if (spec.kind === "house") return new HouseRunner(spec);
+  if (spec.kind === "module") return new ModuleRunner(spec, label, ctx);
+  return new ProcessRunner(spec, label, ctx);
+}
+
+const now = () => performance.now();
+
+function errorLine(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+// ---------------------------------------------------------------- house bots
+
+class HouseRunner implements BotRunner {
+  readonly fighter: ReplayFighter;
+  constructor(readonly spec: BotSpec & { kind: "house" }) {
+    const s = HOUSE_BOTS[spec.name]!;
+    this.fighter = { name: s.name, display_name: s.display_name, version: s.version };
+  }
+  async init(): Promise<void> {}
+  seat(matchId: string): SimSeat {
+    const inner = strategySeat(HOUSE_BOTS[this.spec.name]!);
+    const notes: SeatNote[] = [];
+    return {
+      fighter: inner.fighter,
+      notes,
+      start: (hello) => inner.start(hello),
+      turn(obs, deadline) {
+        try {
+          return inner.turn(obs, deadline);
+        } catch (err) {
+          notes.push({
+            kind: "throw",
+            match_id: matchId,
+            tick: obs.tick,
+            message: `decide threw: ${errorLine(err)}`,
+          });
+          return { idle: "timeout", ms: 0 };
+        }
+      },
+    };
+  }
+  async close(): Promise<void> {}
+}
+
+// ---------------------------------------------------------------- module bots (worker_thread)
+
+const TS_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".tsx"]);
+
+/** tsx's ESM API, to import a TypeScript bot inside the worker: the running tsx, else one the cwd can resolve. */
+function tsxApiUrl(cwd: string): string | null {
+  for (const arg of process.execArgv) {
+    const m = /^(file:\/\/.*[\\/]tsx[\\/]dist[\\/])loader\.mjs$/.exec(arg);
+    if (m) return `${m[1]}esm/api/index.mjs`;
+  }
+  for (const base of [cwd, process.cwd()]) {
+    try {
+      const pkgPath = createRequire(join(base, "noop.js")).resolve("tsx/package.json");
+      const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as {
+        exports?: Record<string, { import?: { default?: string } }>;
+      };
+      const entry = pkg.exports?.["./esm/api"]?.import?.default;
+      if (entry) return pathToFileURL(join(dirname(pkgPath), entry)).href;
+    } catch {
+      // not resolvable from here
+    }
+  }
+  return null;
+}
+
+interface Pending {
+  seq: number;
+  resolve(reply: WorkerReply | { t: "timeout" } | { t: "dead"; why: string }): void;
+  timer: NodeJS.Timeout;
+}
+
+class ModuleRunner implements BotRunner {
+  fighter: ReplayFighter;
+  private worker: Worker | null = null;
+  private loaded: Promise<ModuleMeta> | null = null;
+  private pending: Pending | null = null;
+  private seq = 0;
+  private dead: string | null = null;
+  /** A request the worker never answered: it may be stuck, so the next match gets a fresh worker. */
+  private stuck = false;
+  private readonly data: ModuleWorkerData;
+
+  constructor(
+    readonly spec: BotSpec & { kind: "module" },
+    private readonly label: string,
+    private readonly ctx: SimContext,
+  ) {
+    const base = basename(spec.path, extname(spec.path));
+    this.fighter = { name: base, display_name: base, version: "local" };
+    let tsxApi: string | null = null;
+    if (TS_EXTENSIONS.has(extname(spec.path))) {
+      tsxApi = tsxApiUrl(ctx.cwd);
+      if (!tsxApi) {
+        throw new BotSpecError(
+          `module ${spec.path} is TypeScript, and no tsx was found to load it: run the simulator with tsx (npx tsx arena-sim.mjs ...), install tsx where the bot lives, or compile the bot to .mjs`,
+        );
+      }
+    }
+    this.data = { url: pathToFileURL(spec.path).href, tsxApi };
+  }
+
+  async init(): Promise<void> {
+    const meta = await this.ensure();
+    const base = this.fighter.name;
+    this.fighter = {
+      name: meta.name ?? base,
+      display_name: meta.display_name ?? meta.name ?? base,
+      version: meta.version ?? "local",
+    };
+  }
+
+  private ensure(): Promise<ModuleMeta> {
+    if (this.worker && !this.dead && !this.stuck && this.loaded) return this.loaded;
+    if (this.worker) void this.worker.terminate();
+    this.dead = null;
+    this.stuck = false;
+    const worker = new Worker(MODULE_WORKER_SOURCE, {
+      eval: true,
+      workerData: this.data,
+      stdout: true,
+      stderr: true,
+    });
+    this.worker = worker;
+    this.pipeOutput(worker.stdout);
+    this.pipeOutput(worker.stderr);
+    this.loaded = new Promise<ModuleMeta>((resolveLoad, rejectLoad) => {
+      worker.on("message", (msg: WorkerReply) => {
+        if (msg.t === "loaded") resolveLoad(msg.meta);
+        else if (msg.t === "load_error")
+          rejectLoad(new BotSpecError(`cannot load module ${this.spec.path}: ${msg.error}`));
+        else if (this.worker === worker) this.onReply(msg);
+      });
+      worker.on("error", (err) => {
+        this.die(worker, `the module's worker crashed: ${errorLine(err)}`);
+        rejectLoad(new BotSpecError(`cannot load module ${this.spec.path}: ${errorLine(err)}`));
+      });
+      worker.on("exit", (code) => {
+        this.die(worker, `the module's worker exited with code ${code}`);
+        rejectLoad(new BotSpecError(`cannot load module ${this.spec.path}: worker exited with code ${code}`));
+      });
+    });
+    return this.loaded;
+  }
+
+  private pipeOutput(stream: Readable): void {
+    createInterface({ input: stream }).on("line", (line) =>
+      this.ctx.log?.(`[${this.label} ${this.fighter.name}] ${line}`),
+    );
+  }
+
+  private die(worker: Worker, why: string): void {
+    if (this.worker !== worker || this.dead) return;
+    this.dead = why;
+    const p = this.pending;
+    if (p) {
+      this.pending = null;
+      clearTimeout(p.timer);
+      p.resolve({ t: "dead", why });
+    }
+  }
+
+  private onReply(msg: WorkerReply): void {
+    if ("seq" in msg && msg.seq === this.seq) this.stuck = false; // caught up with the latest request
+    const p = this.pending;
+    if (!p || !("seq" in msg) || msg.seq !== p.seq) return; // a late answer to a request that already timed out
+    this.pending = null;
+    clearTimeout(p.timer);
+    p.resolve(msg);
+  }
+
+  /** Sends one request and waits for its answer, at most timeoutMs. */
+  private request(
+    msg: { t: "start"; hello: HelloMessageT } | { t: "turn"; obs: ObservationT },
+    timeoutMs: number,
+  ) {
+    return new Promise<WorkerReply | { t: "timeout" } | { t: "dead"; why: string }>((resolveReq) => {
+      if (this.dead || !this.worker) return resolveReq({ t: "dead", why: this.dead ?? "no worker" });
+      const seq = ++this.seq;
+      const timer = setTimeout(() => {
+        if (this.pending?.seq === seq) this.pending = null;
+        this.stuck = true;
+        resolveReq({ t: "timeout" });
+      }, timeoutMs);
+      this.pending = { seq, resolve: resolveReq, timer };
+      this.worker.postMessage({ ...msg, seq });
+    });
+  }
+
+  seat(matchId: string): SimSeat {
+    const notes: SeatNote[] = [];
+    let reportedDeath = false;
+    let throws = 0;
+    let throwNote: SeatNote | null = null;
+    const noteDeath = (tick: number, why: string) => {
+      if (reportedDeath) return;
+      reportedDeath = true;
+      notes.push({ kind: "worker_crash", match_id: matchId, tick, message: `${why} at tick ${tick}` });
+    };
+    return {
+      fighter: this.fighter,
+      notes,
+      start: async (hello) => {
+        try {
+          await this.ensure();
+        } catch (err) {
+          notes.push({ kind: "start_error", match_id: matchId, tick: 0, message: errorLine(err) });
+          return false;
+        }
+        const r = await this.request({ t: "start", hello }, hello.deadlines.startup_ms);
+        if (r.t === "started") return true;
+        const message =
+          r.t === "start_error"
+            ? `createDecide(hello) threw: ${r.error}`
+            : r.t === "timeout"
+              ? `createDecide(hello) did not return within the startup window (${hello.deadlines.startup_ms} ms)`
+              : `could not start: ${r.t === "dead" ? r.why : r.t}`;
+        notes.push({
+          kind: r.t === "timeout" ? "no_ready" : "start_error",
+          match_id: matchId,
+          tick: 0,
+          message,
+        });
+        return false;
+      },
+      turn: async (obs, deadline): Promise<TurnInput> => {
+        const t0 = now();
+        const r = await this.request({ t: "turn", obs }, deadline);
+        const ms = now() - t0;
+        if (r.t === "turn") return { raw: r.turn, ms };
+        if (r.t === "timeout") return { idle: "timeout", ms: deadline };
+        if (r.t === "throw") {
+          // A throw is a failed tick, like a bot that sent nothing: an idle counted as a timeout. Noted once per
+          // match with the first message; the count is added when the match ends.
+          throws++;
+          if (!throwNote) {
+            throwNote = {
+              kind: "throw",
+              match_id: matchId,
+              tick: obs.tick,
+              message: `decide threw at tick ${obs.tick}: ${r.error}`,
+            };
+            notes.push(throwNote);
+          }
+          return { idle: "timeout", ms };
+        }
+        noteDeath(obs.tick, r.t === "dead" ? r.why : "unexpected reply");
+        return { idle: "disconnected", ms: 0 };
+      },
+      finish: () => {
+        if (throwNote) throwNote.count = throws;
+        if (throwNote && throws > 1)
+          throwNote.message = `decide threw ${throws} times, first at tick ${throwNote.message.slice("decide threw at tick ".length)}`;
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    if (w) await w.terminate();
+  }
+}
+
+// ---------------------------------------------------------------- programs over stdin/stdout
+
+/** Children still running, killed when the run ends or is interrupted. */
+const liveChildren = new Set<ChildProcess>();
+
+function killTree(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    if (process.platform !== "win32" && child.pid) process.kill(-child.pid, "SIGKILL");
+    else child.kill("SIGKILL");
+  } catch {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Kills every bot program still running (end of run, Ctrl-C). */
+export function killAllBotPrograms(): void {
+  for (const c of liveChildren) killTree(c);
+  liveChildren.clear();
+}
+
+interface Incoming {
+  raw: unknown;
+  text: string;
+}
+
+type Wait = { line: Incoming } | { timeout: true } | { closed: true };
+
+class ProcessRunner implements BotRunner {
+  readonly fighter: ReplayFighter;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    readonly spec: BotSpec & { kind: "cmd" },
+    private readonly label: string,
+    private readonly ctx: SimContext,
+  ) {
+    const name = commandName(spec.command);
+    this.fighter = { name, display_name: name, version: "local" };
+  }
+
+  async init(): Promise<void> {}
+
+  seat(matchId: string): SimSeat {
+    const seat = new ProcessSeat(this.spec.command, this.fighter, matchId, this.label, this.ctx);
+    const done = seat.exited.then(() => {
+      this.running.delete(done);
+    });
+    this.running.add(done);
+    return seat;
+  }
+
+  async close(): Promise<void> {
+    // Programs get a moment to exit on their own after the last end message (and print their last words).
+    await Promise.race([Promise.all([...this.running]), new Promise((r) => setTimeout(r, 1000).unref())]);
+    killAllBotPrograms();
+    await Promise.all([...this.running]);
+  }
+}
+
+/** A short fighter name for a command line: its script's base name (`python3 bots/x/bot.py` -> `bot`). */
+export function commandName(command: string): string {
+  const words = command.split(/\s+/).filter((w) => w && !w.startsWith("-"));
+  const file = words.find((w) => /[\\/]|\.\w+$/.test(w)) ?? words[0] ?? "cmd";
+  const base = basename(file.replace(/^["']|["']$/g, ""));
+  const name = base.replace(/\.\w+$/, "") || base;
+  return name.slice(0, 24);
+}
+
+/** What a program's end-of-match message says to it. */
+function endMessage(
+  f: number,
+  matchId: string,
+  end: { winner: number | null; reason: string; stats: MatchStatsT },
+) {
+  const result =
+    end.reason === "voided" || end.reason === "aborted"
+      ? "void"
+      : end.winner === null
+        ? "draw"
+        : end.winner === f
+          ? "win"
+          : "loss";
+  return {
+    type: "end",
+    match_id: matchId,
+    winner: end.winner,
+    result,
+    reason: end.reason,
+    final_tick: end.stats.ticks,
+    stats: end.stats,
+    watch_url: "",
+    rating_change: null,
+    ladder_id: "public",
+  };
+}
+
+class ProcessSeat implements SimSeat {
+  readonly notes: SeatNote[] = [];
+  /** Resolves when the program has exited and its output is drained. */
+  readonly exited: Promise<void>;
+  private markExited!: () => void;
+  private child: ChildProcess | null = null;
+  private readonly queue: Incoming[] = [];
+  private waiter: ((w: Wait) => void) | null = null;
+  private closed = false;
+  private finished = false;
+  private tick = 0;
+  private botId = 0;
+  private lastStderr: string[] = [];
+  private ignored = 0;
+  private late = 0;
+  private oversize = 0;
+
+  constructor(
+    private readonly command: string,
+    readonly fighter: ReplayFighter,
+    private readonly matchId: string,
+    private readonly label: string,
+    private readonly ctx: SimContext,
+  ) {
+    this.exited = new Promise((r) => {
+      this.markExited = r;
+    });
+  }
+
+  async start(hello: HelloMessageT): Promise<boolean> {
+    this.botId = hello.bot_id;
+    const child = spawn(this.command, {
+      shell: true,
+      cwd: this.ctx.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+      // Own process group, so the shell and whatever it started are killed together.
+      detached: process.platform !== "win32",
+    });
+    this.child = child;
+    liveChildren.add(child);
+    child.stdin!.on("error", () => {}); // EPIPE after the program died: noticed through "close"
+    createInterface({ input: child.stdout!, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (l) =>
+      this.onLine(l),
+    );
+    createInterface({ input: child.stderr!, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (l) => {
+      this.lastStderr.push(l);
+      if (this.lastStderr.length > 5) this.lastStderr.shift();
+      this.ctx.log?.(`[${this.label} ${this.fighter.name}] ${l}`);
+    });
+    child.on("error", (err) => this.onClose(null, null, err));
+    child.on("close", (code, signal) => this.onClose(code, signal, null));
+
+    this.send(hello);
+    const deadline = now() + hello.deadlines.startup_ms;
+    for (;;) {
+      const w = await this.next(deadline - now());
+      if ("timeout" in w) {
+        this.note(
+          "no_ready",
+          0,
+          `did not send ready within the startup window (${hello.deadlines.startup_ms} ms): forfeit`,
+        );
+        return false;
+      }
+      if ("closed" in w) return false; // onClose noted the exit
+      const msg = w.line.raw as { type?: unknown } | null;
+      if (msg && typeof msg === "object" && msg.type === "ready") return true;
+      this.ignored++;
+      if (this.ignored === 1) this.note("ignored", 0, `ignored a message before ready: ${clip(w.line.text)}`);
+    }
+  }
+
+  async turn(obs: ObservationT, deadlineMs: number): Promise<TurnInput> {
+    this.tick = obs.tick;
+    if (this.closed) return { idle: "disconnected", ms: 0 };
+    this.send(obs);
+    const t0 = now();
+    for (;;) {
+      const w = await this.next(deadlineMs - (now() - t0));
+      if ("timeout" in w) return { idle: "timeout", ms: deadlineMs };
+      if ("closed" in w) return { idle: "disconnected", ms: 0 };
+      const msg = w.line.raw as { type?: unknown; tick?: unknown } | null;
+      // A turn for an earlier tick answers a tick that already timed out: dropped, as it answers nothing now.
+      if (
+        msg &&
+        typeof msg === "object" &&
+        msg.type === "turn" &&
+        typeof msg.tick === "number" &&
+        msg.tick < obs.tick
+      ) {
+        this.late++;
+        continue;
+      }
+      return { raw: w.line.raw, ms: now() - t0 };
+    }
+  }
+
+  finish(end: { winner: number | null; reason: string; stats: MatchStatsT }): void {
+    this.finished = true;
+    if (this.late > 0)
+      this.note(
+        "late",
+        null,
+        `${this.late} late turn(s) for earlier ticks dropped (they arrived after the deadline)`,
+      );
+    if (this.ignored > 1) this.note("ignored", null, `${this.ignored} messages before ready ignored`);
+    if (this.oversize > 0)
+      this.note(
+        "oversize",
+        null,
+        `${this.oversize} line(s) over max_message_bytes (${this.ctx.maxMessageBytes}) dropped`,
+      );
+    const child = this.child;
+    if (!child) this.markExited();
+    if (!child || this.closed) return;
+    this.send(endMessage(this.botId, this.matchId, end));
+    child.stdin!.end();
+    // A program may exit on end or when stdin closes; one that does neither is killed shortly after.
+    const timer = setTimeout(() => killTree(child), 1000);
+    timer.unref();
+  }
+
+  private send(msg: unknown): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closed || stdin.destroyed || stdin.writableEnded) return;
+    stdin.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  private onLine(text: string): void {
+    if (text.trim() === "") return;
+    if (Buffer.byteLength(text) > this.ctx.maxMessageBytes) {
+      this.oversize++;
+      return;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = text; // not JSON: refused as schema by the match, like the server does
+    }
+    this.deliver({ line: { raw, text } }, () => this.queue.push({ raw, text }));
+  }
+
+  private onClose(code: number | null, signal: NodeJS.Signals | null, err: Error | null): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.child) liveChildren.delete(this.child);
+    if (!this.finished) {
+      const how = err
+        ? `could not be started (${err.message})`
+        : signal
+          ? `was killed by ${signal}`
+          : `exited with code ${code}`;
+      const hint = code === 127 ? " (command not found?)" : "";
+      const tail =
+        this.lastStderr.length > 0
+          ? `; last stderr: ${clip(this.lastStderr[this.lastStderr.length - 1]!)}`
+          : "";
+      this.note("exit", this.tick, `bot ${this.fighter.name} ${how} at tick ${this.tick}${hint}${tail}`);
+    }
+    this.deliver({ closed: true }, () => {});
+    this.markExited();
+  }
+
+  /** Hands an event to the waiting reader, or queues it (lines only). */
+  private deliver(w: Wait, otherwise: () => void): void {
+    const waiter = this.waiter;
+    if (waiter) {
+      this.waiter = null;
+      waiter(w);
+    } else otherwise();
+  }
+
+  private next(timeoutMs: number): Promise<Wait> {
+    const queued = this.queue.shift();
+    if (queued) return Promise.resolve({ line: queued });
+    if (this.closed) return Promise.resolve({ closed: true });
+    if (timeoutMs <= 0) return Promise.resolve({ timeout: true });
+    return new Promise<Wait>((resolveWait) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        resolveWait({ timeout: true });
+      }, timeoutMs);
+      this.waiter = (w) => {
+        clearTimeout(timer);
+        resolveWait(w);
+      };
+    });
+  }
+
+  private note(kind: SeatNote["kind"], tick: number | null, message: string): void {
+    this.notes.push({ kind, match_id: this.matchId, tick, message });
+  }
+}
+
+function clip(s: string, n = 120): string {
+  return s.length > n ? `${s.slice(0, n)}...` : s;
+}

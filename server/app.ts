@@ -1,0 +1,278 @@
+// Builds the whole server from a Config: storage, the match pool, the lobby and matchmaker, the bot socket
+// hub and the HTTP routes. main.ts only parses config, listens and wires signals; tests call buildApp and
+// listen on port 0.
+import { randomBytes, randomInt } from "node:crypto";
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { HOUSE_BOTS } from "../engine/bots/index.ts";
+import { MAP_NAMES } from "../engine/rules.ts";
+import { MatchPool } from "../pool/pool.ts";
+import type { MatchSetup } from "../pool/protocol.ts";
+import type { Config } from "./config.ts";
+import type { AppContext } from "./context.ts";
+import { ApiError } from "./errors.ts";
+import { Lobby, type Participant } from "./ladder/lobby.ts";
+import { Matchmaker, REMATCH_HOLD_MS } from "./matchmaker/matchmaker.ts";
+import { ReplayFiles } from "./replays.ts";
+import { botRoutes } from "./routes/bots.ts";
+import { discoveryRoutes } from "./routes/discovery.ts";
+import { matchRoutes } from "./routes/matches.ts";
+import { RunningMatch, seatKinds } from "./runner/match-runner.ts";
+import { BotHub, MESSAGES_PER_TICK } from "./socket/hub.ts";
+import { openStore } from "./store/sql-store.ts";
+import type { Store } from "./store/types.ts";
+
+const REPLAYS_PER_BOT = 200;
+const TRIM_EVERY_MS = 10 * 60_000;
+
+export interface AppDeps {
+  store?: Store;
+  /** Seconds a player waits for another player before a house bot is offered (default 2). */
+  houseWaitMs?: number;
+  workerTimeoutMs?: number;
+}
+
+export interface App {
+  http: FastifyInstance;
+  ctx: AppContext;
+  /** Listens; resolves with the bound port. */
+  listen(): Promise<number>;
+  /** Begins the drain of SPEC 3.10 and resolves once sockets are closed (matches done or timeout). */
+  drain(): Promise<void>;
+  /** Stops everything at once (tests; second signal). */
+  close(): Promise<void>;
+}
+
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
+  const http = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: [
+        "req.headers.authorization",
+        'req.headers["x-owner-key"]',
+        "token",
+        "*.token",
+        "*.password",
+        "*.email",
+      ],
+    },
+    bodyLimit: 64 * 1024,
+    forceCloseConnections: true,
+  });
+  const log = http.log as unknown as Logger;
+  const store =
+    deps.store ??
+    (await openStore({
+      dataDir: config.dataDir,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    }));
+  const pool = new MatchPool({ workers: config.workers });
+  const lobby = new Lobby();
+  const replays = new ReplayFiles(config.dataDir);
+  const matches = new Map<string, RunningMatch>();
+  const matchByBot = new Map<string, RunningMatch>();
+  let drainDone: (() => void) | null = null;
+
+  const ctx = { config, store, pool, lobby, replays, log, matches, draining: false } as AppContext;
+
+  const runnerDeps = {
+    pool,
+    store,
+    replays,
+    log,
+    publicUrl: config.publicUrl,
+    messagesPerTick: MESSAGES_PER_TICK,
+    workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
+    onEnd(m: RunningMatch) {
+      matches.delete(m.id);
+      const now = Date.now();
+      const [a, b] = m.seats.map((s) => s.participant) as [Participant, Participant];
+      a.lastMet.set(b.bot.id, now);
+      b.lastMet.set(a.bot.id, now);
+      for (const s of m.seats) {
+        const p = s.participant;
+        p.matches.delete(m.id);
+        if (matchByBot.get(p.bot.id) === m) matchByBot.delete(p.bot.id);
+        if (!p.house) {
+          p.state = "idle"; // SPEC 3.2: after `end` the bot must queue again
+          lobby.leaveIfGone(p.bot.id);
+        }
+      }
+      if (ctx.draining && matches.size === 0) drainDone?.();
+      // The rematch hold ends later; look again then.
+      setTimeout(() => matchmaker.pass(), REMATCH_HOLD_MS + 50).unref();
+      matchmaker.pass();
+    },
+  };
+
+  function startMatch(a: Participant, b: Participant): void {
+    // Fighter ids are random here; the full matchmaker balances seats per bot.
+    const pair: [Participant, Participant] = randomInt(2) === 0 ? [a, b] : [b, a];
+    const setup: MatchSetup = {
+      matchId: `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`,
+      seed: randomInt(2 ** 31),
+      map: MAP_NAMES[randomInt(MAP_NAMES.length)]!,
+      mode: "ranked",
+      ladderId: "public",
+      deadlines: {
+        startup_ms: config.startupMs,
+        tick_ms: config.tickMs,
+        match_budget_ms: config.matchBudgetMs,
+        max_consecutive_failures: 10,
+        reconnect_grace_ms: config.reconnectGraceMs,
+      },
+      fighters: pair.map((p) => ({
+        name: p.bot.name,
+        display_name: p.bot.display_name,
+        version: p.version ?? "unversioned",
+      })) as MatchSetup["fighters"],
+      seats: seatKinds(pair[0], pair[1]),
+    };
+    const now = Date.now();
+    for (const p of pair) {
+      p.lastStartAt = now;
+      if (!p.house) {
+        p.state = "playing";
+        p.starts.push(now);
+      }
+    }
+    const m = new RunningMatch(runnerDeps, setup, pair);
+    matches.set(m.id, m);
+    for (const p of pair) {
+      p.matches.add(m.id);
+      if (!p.house) matchByBot.set(p.bot.id, m);
+    }
+  }
+
+  const runningForOwner = (owner: string) =>
+    [...matches.values()].filter((m) =>
+      m.seats.some((s) => !s.participant.house && s.participant.bot.owner === owner),
+    ).length;
+
+  const matchmaker = new Matchmaker({
+    lobby,
+    config,
+    log,
+    running: () => matches.size,
+    runningForOwner,
+    start: startMatch,
+    houseWaitMs: deps.houseWaitMs ?? 2_000,
+  });
+  let pokeQueued = false;
+  const hub = new BotHub({
+    config,
+    store,
+    lobby,
+    log,
+    matchOf: (botId) => matchByBot.get(botId),
+    estimatedWaitS: (p) => matchmaker.estimatedWaitS(p),
+    poke: () => {
+      if (pokeQueued) return;
+      pokeQueued = true;
+      setImmediate(() => {
+        pokeQueued = false;
+        matchmaker.pass();
+      });
+    },
+  });
+  ctx.hub = hub;
+  ctx.matchmaker = matchmaker;
+
+  if (config.houseBots) {
+    for (const strategy of Object.values(HOUSE_BOTS)) {
+      const bot =
+        (await store.botByName(strategy.name)) ??
+        (
+          await store.createBot({
+            name: strategy.name,
+            owner: "house",
+            house: true,
+            display_name: strategy.display_name,
+          })
+        ).bot;
+      await store.ensureVersion(bot.id, strategy.version);
+      lobby.join(bot, null, strategy);
+    }
+  }
+
+  const passTimer = setInterval(() => matchmaker.pass(), 250);
+  passTimer.unref();
+  const trimTimer = setInterval(() => void trimReplays(), TRIM_EVERY_MS);
+  trimTimer.unref();
+  async function trimReplays(): Promise<void> {
+    try {
+      await replays.remove(await store.trimReplays(REPLAYS_PER_BOT));
+    } catch (err) {
+      log.error({ err }, "replay trimming failed");
+    }
+  }
+
+  http.setErrorHandler((err, _req, reply) => {
+    if (err instanceof ApiError) return reply.code(err.status).send(err.body());
+    const e = err as { statusCode?: number; code?: string; message: string };
+    if (e.statusCode === 413 || e.code === "FST_ERR_CTP_BODY_TOO_LARGE")
+      return reply.code(413).send({ error: "request body too large", code: "too_large" });
+    if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500)
+      return reply.code(e.statusCode).send({ error: e.message, code: "bad_request" });
+    log.error({ err }, "unhandled error");
+    return reply.code(500).send({ error: "internal error", code: "internal" });
+  });
+  http.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ error: `no route ${req.method} ${req.url.split("?")[0]}`, code: "not_found" }),
+  );
+
+  discoveryRoutes(http, ctx);
+  matchRoutes(http, ctx);
+  botRoutes(http, ctx);
+
+  http.server.on("upgrade", (req, socket, head) => {
+    const path = (req.url ?? "").split("?")[0];
+    if (path !== "/bot") {
+      socket.end(
+        'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"no WebSocket at this path","code":"not_found"}',
+      );
+      return;
+    }
+    hub.handleUpgrade(req, socket, head);
+  });
+
+  let closed = false;
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    clearInterval(passTimer);
+    clearInterval(trimTimer);
+    matchmaker.paused = true;
+    hub.closeAll();
+    for (const m of matches.values()) m.abandon();
+    await http.close();
+    await pool.close().catch(() => {});
+    await store.close();
+  }
+
+  return {
+    http,
+    ctx,
+    async listen() {
+      await http.listen({ port: config.port, host: config.host });
+      const addr = http.server.address();
+      return typeof addr === "object" && addr ? addr.port : config.port;
+    },
+    async drain() {
+      if (ctx.draining) return;
+      ctx.draining = true;
+      matchmaker.paused = true;
+      const deadline = new Date(Date.now() + config.drainTimeoutMs);
+      hub.drain(deadline.toISOString());
+      log.info({ matches: matches.size, deadline }, "draining");
+      if (matches.size > 0) {
+        await new Promise<void>((resolve) => {
+          drainDone = resolve;
+          setTimeout(resolve, config.drainTimeoutMs).unref();
+        });
+      }
+      await close();
+    },
+    close,
+  };
+}

@@ -1,0 +1,134 @@
+// Command-line flags and environment variables, parsed and validated once at start-up. A bad value stops
+// the start with a message naming the flag. Only server/main.ts calls parseConfig; everything else receives
+// the frozen Config.
+import { cpus } from "node:os";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+const FLAGS = {
+  port: { type: "string", help: "HTTP and WebSocket port", def: "8080" },
+  host: { type: "string", help: "address to listen on", def: "0.0.0.0" },
+  "data-dir": { type: "string", help: "directory for the embedded database and replays", def: "./data" },
+  "database-url": { type: "string", help: "PostgreSQL URL (or DATABASE_URL); embedded PGlite when absent" },
+  "public-url": { type: "string", help: "public base address for links (default http://localhost:<port>)" },
+  workers: { type: "string", help: "match worker threads", def: String(Math.max(1, cpus().length)) },
+  "anonymous-dev": { type: "boolean", help: "allow anonymous registration (local development only)" },
+  "match-interval": { type: "string", help: "minimum seconds between one bot's match starts", def: "0.3" },
+  "max-concurrent": { type: "string", help: "matches running at once, whole server", def: "320" },
+  "owner-concurrency": { type: "string", help: "matches running at once per owner", def: "40" },
+  "hourly-quota": { type: "string", help: "matches per hour per bot (house bots exempt)", def: "10000" },
+  "drain-timeout": { type: "string", help: "seconds to wait for active matches on shutdown", def: "600" },
+  "tick-ms": { type: "string", help: "per-turn deadline in ms", def: "1000" },
+  "startup-ms": { type: "string", help: "window to send ready in ms", def: "10000" },
+  "match-budget-ms": { type: "string", help: "total reply-time budget per match in ms", def: "300000" },
+  "reconnect-grace-ms": {
+    type: "string",
+    help: "match resume window after a disconnect in ms",
+    def: "10000",
+  },
+  "ping-interval": { type: "string", help: "seconds between server WebSocket pings", def: "25" },
+  "house-bots": { type: "boolean", help: "host the house bots (default on; --no-house-bots to disable)" },
+  "log-level": { type: "string", help: "fatal, error, warn, info, debug, trace or silent", def: "info" },
+  help: { type: "boolean", help: "show this help" },
+} as const;
+
+const num = (flag: string, min: number, max: number, int = true) =>
+  z.coerce
+    .number({ error: `--${flag} must be a number` })
+    .refine((v) => Number.isFinite(v) && v >= min && v <= max && (!int || Number.isInteger(v)), {
+      message: `--${flag} must be ${int ? "an integer" : "a number"} from ${min} to ${max}`,
+    });
+
+const Schema = z.object({
+  port: num("port", 0, 65535),
+  host: z.string().min(1),
+  dataDir: z.string().min(1),
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "--database-url must start with postgres:// or postgresql://")
+    .optional(),
+  publicUrl: z.url({ error: "--public-url must be an http(s) URL" }).optional(),
+  workers: num("workers", 1, 256),
+  anonymousDev: z.boolean(),
+  matchIntervalMs: num("match-interval", 0, 3600, false).transform((s) => Math.round(s * 1000)),
+  maxConcurrent: num("max-concurrent", 1, 100_000),
+  ownerConcurrency: num("owner-concurrency", 1, 100_000),
+  hourlyQuota: num("hourly-quota", 1, 10_000_000),
+  drainTimeoutMs: num("drain-timeout", 0, 86_400, false).transform((s) => Math.round(s * 1000)),
+  tickMs: num("tick-ms", 10, 600_000),
+  startupMs: num("startup-ms", 10, 600_000),
+  matchBudgetMs: num("match-budget-ms", 10, 86_400_000),
+  reconnectGraceMs: num("reconnect-grace-ms", 0, 600_000),
+  pingIntervalMs: num("ping-interval", 0.05, 3600, false).transform((s) => Math.round(s * 1000)),
+  houseBots: z.boolean(),
+  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+    error: "--log-level must be fatal, error, warn, info, debug, trace or silent",
+  }),
+});
+
+export type Config = Readonly<z.infer<typeof Schema>> & { readonly publicUrl: string };
+
+export class ConfigError extends Error {}
+
+export function helpText(): string {
+  const lines = ["Usage: npm start -- [flags]", "", "Flags:"];
+  for (const [name, f] of Object.entries(FLAGS)) {
+    const def = "def" in f ? ` (default ${f.def})` : "";
+    lines.push(`  --${name.padEnd(20)} ${f.help}${def}`);
+  }
+  lines.push("", "Environment: DATABASE_URL (same as --database-url).");
+  return lines.join("\n");
+}
+
+/** Parses argv (without node and script) and the environment into a validated, frozen Config. */
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config | "help" {
+  const options = Object.fromEntries(Object.entries(FLAGS).map(([k, f]) => [k, { type: f.type }])) as Record<
+    string,
+    { type: "string" | "boolean" }
+  >;
+  options["no-house-bots"] = { type: "boolean" };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}\n\n${helpText()}`);
+  }
+  if (values.help) return "help";
+  const get = (k: keyof typeof FLAGS) =>
+    values[k] ?? ("def" in FLAGS[k] ? (FLAGS[k] as { def: string }).def : undefined);
+  const parsed = Schema.safeParse({
+    port: get("port"),
+    host: get("host"),
+    dataDir: get("data-dir"),
+    databaseUrl: values["database-url"] ?? (env.DATABASE_URL || undefined),
+    publicUrl: values["public-url"],
+    workers: get("workers"),
+    anonymousDev: values["anonymous-dev"] === true,
+    matchIntervalMs: get("match-interval"),
+    maxConcurrent: get("max-concurrent"),
+    ownerConcurrency: get("owner-concurrency"),
+    hourlyQuota: get("hourly-quota"),
+    drainTimeoutMs: get("drain-timeout"),
+    tickMs: get("tick-ms"),
+    startupMs: get("startup-ms"),
+    matchBudgetMs: get("match-budget-ms"),
+    reconnectGraceMs: get("reconnect-grace-ms"),
+    pingIntervalMs: get("ping-interval"),
+    houseBots: values["no-house-bots"] !== true,
+    logLevel: get("log-level"),
+  });
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("\n"));
+  const c = parsed.data;
+  if (!c.anonymousDev) {
+    throw new ConfigError(
+      "no accounts are configured: start with --anonymous-dev for a local development ladder (anyone may register bots).\nAccount sign-in through an identity provider is not available in this release.",
+    );
+  }
+  return Object.freeze({ ...c, publicUrl: (c.publicUrl ?? `http://localhost:${c.port}`).replace(/\/$/, "") });
+}
+
+/** A Config for tests and embedding: defaults, then overrides. */
+export function testConfig(over: Partial<Config> = {}): Config {
+  const base = parseConfig(["--anonymous-dev", "--port", "0", "--log-level", "silent"], {}) as Config;
+  return Object.freeze({ ...base, ...over });
+}

@@ -1,0 +1,24 @@
+// What the routes and services of one running server share. Built once by buildApp; no globals.
+import type { Logger } from "pino";
+import type { MatchPool } from "../pool/pool.ts";
+import type { Config } from "./config.ts";
+import type { Lobby } from "./ladder/lobby.ts";
+import type { Matchmaker } from "./matchmaker/matchmaker.ts";
+import type { ReplayFiles } from "./replays.ts";
+import type { RunningMatch } from "./runner/match-runner.ts";
+import type { BotHub } from "./socket/hub.ts";
+import type { Store } from "./store/types.ts";
+
+export interface AppContext {
+  config: Config;
+  store: Store;
+  pool: MatchPool;
+  lobby: Lobby;
+  hub: BotHub;
+  matchmaker: Matchmaker;
+  replays: ReplayFiles;
+  log: Logger;
+  /** Running matches by id. */
+  matches: Map<string, RunningMatch>;
+  draining: boolean;
+}

@@ -1,0 +1,81 @@
+// Who is on the ladder right now: every connected bot and every hosted house bot, with its lobby state
+// (SPEC 3.2: idle, waiting, playing), queued version and the facts the matchmaker needs (waiting since,
+// last match start, recent opponents). In memory only: queues do not survive a restart (SPEC 3.10).
+import type { Strategy } from "../../engine/bots/types.ts";
+import type { BotConnection } from "../socket/connection.ts";
+import type { BotRow } from "../store/types.ts";
+
+export type LobbyState = "idle" | "waiting" | "playing";
+
+export interface Participant {
+  bot: BotRow;
+  /** The live socket; null for house bots and for a bot that dropped while in a match. */
+  conn: BotConnection | null;
+  house: Strategy | null;
+  state: LobbyState;
+  version: string | null;
+  ladderId: string;
+  queuedAt: number;
+  lastStartAt: number;
+  /** Opponent bot id to the time their last match ended, for the rematch hold. */
+  lastMet: Map<string, number>;
+  /** Running matches (house bots may play several at once). */
+  matches: Set<string>;
+  /** Match starts in the last hour, for the hourly quota. */
+  starts: number[];
+  /** Reason to time of the last quota_exceeded sent, to send each at most once per 5 minutes. */
+  quotaNotices: Map<string, number>;
+}
+
+export class Lobby {
+  private readonly byBot = new Map<string, Participant>();
+
+  get(botId: string): Participant | undefined {
+    return this.byBot.get(botId);
+  }
+
+  all(): Participant[] {
+    return [...this.byBot.values()];
+  }
+
+  join(bot: BotRow, conn: BotConnection | null, house: Strategy | null = null): Participant {
+    let p = this.byBot.get(bot.id);
+    if (!p) {
+      p = {
+        bot,
+        conn,
+        house,
+        state: house ? "waiting" : "idle",
+        version: house ? house.version : null,
+        ladderId: "public",
+        queuedAt: Date.now(),
+        lastStartAt: 0,
+        lastMet: new Map(),
+        matches: new Set(),
+        starts: [],
+        quotaNotices: new Map(),
+      };
+      this.byBot.set(bot.id, p);
+    } else {
+      p.bot = bot;
+      p.conn = conn;
+    }
+    return p;
+  }
+
+  /** Forgets a bot that is neither connected nor playing. */
+  leaveIfGone(botId: string): void {
+    const p = this.byBot.get(botId);
+    if (p && !p.house && !p.conn && p.matches.size === 0) this.byBot.delete(botId);
+  }
+
+  online(): Participant[] {
+    return this.all().filter((p) => p.house || p.conn);
+  }
+
+  waiting(ladderId: string): Participant[] {
+    return this.all()
+      .filter((p) => p.state === "waiting" && p.ladderId === ladderId)
+      .sort((a, b) => a.queuedAt - b.queuedAt);
+  }
+}

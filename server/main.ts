@@ -1,0 +1,45 @@
+// The server's entry point: the only file that reads the environment, listens and wires signals.
+// The first SIGTERM/SIGINT drains (SPEC 3.10); a second one stops at once.
+import { buildApp } from "./app.ts";
+import { ConfigError, helpText, parseConfig } from "./config.ts";
+
+let config: ReturnType<typeof parseConfig>;
+try {
+  config = parseConfig(process.argv.slice(2));
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(`cannot start: ${err.message}`);
+    process.exit(2);
+  }
+  throw err;
+}
+if (config === "help") {
+  console.log(helpText());
+  process.exit(0);
+}
+
+let app: Awaited<ReturnType<typeof buildApp>>;
+try {
+  app = await buildApp(config);
+} catch (err) {
+  console.error(`cannot start: ${(err as Error).message}`);
+  process.exit(1);
+}
+const port = await app.listen();
+app.http.log.info(
+  { port, publicUrl: config.publicUrl, database: app.ctx.store.driver, schema: app.ctx.store.schema },
+  "ladder ready",
+);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) {
+    app.http.log.warn({ signal }, "second signal: stopping now");
+    process.exit(1);
+  }
+  stopping = true;
+  app.http.log.info({ signal }, "shutdown begins");
+  void app.drain().then(() => process.exit(0));
+};
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));

@@ -1,0 +1,106 @@
+// Bot registration (anonymous development ladders for now) and the bot-token routes of SPEC 4.3.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { NameTakenError } from "../store/sql-store.ts";
+import type { BotRow } from "../store/types.ts";
+import { myBotView, versionView } from "./views.ts";
+
+const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
+const Registration = z.object({
+  name: z.string({ error: "name is required" }).regex(BOT_NAME, "name must be 2-24 letters, digits, - or _"),
+  owner: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_.-]{1,38}$/,
+      "owner must be 2-39 letters, digits, -, _ or ., starting with a letter or digit",
+    )
+    .optional(),
+});
+const NewVersion = z.object({
+  label: z
+    .string({ error: "label is required" })
+    .min(1, "label must be 1-32 characters")
+    .max(32, "label must be 1-32 characters"),
+  notes: z.string().max(2000, "notes must be at most 2000 characters").optional(),
+});
+
+function body<T extends z.ZodType>(schema: T, value: unknown, invalid = errors.badRequest): z.infer<T> {
+  const r = schema.safeParse(value ?? {});
+  if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
+  return r.data;
+}
+
+export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { config, store } = ctx;
+
+  app.post("/api/bots", async (req, reply) => {
+    if (!config.anonymousDev) throw errors.authenticationRequired(`${config.publicUrl}/account`);
+    const b = body(Registration, req.body, errors.invalidBot);
+    try {
+      const { bot, token } = await store.createBot({
+        name: b.name,
+        owner: b.owner ?? "anonymous",
+        house: false,
+      });
+      reply.code(201);
+      return {
+        name: bot.name,
+        token,
+        bot_endpoint: `${config.publicUrl.replace(/^http/, "ws")}/bot`,
+        note: "Keep this token secret: it is shown once. Connect with the header Authorization: Bearer <token>.",
+      };
+    } catch (err) {
+      if (err instanceof NameTakenError)
+        throw errors.invalidBot(`the name ${JSON.stringify(b.name)} is taken`);
+      throw err;
+    }
+  });
+
+  /** The bot behind a BotBearer token, or the SPEC's 401. */
+  async function botOf(req: FastifyRequest): Promise<BotRow> {
+    const header = req.headers.authorization;
+    if (!header) throw errors.missingAuthorization();
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const bot = m ? await store.botByToken(m[1]!) : null;
+    if (!bot) throw errors.invalidToken();
+    return bot;
+  }
+
+  async function versionsOf(bot: BotRow) {
+    const [versions, records] = await Promise.all([store.versions(bot.id), store.versionRecords(bot.id)]);
+    return versions.map((v) => versionView(v, records.get(v.label)));
+  }
+
+  app.get("/api/me", async (req) => {
+    const bot = await botOf(req);
+    const online = Boolean(ctx.lobby.get(bot.id)?.conn);
+    return myBotView(bot, online, await versionsOf(bot));
+  });
+
+  app.post("/api/me/versions", async (req, reply) => {
+    const bot = await botOf(req);
+    const v = body(NewVersion, req.body);
+    const { version } = await store.ensureVersion(bot.id, v.label, v.notes ?? "");
+    const records = await store.versionRecords(bot.id);
+    reply.code(201);
+    return versionView(version, records.get(version.label));
+  });
+
+  app.post("/api/me/versions/:label/retire", async (req) => {
+    const bot = await botOf(req);
+    const { label } = req.params as { label: string };
+    const ok = await store.retireVersion(bot.id, label);
+    if (!ok) throw errors.noSuchVersion(label);
+    return { ok: true };
+  });
+
+  app.post("/api/me/token", async (req) => {
+    const bot = await botOf(req);
+    const token = await store.rotateToken(bot.id);
+    // The old token stops working at once, including for a connected socket.
+    ctx.lobby.get(bot.id)?.conn?.refuse("invalid_token");
+    return { token };
+  });
+}

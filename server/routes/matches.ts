@@ -1,0 +1,75 @@
+// Public match data: the match list, one match, its stats, and its replay file.
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { AppContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { matchView } from "./views.ts";
+
+const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
+
+const MatchListQuery = z.object({
+  ladder: z.string().optional(),
+  bot: z.string().regex(BOT_NAME, "bot must be a bot name: 2-24 letters, digits, - or _").optional(),
+  limit: z.coerce
+    .number()
+    .int("limit must be an integer from 1 to 500")
+    .min(1, "limit must be an integer from 1 to 500")
+    .max(500, "limit must be an integer from 1 to 500")
+    .default(50),
+  stats: z.enum(["1", "true", "0", "false"], { error: "stats must be 1 or true" }).optional(),
+});
+
+export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.infer<T> {
+  const r = schema.safeParse(query);
+  if (!r.success) throw errors.badRequest(r.error.issues.map((i) => i.message).join("; "));
+  return r.data;
+}
+
+export function matchRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const base = ctx.config.publicUrl;
+
+  app.get("/api/matches", async (req) => {
+    const q = parseQuery(MatchListQuery, req.query);
+    if (q.ladder !== undefined && q.ladder !== "public") throw errors.unknownLadder(q.ladder);
+    const rows = await ctx.store.matches({
+      limit: q.limit,
+      ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
+      ...(q.bot !== undefined ? { botName: q.bot } : {}),
+    });
+    const withStats = q.stats === "1" || q.stats === "true";
+    if (!withStats) return rows.map((m) => matchView(m, base));
+    return Promise.all(rows.map(async (m) => matchView(m, base, await ctx.store.matchStats(m.id))));
+  });
+
+  app.get("/api/matches/:id", async (req) => {
+    const { id } = req.params as { id: string };
+    const m = await ctx.store.match(id);
+    if (!m) throw errors.noSuchMatch(id);
+    return matchView(m, base);
+  });
+
+  app.get("/api/matches/:id/stats", async (req) => {
+    const { id } = req.params as { id: string };
+    const m = await ctx.store.match(id);
+    if (!m) throw errors.noSuchMatch(id);
+    const stats = await ctx.store.matchStats(id);
+    if (!stats) throw errors.noStats(id);
+    return { ...stats, match_id: id };
+  });
+
+  app.get("/replays/:file", async (req, reply) => {
+    const { file } = req.params as { file: string };
+    const id = file.endsWith(".jsonl.gz") ? file.slice(0, -".jsonl.gz".length) : "";
+    const path = ctx.replays.pathFor(id);
+    const m = path ? await ctx.store.match(id) : null;
+    if (!path || !m || m.replay_trimmed || !m.replay_file) throw errors.noReplay(id || file);
+    const st = await stat(path).catch(() => null);
+    if (!st) throw errors.noReplay(id);
+    reply.header("content-type", "application/gzip");
+    reply.header("content-length", st.size);
+    reply.header("cache-control", "public, max-age=31536000, immutable");
+    return reply.send(createReadStream(path));
+  });
+}

@@ -1,0 +1,69 @@
+// JSON shapes of SPEC section 2 built from stored rows: the one place a Match or MyBot is rendered.
+import type { MatchStatsT } from "../../engine/protocol.ts";
+import type { BotRow, StoredMatch, VersionRow } from "../store/types.ts";
+
+export function matchView(m: StoredMatch, publicUrl: string, stats?: MatchStatsT | null) {
+  const view: Record<string, unknown> = {
+    id: m.id,
+    ladder_id: m.ladder_id,
+    mode: m.mode,
+    seed: m.seed,
+    map: m.map,
+    ...(m.started ? { started: m.started } : {}),
+    ended: m.ended,
+    duration_ms: m.duration_ms,
+    final_tick: m.final_tick,
+    reason: m.reason,
+    winner: m.winner_bot_id,
+    voided: m.voided,
+    bots: m.bots.map((b) => ({
+      id: b.bot_id,
+      name: b.name,
+      display_name: b.display_name,
+      version: b.version,
+      house: b.house,
+      avatar: b.avatar,
+      fighter: b.fighter,
+      ...(b.rating_before !== null ? { rating_before: b.rating_before } : {}),
+      ...(b.rating_after !== null ? { rating_after: b.rating_after } : {}),
+    })),
+    replay_url: `${publicUrl}/replays/${m.id}.jsonl.gz`,
+    stats_url: `${publicUrl}/api/matches/${m.id}/stats`,
+    watch_url: `${publicUrl}/view/${m.id}`,
+  };
+  if (stats !== undefined) view.stats = stats;
+  return view;
+}
+
+export function versionView(v: VersionRow, record?: { wins: number; losses: number; draws: number }) {
+  const r = record ?? { wins: 0, losses: 0, draws: 0 };
+  const games = r.wins + r.losses + r.draws;
+  return {
+    label: v.label,
+    notes: v.notes,
+    created: v.created,
+    retired: v.retired,
+    // Ratings arrive with the Bradley-Terry fit; until then every version sits at the 1500 prior.
+    rating: 1500,
+    rating_deviation: 350,
+    leaderboard_score: 1500 - 2 * 350,
+    wins: r.wins,
+    losses: r.losses,
+    draws: r.draws,
+    win_rate: games === 0 ? null : (r.wins + r.draws / 2) / games,
+  };
+}
+
+export function myBotView(bot: BotRow, online: boolean, versions: ReturnType<typeof versionView>[]) {
+  return {
+    name: bot.name,
+    display_name: bot.display_name,
+    owner: bot.owner,
+    created: bot.created,
+    owner_url: null,
+    house: bot.house,
+    online,
+    avatar: bot.avatar,
+    versions,
+  };
+}

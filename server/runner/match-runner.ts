@@ -1,0 +1,316 @@
+// The front-process side of a running match: the startup window, per-seat deadlines and lockstep ticks,
+// reconnects within the grace window, and the end (replay file, one database transaction, `end` messages).
+// The simulation itself runs in a pool worker; this module only moves messages and keeps time.
+import type { Logger } from "pino";
+import type { TurnInput } from "../../engine/match.ts";
+import type { DeadlinesT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
+import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
+import type { FromWorker, MatchOutcome, MatchSetup, SeatKind } from "../../pool/protocol.ts";
+import type { Participant } from "../ladder/lobby.ts";
+import type { ReplayFiles } from "../replays.ts";
+import type { BotConnection } from "../socket/connection.ts";
+import type { MatchRecord, Store } from "../store/types.ts";
+
+export interface RunnerDeps {
+  pool: MatchPool;
+  store: Store;
+  replays: ReplayFiles;
+  log: Logger;
+  publicUrl: string;
+  messagesPerTick: number;
+  /** How long a worker may take to answer before it is presumed hung and terminated. */
+  workerTimeoutMs: number;
+  onEnd(m: RunningMatch): void;
+}
+
+interface Seat {
+  participant: Participant;
+  remote: boolean;
+  conn: BotConnection | null;
+  ready: boolean;
+  input: TurnInput | null;
+  sentAt: number;
+  deadlineMs: number;
+  timer: NodeJS.Timeout | null;
+  messages: number;
+  rateNoticeTick: number;
+}
+
+export class RunningMatch {
+  readonly id: string;
+  readonly setup: MatchSetup;
+  readonly seats: [Seat, Seat];
+  readonly createdAt = Date.now();
+  started: string | null = null;
+  tick = 0;
+  private phase: "startup" | "playing" | "ending" = "startup";
+  private hello: [string, string] | null = null;
+  private startupTimer: NodeJS.Timeout | null = null;
+  private watchdog: NodeJS.Timeout | null = null;
+  private readonly channel: MatchChannel;
+  private readonly deps: RunnerDeps;
+
+  constructor(deps: RunnerDeps, setup: MatchSetup, participants: [Participant, Participant]) {
+    this.deps = deps;
+    this.id = setup.matchId;
+    this.setup = setup;
+    this.seats = participants.map((p, i) => ({
+      participant: p,
+      remote: setup.seats[i]!.kind === "remote",
+      conn: setup.seats[i]!.kind === "remote" ? p.conn : null,
+      ready: setup.seats[i]!.kind !== "remote",
+      input: null,
+      sentAt: 0,
+      deadlineMs: 0,
+      timer: null,
+      messages: 0,
+      rateNoticeTick: -1,
+    })) as [Seat, Seat];
+    this.channel = deps.pool.start(setup);
+    this.channel.onMessage((m) => this.fromWorker(m));
+    this.channel.done.then(
+      (outcome) => void this.finish(outcome, null),
+      (err: Error) => void this.finish(null, err),
+    );
+    this.armWatchdog();
+  }
+
+  get deadlines(): DeadlinesT {
+    return this.setup.deadlines;
+  }
+
+  seatOf(botId: string): number {
+    return this.seats.findIndex((s) => s.remote && s.participant.bot.id === botId);
+  }
+
+  /** A message from a seat's bot (already size-checked and parsed; `raw` is the text when JSON failed). */
+  fromBot(seat: number, raw: unknown): void {
+    const s = this.seats[seat]!;
+    const type = raw && typeof raw === "object" ? (raw as { type?: unknown }).type : undefined;
+    if (this.phase === "startup") {
+      if (type === "ready") {
+        s.ready = true;
+        if (this.seats.every((x) => x.ready)) this.beginPlay();
+      }
+      return; // anything else before play is ignored: there is no observation to answer yet
+    }
+    if (this.phase !== "playing" || type === "ready") return;
+    s.messages++;
+    if (s.messages > this.deps.messagesPerTick) {
+      if (s.rateNoticeTick !== this.tick) {
+        s.rateNoticeTick = this.tick;
+        s.conn?.error("rate_limited", `at most ${this.deps.messagesPerTick} messages per tick`);
+      }
+      return;
+    }
+    // A turn for an earlier tick arrived late: drop it rather than count it against this tick.
+    if (type === "turn") {
+      const t = (raw as { tick?: unknown }).tick;
+      if (typeof t === "number" && Number.isInteger(t) && t < this.tick) return;
+    }
+    if (s.input) return; // one answer per tick; later ones are ignored
+    s.input = { raw, ms: performance.now() - s.sentAt };
+    this.maybeResolve();
+  }
+
+  /** The seat's socket went away: the match goes on, the seat idles as disconnected. */
+  detach(seat: number): void {
+    this.seats[seat]!.conn = null;
+  }
+
+  /** A new socket for the seat's bot: resend hello, then the current observation at once. */
+  attach(seat: number, conn: BotConnection): void {
+    const s = this.seats[seat]!;
+    s.conn = conn;
+    if (this.phase === "startup") {
+      if (this.hello) conn.send(this.hello[seat]!);
+      return;
+    }
+    if (this.phase === "playing") this.channel.send({ t: "resume", seat });
+  }
+
+  /** Ends the match now with no result (drain timeout): it is abandoned, as SPEC 3.3 allows. */
+  abandon(): void {
+    this.channel.kill("server stopping");
+  }
+
+  private fromWorker(m: FromWorker): void {
+    this.armWatchdog();
+    switch (m.t) {
+      case "hello":
+        this.hello = m.hello;
+        this.started = new Date().toISOString();
+        this.seats.forEach((s, i) => {
+          if (s.remote) s.conn?.send(m.hello[i]!);
+        });
+        this.disarmWatchdog();
+        this.startupTimer = setTimeout(() => this.beginPlay(), this.deadlines.startup_ms);
+        if (this.seats.every((x) => x.ready)) this.beginPlay();
+        break;
+      case "tick":
+        this.disarmWatchdog();
+        this.tick = m.tick;
+        this.seats.forEach((s, i) => {
+          s.input = null;
+          s.messages = 0;
+          if (!s.remote) return;
+          s.deadlineMs = m.deadlineMs[i]!;
+          s.sentAt = performance.now();
+          s.conn?.send(m.obs[i]!);
+          s.timer = setTimeout(() => {
+            s.timer = null;
+            if (s.input) return;
+            s.input = { idle: s.conn ? "timeout" : "disconnected", ms: s.deadlineMs };
+            this.maybeResolve();
+          }, s.deadlineMs);
+        });
+        this.maybeResolve();
+        break;
+      case "resume": {
+        const s = this.seats[m.seat]!;
+        s.conn?.send(m.hello);
+        if (m.obs && !s.input) s.conn?.send(m.obs);
+        break;
+      }
+    }
+  }
+
+  private beginPlay(): void {
+    if (this.phase !== "startup" || !this.hello) return;
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    this.phase = "playing";
+    this.armWatchdog();
+    this.channel.send({ t: "start", ready: [this.seats[0].ready, this.seats[1].ready] });
+  }
+
+  private maybeResolve(): void {
+    if (this.phase !== "playing") return;
+    if (!this.seats.every((s) => !s.remote || s.input)) return;
+    for (const s of this.seats) {
+      if (s.timer) clearTimeout(s.timer);
+      s.timer = null;
+    }
+    this.armWatchdog();
+    this.channel.send({
+      t: "tick",
+      tick: this.tick,
+      inputs: [
+        this.seats[0].remote ? this.seats[0].input : null,
+        this.seats[1].remote ? this.seats[1].input : null,
+      ],
+    });
+  }
+
+  // While the worker owes us an answer, a watchdog terminates it if it hangs.
+  private armWatchdog(): void {
+    this.disarmWatchdog();
+    this.watchdog = setTimeout(
+      () => this.channel.kill("worker stopped answering"),
+      this.deps.workerTimeoutMs,
+    );
+    this.watchdog.unref();
+  }
+  private disarmWatchdog(): void {
+    if (this.watchdog) clearTimeout(this.watchdog);
+    this.watchdog = null;
+  }
+
+  private async finish(outcome: MatchOutcome | null, err: Error | null): Promise<void> {
+    if (this.phase === "ending") return;
+    this.phase = "ending";
+    this.disarmWatchdog();
+    if (this.startupTimer) clearTimeout(this.startupTimer);
+    for (const s of this.seats) if (s.timer) clearTimeout(s.timer);
+    const { deps } = this;
+    let replayFile: string | null = null;
+    if (outcome) {
+      try {
+        replayFile = await deps.replays.write(this.id, new Uint8Array(outcome.replay));
+      } catch (e) {
+        deps.log.error({ err: e, match: this.id }, "replay write failed");
+      }
+    }
+    const durationMs = Date.now() - this.createdAt;
+    const reason: EndReason = outcome ? outcome.reason : "aborted";
+    const voided = !outcome || reason === "voided" || reason === "aborted";
+    const winnerSeat = outcome ? outcome.winner : null;
+    const record: MatchRecord = {
+      id: this.id,
+      ladder_id: this.setup.ladderId,
+      mode: this.setup.mode as "ranked" | "human",
+      seed: this.setup.seed,
+      map: this.setup.map,
+      started: this.started,
+      ended: new Date().toISOString(),
+      duration_ms: durationMs,
+      final_tick: outcome ? outcome.finalTick : this.tick,
+      reason,
+      winner_bot_id: winnerSeat === null ? null : this.seats[winnerSeat]!.participant.bot.id,
+      voided,
+      note: err ? `worker failed: ${err.message}` : null,
+      bots: this.seats.map((s, i) => ({
+        fighter: i,
+        bot_id: s.participant.bot.id,
+        name: s.participant.bot.name,
+        display_name: s.participant.bot.display_name,
+        version: this.setup.fighters[i]!.version,
+        house: s.participant.bot.house,
+        avatar: s.participant.bot.avatar,
+        rating_before: null,
+        rating_after: null,
+      })),
+      stats: outcome ? outcome.stats : null,
+      replay_file: replayFile,
+    };
+    try {
+      await deps.store.saveMatch(record);
+    } catch (e) {
+      deps.log.error({ err: e, match: this.id }, "saving the match result failed");
+    }
+    if (err) deps.log.warn({ match: this.id, err: err.message }, "match aborted");
+    this.seats.forEach((s, i) => {
+      if (!s.remote || !s.conn) return;
+      if (err)
+        s.conn.error("match_aborted", "the server could not finish this match; it is void and unrated");
+      s.conn.send(
+        this.endMessage(
+          i,
+          winnerSeat,
+          reason,
+          outcome ? outcome.finalTick : this.tick,
+          outcome?.stats ?? null,
+        ),
+      );
+    });
+    deps.onEnd(this);
+  }
+
+  private endMessage(
+    seat: number,
+    winner: number | null,
+    reason: EndReason,
+    finalTick: number,
+    stats: MatchStatsT | null,
+  ) {
+    const voided = reason === "voided" || reason === "aborted";
+    const result = voided ? "void" : winner === null ? "draw" : winner === seat ? "win" : "loss";
+    return {
+      type: "end",
+      match_id: this.id,
+      winner,
+      result,
+      reason,
+      final_tick: finalTick,
+      stats: stats ? { ...stats, match_id: this.id } : null,
+      watch_url: `${this.deps.publicUrl}/view/${this.id}`,
+      rating_change: null,
+      ladder_id: this.setup.ladderId,
+    };
+  }
+}
+
+export function seatKinds(a: Participant, b: Participant): [SeatKind, SeatKind] {
+  const kind = (p: Participant): SeatKind =>
+    p.house ? { kind: "house", name: p.house.name } : { kind: "remote" };
+  return [kind(a), kind(b)];
+}

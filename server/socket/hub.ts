@@ -1,0 +1,217 @@
+// The bot socket at /bot: authentication on the opening handshake, then for every message the thin pipeline
+// rate limit -> decode -> validate -> dispatch, one error code per failure. A message from a bot in a match
+// goes to its RunningMatch; queue and leave change its lobby state. Also: replaced connections, Pings and
+// the drain notice.
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
+import { WebSocketServer } from "ws";
+import { QueueMessage } from "../../engine/protocol.ts";
+import type { Config } from "../config.ts";
+import { SOCKET_ERRORS } from "../errors.ts";
+import type { Lobby, Participant } from "../ladder/lobby.ts";
+import type { RunningMatch } from "../runner/match-runner.ts";
+import type { Store } from "../store/types.ts";
+import { BotConnection } from "./connection.ts";
+
+export const MAX_MESSAGE_BYTES = 4096;
+export const MESSAGES_PER_TICK = 5;
+export const IDLE_MESSAGES_PER_SECOND = 50;
+
+export interface HubDeps {
+  config: Config;
+  store: Store;
+  lobby: Lobby;
+  log: Logger;
+  /** The running match a bot plays in, if any. */
+  matchOf(botId: string): RunningMatch | undefined;
+  estimatedWaitS(p: Participant): number;
+  /** Something changed that may allow a pairing. */
+  poke(): void;
+}
+
+export class BotHub {
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+  private readonly conns = new Set<BotConnection>();
+  private readonly d: HubDeps;
+  private pinger: NodeJS.Timeout;
+  drainDeadline: string | null = null;
+
+  constructor(d: HubDeps) {
+    this.d = d;
+    this.pinger = setInterval(() => {
+      for (const c of this.conns) if (!c.ping()) this.conns.delete(c);
+    }, d.config.pingIntervalMs);
+    this.pinger.unref();
+  }
+
+  get connections(): number {
+    return this.conns.size;
+  }
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      // Messages that arrive while the token is being looked up are kept, not lost.
+      const early: { data: Buffer; binary: boolean }[] = [];
+      const buffer = (data: Buffer, binary: boolean) => early.push({ data, binary });
+      ws.on("message", buffer);
+      ws.on("error", () => ws.terminate());
+      void this.authenticate(req).then(
+        (bot) => {
+          if (typeof bot === "string") {
+            ws.send(JSON.stringify({ type: "error", code: bot, message: SOCKET_ERRORS[bot] }));
+            ws.close(1008, bot);
+            setTimeout(() => ws.terminate(), 5_000).unref();
+            return;
+          }
+          ws.off("message", buffer);
+          const conn = new BotConnection(ws, bot);
+          this.connected(conn);
+          ws.on("message", (data: Buffer, binary: boolean) => this.onMessage(conn, data, binary));
+          ws.on("close", () => this.disconnected(conn));
+          for (const m of early) this.onMessage(conn, m.data, m.binary);
+        },
+        (err) => {
+          this.d.log.error({ err }, "bot authentication failed");
+          ws.close(1011, "internal error");
+        },
+      );
+    });
+  }
+
+  private async authenticate(req: IncomingMessage) {
+    const header = req.headers.authorization;
+    const m = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!m) return "missing_authorization" as const;
+    const bot = await this.d.store.botByToken(m[1]!);
+    if (!bot) return "invalid_token" as const;
+    if (bot.status !== "active") return bot.status;
+    return bot;
+  }
+
+  private connected(conn: BotConnection): void {
+    const { lobby } = this.d;
+    const prev = lobby.get(conn.bot.id);
+    if (prev?.conn && !prev.conn.closed) {
+      const old = prev.conn;
+      old.send({ type: "replaced" });
+      old.close(1000, "replaced");
+      this.conns.delete(old);
+    }
+    this.conns.add(conn);
+    const p = lobby.join(conn.bot, conn);
+    if (this.drainDeadline) conn.send({ type: "server_draining", drain_deadline: this.drainDeadline });
+    const match = this.d.matchOf(conn.bot.id);
+    if (match) {
+      p.state = "playing";
+      match.attach(match.seatOf(conn.bot.id), conn);
+    } else if (p.state === "waiting") {
+      p.state = "idle"; // a queue does not outlive the connection that made it
+    }
+  }
+
+  private disconnected(conn: BotConnection): void {
+    this.conns.delete(conn);
+    const p = this.d.lobby.get(conn.bot.id);
+    if (!p || p.conn !== conn) return; // replaced by a newer connection
+    p.conn = null;
+    const match = this.d.matchOf(conn.bot.id);
+    if (match) match.detach(match.seatOf(conn.bot.id));
+    else p.state = "idle";
+    this.d.lobby.leaveIfGone(conn.bot.id);
+  }
+
+  private onMessage(conn: BotConnection, data: Buffer, binary: boolean): void {
+    if (conn.closed) return;
+    const p = this.d.lobby.get(conn.bot.id);
+    if (!p || p.conn !== conn) return;
+    const match = this.d.matchOf(conn.bot.id);
+    const now = Date.now();
+    // 1. Rate limit. In a match the runner caps messages per tick; outside, messages per second.
+    if (!match) {
+      const r = conn.rate(IDLE_MESSAGES_PER_SECOND, now);
+      if (r === "flood") return conn.close(1008, "rate_limited");
+      if (r === "limited") return;
+    }
+    // 2. Decode. Text that is not JSON still reaches a match, where it is refused as `schema`.
+    const text = binary ? null : data.toString("utf8");
+    let msg: unknown = text;
+    if (text !== null) {
+      try {
+        msg = JSON.parse(text);
+      } catch {
+        msg = text;
+      }
+    }
+    const type = msg && typeof msg === "object" ? (msg as { type?: unknown }).type : undefined;
+    // 3. Validate and dispatch.
+    if (match) {
+      if (type === "queue") return conn.error("already_queued");
+      if (type === "leave")
+        return conn.error("not_queued", "playing a match; leave applies to the queue only");
+      return match.fromBot(match.seatOf(conn.bot.id), msg);
+    }
+    if (type === "queue") return void this.queue(conn, p, msg);
+    if (type === "leave") {
+      if (p.state !== "waiting") return conn.error("not_queued");
+      p.state = "idle";
+      return;
+    }
+    if (type === "ready" || type === "turn")
+      return conn.error("schema", `no match is running: ${type} ignored`);
+    conn.error("schema", binary ? "binary frames are not part of the protocol" : describe(type));
+  }
+
+  private async queue(conn: BotConnection, p: Participant, msg: unknown): Promise<void> {
+    const parsed = QueueMessage.safeParse(msg);
+    if (!parsed.success) {
+      const bad = parsed.error.issues.find((i) => i.path[0] === "version");
+      return conn.error(
+        bad ? "invalid_version" : "schema",
+        bad ? undefined : parsed.error.issues[0]?.message,
+      );
+    }
+    const ladder = parsed.data.ladder_id ?? "public";
+    if (ladder !== "public")
+      return conn.error("unknown_ladder", `unknown ladder ${JSON.stringify(ladder)}; use "public"`);
+    const { version } = await this.d.store.ensureVersion(conn.bot.id, parsed.data.version);
+    if (version.retired) return conn.error("version_retired");
+    if (conn.closed || p.conn !== conn || this.d.matchOf(conn.bot.id)) return;
+    if (p.state !== "waiting") p.queuedAt = Date.now();
+    p.state = "waiting";
+    p.version = version.label;
+    p.ladderId = ladder;
+    const reply: Record<string, unknown> = {
+      type: "queued",
+      version: version.label,
+      estimated_wait_s: this.d.estimatedWaitS(p),
+    };
+    if (parsed.data.ladder_id !== undefined) reply.ladder_id = ladder;
+    conn.send(reply);
+    this.d.poke();
+  }
+
+  /** Shutdown begins: every authenticated socket, and each later one, is told (SPEC 3.10). */
+  drain(deadline: string): void {
+    this.drainDeadline = deadline;
+    for (const c of this.conns) c.send({ type: "server_draining", drain_deadline: deadline });
+  }
+
+  /** Closes every socket with the restart code; @fastify/websocket's own shutdown would send none. */
+  closeAll(): void {
+    for (const c of this.conns) c.close(1012, "server restarting");
+    this.conns.clear();
+    clearInterval(this.pinger);
+  }
+}
+
+function describe(type: unknown): string {
+  return type === undefined
+    ? "message must be a JSON object with a type"
+    : `unknown message type ${JSON.stringify(type)}`;
+}

@@ -1,0 +1,404 @@
+// The Store on top of the small Db interface: the same SQL for pg and PGlite. Values are normalised on the way
+// out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
+import { createHash, randomBytes } from "node:crypto";
+import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
+import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
+import { migrate } from "../db/migrate.ts";
+import type {
+  BotRow,
+  BotStatus,
+  MatchBotRecord,
+  MatchQuery,
+  MatchRecord,
+  Store,
+  StoredMatch,
+  VersionRow,
+} from "./types.ts";
+
+/** createBot with a name another bot already has, in any letter case. */
+export class NameTakenError extends Error {
+  constructor(readonly botName: string) {
+    super(`the bot name ${JSON.stringify(botName)} is taken`);
+    this.name = "NameTakenError";
+  }
+}
+
+export async function openStore(place: DbPlace): Promise<Store> {
+  const db = await openDb(place);
+  try {
+    return new SqlStore(db, await migrate(db));
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+function newToken(): string {
+  return "bt_" + randomBytes(24).toString("base64url");
+}
+
+function iso(v: unknown): string {
+  return (v instanceof Date ? v : new Date(String(v))).toISOString();
+}
+const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v));
+const numOrNull = (v: unknown): number | null => (v == null ? null : Number(v));
+
+function toBot(r: Row): BotRow {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    display_name: String(r.display_name),
+    owner: String(r.owner),
+    house: Boolean(r.house),
+    status: r.status as BotStatus,
+    avatar: (r.avatar as string | null) ?? null,
+    created: iso(r.created),
+  };
+}
+
+function toVersion(r: Row): VersionRow {
+  return {
+    bot_id: String(r.bot_id),
+    label: String(r.label),
+    notes: String(r.notes),
+    created: iso(r.created),
+    retired: Boolean(r.retired),
+  };
+}
+
+function toMatchBot(r: Row): MatchBotRecord {
+  return {
+    fighter: Number(r.fighter),
+    bot_id: String(r.bot_id),
+    name: String(r.name),
+    display_name: String(r.display_name),
+    version: String(r.version),
+    house: Boolean(r.house),
+    avatar: (r.avatar as string | null) ?? null,
+    rating_before: numOrNull(r.rating_before),
+    rating_after: numOrNull(r.rating_after),
+  };
+}
+
+function toMatch(r: Row, bots: MatchBotRecord[]): StoredMatch {
+  return {
+    id: String(r.id),
+    ladder_id: String(r.ladder_id),
+    mode: r.mode as StoredMatch["mode"],
+    seed: Number(r.seed),
+    map: String(r.map),
+    started: isoOrNull(r.started),
+    ended: iso(r.ended),
+    duration_ms: numOrNull(r.duration_ms),
+    final_tick: Number(r.final_tick),
+    reason: String(r.reason),
+    winner_bot_id: (r.winner_bot_id as string | null) ?? null,
+    voided: Boolean(r.voided),
+    note: (r.note as string | null) ?? null,
+    bots,
+    replay_file: (r.replay_file as string | null) ?? null,
+    replay_trimmed: Boolean(r.replay_trimmed),
+    has_stats: Boolean(r.has_stats),
+  };
+}
+
+const MATCH_COLUMNS = "m.*, EXISTS (SELECT 1 FROM match_stats s WHERE s.match_id = m.id) AS has_stats";
+
+export class SqlStore implements Store {
+  readonly driver: "pg" | "pglite";
+
+  constructor(
+    private readonly db: Db,
+    readonly schema: number,
+  ) {
+    this.driver = db.driver;
+  }
+
+  // --- Bots and tokens ---
+
+  async createBot(b: { name: string; owner: string; house: boolean; display_name?: string }) {
+    const token = b.house ? null : newToken();
+    // ON CONFLICT on the lowercase name instead of catching a unique violation: the same outcome on both
+    // drivers without parsing error codes. An id collision (72 random bits) would still throw.
+    const rows = await this.db.query(
+      `INSERT INTO bots (id, name, name_lower, display_name, owner, house, token_hash)
+       VALUES ($1, $2, lower($2), $3, $4, $5, $6)
+       ON CONFLICT (name_lower) DO NOTHING
+       RETURNING *`,
+      [
+        "b_" + randomBytes(9).toString("base64url"),
+        b.name,
+        b.display_name ?? b.name,
+        b.owner,
+        b.house,
+        token && hashToken(token),
+      ],
+    );
+    if (rows.length === 0) throw new NameTakenError(b.name);
+    return { bot: toBot(rows[0]), token };
+  }
+
+  async botByToken(token: string): Promise<BotRow | null> {
+    // The lookup key is the token's hash, so timing reveals at most how a hash the caller chose compares with
+    // stored hashes; with sha256 that says nothing usable about any real token. No separate constant-time
+    // compare is needed.
+    const rows = await this.db.query("SELECT * FROM bots WHERE token_hash = $1", [hashToken(token)]);
+    return rows.length ? toBot(rows[0]) : null;
+  }
+
+  async botByName(name: string): Promise<BotRow | null> {
+    const rows = await this.db.query("SELECT * FROM bots WHERE name_lower = lower($1)", [name]);
+    return rows.length ? toBot(rows[0]) : null;
+  }
+
+  async rotateToken(botId: string): Promise<string> {
+    const token = newToken();
+    const rows = await this.db.query("UPDATE bots SET token_hash = $2 WHERE id = $1 RETURNING id", [
+      botId,
+      hashToken(token),
+    ]);
+    if (rows.length === 0) throw new Error(`rotateToken: no bot with id ${JSON.stringify(botId)}`);
+    return token;
+  }
+
+  async setBotStatus(botId: string, status: BotStatus): Promise<void> {
+    const rows = await this.db.query("UPDATE bots SET status = $2 WHERE id = $1 RETURNING id", [
+      botId,
+      status,
+    ]);
+    if (rows.length === 0) throw new Error(`setBotStatus: no bot with id ${JSON.stringify(botId)}`);
+  }
+
+  // --- Versions ---
+
+  async ensureVersion(botId: string, label: string, notes = "") {
+    // Insert-or-read rather than read-then-insert, so two connections racing on the first queue of a new
+    // label both succeed and exactly one reports created.
+    const made = await this.db.query(
+      `INSERT INTO bot_versions (bot_id, label, notes) VALUES ($1, $2, $3)
+       ON CONFLICT (bot_id, label) DO NOTHING RETURNING *`,
+      [botId, label, notes],
+    );
+    if (made.length) return { version: toVersion(made[0]), created: true };
+    const rows = await this.db.query("SELECT * FROM bot_versions WHERE bot_id = $1 AND label = $2", [
+      botId,
+      label,
+    ]);
+    return { version: toVersion(rows[0]), created: false };
+  }
+
+  async versions(botId: string): Promise<VersionRow[]> {
+    const rows = await this.db.query("SELECT * FROM bot_versions WHERE bot_id = $1 ORDER BY created, label", [
+      botId,
+    ]);
+    return rows.map(toVersion);
+  }
+
+  /** True when the version exists (now retired, whether or not it already was); false for an unknown label. */
+  async retireVersion(botId: string, label: string): Promise<boolean> {
+    const rows = await this.db.query(
+      "UPDATE bot_versions SET retired = true WHERE bot_id = $1 AND label = $2 RETURNING label",
+      [botId, label],
+    );
+    return rows.length > 0;
+  }
+
+  // --- Matches ---
+
+  async saveMatch(m: MatchRecord): Promise<void> {
+    await this.db.tx(async (q) => {
+      const inserted = await q.query<{ seq: unknown }>(
+        `INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
+                              winner_bot_id, voided, note, replay_file)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (id) DO NOTHING RETURNING seq`,
+        [
+          m.id,
+          m.ladder_id,
+          m.mode,
+          m.seed,
+          m.map,
+          m.started,
+          m.ended,
+          m.duration_ms,
+          m.final_tick,
+          m.reason,
+          m.winner_bot_id,
+          m.voided,
+          m.note,
+          m.replay_file,
+        ],
+      );
+      // Already stored: a result is written once, a retry after an unclear failure changes nothing.
+      if (inserted.length === 0) return;
+      const seq = String(inserted[0].seq);
+      for (const b of m.bots) {
+        await q.query(
+          `INSERT INTO match_bots (match_id, seq, fighter, bot_id, name, display_name, version, house, avatar,
+                                   rating_before, rating_after)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          [
+            m.id,
+            seq,
+            b.fighter,
+            b.bot_id,
+            b.name,
+            b.display_name,
+            b.version,
+            b.house,
+            b.avatar,
+            b.rating_before,
+            b.rating_after,
+          ],
+        );
+      }
+      if (m.stats) {
+        await q.query("INSERT INTO match_stats (match_id, stats_version, stats) VALUES ($1, $2, $3::jsonb)", [
+          m.id,
+          m.stats.stats_version,
+          JSON.stringify(m.stats),
+        ]);
+      }
+    });
+  }
+
+  async match(id: string): Promise<StoredMatch | null> {
+    const rows = await this.db.query(`SELECT ${MATCH_COLUMNS} FROM matches m WHERE m.id = $1`, [id]);
+    return (await this.withBots(this.db, rows))[0] ?? null;
+  }
+
+  async matches(q: MatchQuery): Promise<StoredMatch[]> {
+    const params: unknown[] = [];
+    const where: string[] = [];
+    if (q.ladder !== undefined) {
+      params.push(q.ladder);
+      where.push(`m.ladder_id = $${params.length}`);
+    }
+    let rows: Row[];
+    if (q.botName !== undefined) {
+      // A bot's matches follow its id, so they stay found after a rename; a name no current bot carries
+      // falls back to the name stored with each match (a renamed-away or deleted bot).
+      const bot = await this.botByName(q.botName);
+      params.push(bot ? bot.id : q.botName);
+      const n = params.length;
+      const seat = (alias: string) =>
+        bot ? `${alias}.bot_id = $${n}` : `lower(${alias}.name) = lower($${n})`;
+      params.push(q.limit);
+      // Walk the bot's (bot_id, seq) index newest first and stop at the limit; the NOT EXISTS keeps a match
+      // once should both fighters ever be the same bot.
+      rows = await this.db.query(
+        `SELECT ${MATCH_COLUMNS} FROM match_bots mb JOIN matches m ON m.id = mb.match_id
+         WHERE ${seat("mb")} ${where.map((w) => `AND ${w}`).join(" ")}
+           AND NOT EXISTS (SELECT 1 FROM match_bots o
+                           WHERE o.match_id = mb.match_id AND o.fighter < mb.fighter AND ${seat("o")})
+         ORDER BY mb.seq DESC LIMIT $${params.length}`,
+        params,
+      );
+    } else {
+      params.push(q.limit);
+      rows = await this.db.query(
+        `SELECT ${MATCH_COLUMNS} FROM matches m ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY m.seq DESC LIMIT $${params.length}`,
+        params,
+      );
+    }
+    return this.withBots(this.db, rows);
+  }
+
+  /** Null when there are none, and when the match is voided or its replay was trimmed (the route's 404). */
+  async matchStats(id: string): Promise<MatchStatsT | null> {
+    const rows = await this.db.query<{ stats: MatchStatsT }>(
+      `SELECT s.stats FROM match_stats s JOIN matches m ON m.id = s.match_id
+       WHERE m.id = $1 AND NOT m.voided AND NOT m.replay_trimmed`,
+      [id],
+    );
+    return rows[0]?.stats ?? null;
+  }
+
+  /** Reads trimmed matches too: stats are kept after the replay is trimmed, and health is built from them. */
+  async versionStats(botId: string, label: string, limit: number) {
+    const rows = await this.db.query<{ fighter: unknown; stats: MatchStatsT }>(
+      `SELECT mb.fighter, s.stats
+       FROM match_bots mb JOIN matches m ON m.id = mb.match_id JOIN match_stats s ON s.match_id = mb.match_id
+       WHERE mb.bot_id = $1 AND mb.version = $2 AND s.stats_version = $3 AND NOT m.voided
+       ORDER BY mb.seq DESC, mb.fighter LIMIT $4`,
+      [botId, label, STATS_VERSION, limit],
+    );
+    return rows.map((r) => ({ fighter: Number(r.fighter), stats: r.stats }));
+  }
+
+  /** Only versions that played a counted match appear; a draw is a non-voided match without a winner. */
+  async versionRecords(botId: string) {
+    const rows = await this.db.query<{ version: string; wins: unknown; losses: unknown; draws: unknown }>(
+      `SELECT mb.version,
+              count(*) FILTER (WHERE m.winner_bot_id = mb.bot_id) AS wins,
+              count(*) FILTER (WHERE m.winner_bot_id <> mb.bot_id) AS losses,
+              count(*) FILTER (WHERE m.winner_bot_id IS NULL) AS draws
+       FROM match_bots mb JOIN matches m ON m.id = mb.match_id
+       WHERE mb.bot_id = $1 AND m.mode = 'ranked' AND NOT m.voided
+       GROUP BY mb.version`,
+      [botId],
+    );
+    return new Map(
+      rows.map((r) => [
+        r.version,
+        { wins: Number(r.wins), losses: Number(r.losses), draws: Number(r.draws) },
+      ]),
+    );
+  }
+
+  /**
+   * A replay is kept while it is among the newest `keep` replays (by seq, counting every match of the bot that
+   * has a replay file) of at least one of its player bots: a player's own recent games never disappear because
+   * a busy opponent, such as a house bot, has played many since. House bots alone do not keep a replay alive,
+   * except in a match with no player bot at all, where its house bots decide. Ranks only grow as matches are
+   * added, so a trimmed replay would never have come back into a window.
+   */
+  async trimReplays(keep: number): Promise<string[]> {
+    const rows = await this.db.tx((q) =>
+      q.query<{ replay_file: string }>(
+        `WITH ranked AS (
+           SELECT mb.match_id, mb.house,
+                  row_number() OVER (PARTITION BY mb.bot_id ORDER BY mb.seq DESC) <= $1 AS recent
+           FROM match_bots mb JOIN matches m ON m.id = mb.match_id
+           WHERE m.replay_file IS NOT NULL
+         ), per_match AS (
+           SELECT match_id,
+                  coalesce(bool_or(recent) FILTER (WHERE NOT house), false) AS kept_by_player,
+                  bool_or(NOT house) AS has_player,
+                  bool_or(recent) AS kept_by_any
+           FROM ranked GROUP BY match_id
+         )
+         UPDATE matches m SET replay_trimmed = true
+         FROM per_match p
+         WHERE m.id = p.match_id AND NOT m.replay_trimmed
+           AND NOT (CASE WHEN p.has_player THEN p.kept_by_player ELSE p.kept_by_any END)
+         RETURNING m.replay_file`,
+        [keep],
+      ),
+    );
+    return [...new Set(rows.map((r) => r.replay_file))];
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  /** Attaches each match's bots (in fighter order) with one query, keeping the rows' order. */
+  private async withBots(q: Queryable, rows: Row[]): Promise<StoredMatch[]> {
+    if (rows.length === 0) return [];
+    const bots = await q.query("SELECT * FROM match_bots WHERE match_id = ANY($1::text[]) ORDER BY fighter", [
+      rows.map((r) => String(r.id)),
+    ]);
+    const byMatch = new Map<string, MatchBotRecord[]>();
+    for (const b of bots) {
+      const id = String(b.match_id);
+      byMatch.set(id, [...(byMatch.get(id) ?? []), toMatchBot(b)]);
+    }
+    return rows.map((r) => toMatch(r, byMatch.get(String(r.id)) ?? []));
+  }
+}

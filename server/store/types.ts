@@ -1,0 +1,115 @@
+// The storage contract the rest of the server codes against. Implemented on one SQL schema by two drivers
+// (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
+// transaction; a match result is written once (idempotent on match id).
+import type { MatchStatsT } from "../../engine/protocol.ts";
+
+export type BotStatus = "active" | "suspended" | "banned" | "retired";
+
+export interface BotRow {
+  id: string;
+  name: string;
+  display_name: string;
+  owner: string;
+  house: boolean;
+  status: BotStatus;
+  avatar: string | null;
+  created: string; // ISO 8601
+}
+
+export interface VersionRow {
+  bot_id: string;
+  label: string;
+  notes: string;
+  created: string;
+  retired: boolean;
+}
+
+export interface MatchBotRecord {
+  fighter: number;
+  bot_id: string;
+  name: string;
+  display_name: string;
+  version: string;
+  house: boolean;
+  avatar: string | null;
+  rating_before: number | null;
+  rating_after: number | null;
+}
+
+/** A finished match as the runner hands it to storage. */
+export interface MatchRecord {
+  id: string;
+  ladder_id: string;
+  mode: "ranked" | "human";
+  seed: number;
+  map: string;
+  started: string | null;
+  ended: string;
+  duration_ms: number | null;
+  final_tick: number;
+  reason: string;
+  winner_bot_id: string | null;
+  voided: boolean;
+  /** Why a match was voided or aborted, for operators (e.g. "worker crashed"). */
+  note: string | null;
+  bots: MatchBotRecord[];
+  stats: MatchStatsT | null;
+  /** Path of the replay file relative to the data dir, or null when there is none. */
+  replay_file: string | null;
+}
+
+export interface StoredMatch extends Omit<MatchRecord, "stats"> {
+  replay_trimmed: boolean;
+  has_stats: boolean;
+}
+
+export interface MatchQuery {
+  ladder?: string;
+  botName?: string;
+  limit: number;
+}
+
+export interface Store {
+  readonly driver: "pg" | "pglite";
+  /** The highest applied migration number. */
+  readonly schema: number;
+
+  // Bots and tokens. Tokens are stored as sha256 hashes only.
+  createBot(b: {
+    name: string;
+    owner: string;
+    house: boolean;
+    display_name?: string;
+  }): Promise<{ bot: BotRow; token: string | null }>;
+  botByToken(token: string): Promise<BotRow | null>;
+  botByName(name: string): Promise<BotRow | null>;
+  rotateToken(botId: string): Promise<string>;
+  setBotStatus(botId: string, status: BotStatus): Promise<void>;
+
+  // Versions: created on first use.
+  ensureVersion(
+    botId: string,
+    label: string,
+    notes?: string,
+  ): Promise<{ version: VersionRow; created: boolean }>;
+  versions(botId: string): Promise<VersionRow[]>;
+  retireVersion(botId: string, label: string): Promise<boolean>;
+
+  // Matches.
+  saveMatch(m: MatchRecord): Promise<void>;
+  match(id: string): Promise<StoredMatch | null>;
+  matches(q: MatchQuery): Promise<StoredMatch[]>;
+  matchStats(id: string): Promise<MatchStatsT | null>;
+  /** Stats of the latest `limit` matches a bot version played, for health summaries. */
+  versionStats(
+    botId: string,
+    label: string,
+    limit: number,
+  ): Promise<{ fighter: number; stats: MatchStatsT }[]>;
+  /** Per version: wins, losses, draws over rated, non-voided matches. */
+  versionRecords(botId: string): Promise<Map<string, { wins: number; losses: number; draws: number }>>;
+  /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
+  trimReplays(keep: number): Promise<string[]>;
+
+  close(): Promise<void>;
+}

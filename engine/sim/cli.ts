@@ -1,7 +1,7 @@
 // Entry of arena-sim (`npm run sim -- <args>`, and the bundled dist/arena-sim.mjs / .js): runs one command and
 // exits with its code. Bot programs still running are killed on the way out, also on Ctrl-C.
 import { main } from "./main.ts";
-import { killAllBotPrograms } from "./seats.ts";
+import { killAllBotPrograms } from "./process-seat.ts";
 
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 20) {

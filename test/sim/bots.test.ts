@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import { commandName } from "../../engine/sim/seats.ts";
+import { commandName } from "../../engine/sim/process-seat.ts";
 import type { Summary } from "../../engine/sim/summary.ts";
 import { fixture, runCli } from "./helpers.ts";
 

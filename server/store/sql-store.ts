@@ -5,11 +5,14 @@ import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import type {
+  AuditEntry,
   BotRow,
   BotStatus,
   MatchBotRecord,
   MatchQuery,
   MatchRecord,
+  RatedResultRow,
+  RatingPointRow,
   Store,
   StoredMatch,
   VersionRow,
@@ -382,6 +385,144 @@ export class SqlStore implements Store {
       ),
     );
     return [...new Set(rows.map((r) => r.replay_file))];
+  }
+
+  // --- The competitive core ---
+
+  async botById(id: string): Promise<BotRow | null> {
+    const rows = await this.db.query("SELECT * FROM bots WHERE id = $1", [id]);
+    return rows[0] ? toBot(rows[0]) : null;
+  }
+
+  async allBots(): Promise<BotRow[]> {
+    return (await this.db.query("SELECT * FROM bots ORDER BY created, id")).map(toBot);
+  }
+
+  async countActiveBots(owner: string): Promise<number> {
+    const rows = await this.db.query(
+      "SELECT count(*) AS n FROM bots WHERE owner = $1 AND status <> 'retired' AND NOT house",
+      [owner],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async ratedResults(ladderId: string): Promise<RatedResultRow[]> {
+    const rows = await this.db.query(
+      `SELECT m.id, m.map, m.winner_bot_id,
+              a.bot_id AS a_bot, a.version AS a_version, a.house AS a_house,
+              b.bot_id AS b_bot, b.version AS b_version, b.house AS b_house
+       FROM matches m
+       JOIN match_bots a ON a.match_id = m.id AND a.fighter = 0
+       JOIN match_bots b ON b.match_id = m.id AND b.fighter = 1
+       WHERE m.ladder_id = $1 AND m.mode = 'ranked' AND NOT m.voided
+       ORDER BY m.seq`,
+      [ladderId],
+    );
+    return rows.map((r) => ({
+      match_id: String(r.id),
+      map: String(r.map),
+      winner: (r.winner_bot_id as string | null) ?? null,
+      bots: [
+        { bot_id: String(r.a_bot), version: String(r.a_version), house: Boolean(r.a_house) },
+        { bot_id: String(r.b_bot), version: String(r.b_version), house: Boolean(r.b_house) },
+      ],
+    }));
+  }
+
+  async seatBalance(): Promise<Map<string, number>> {
+    const rows = await this.db.query(
+      "SELECT bot_id, sum(CASE WHEN fighter = 0 THEN 1 ELSE -1 END) AS balance FROM match_bots GROUP BY bot_id",
+    );
+    return new Map(rows.map((r) => [String(r.bot_id), Number(r.balance)]));
+  }
+
+  async lastRatedPlay(ladderId: string): Promise<Map<string, number>> {
+    const rows = await this.db.query(
+      `SELECT mb.bot_id, mb.version, max(mb.seq) AS last
+       FROM match_bots mb JOIN matches m ON m.id = mb.match_id
+       WHERE m.ladder_id = $1 AND m.mode = 'ranked' AND NOT m.voided
+       GROUP BY mb.bot_id, mb.version`,
+      [ladderId],
+    );
+    return new Map(rows.map((r) => [JSON.stringify([String(r.bot_id), String(r.version)]), Number(r.last)]));
+  }
+
+  async ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]> {
+    const rows = await this.db.query(
+      `SELECT m.id, m.ended, m.map, m.winner_bot_id, me.version, me.rating_before, me.rating_after,
+              op.bot_id AS op_bot, op.name AS op_name, op.display_name AS op_display, op.version AS op_version
+       FROM match_bots me
+       JOIN matches m ON m.id = me.match_id
+       JOIN match_bots op ON op.match_id = me.match_id AND op.fighter <> me.fighter
+       WHERE me.bot_id = $1 AND m.ladder_id = $2 AND m.mode = 'ranked' AND NOT m.voided
+         AND me.rating_after IS NOT NULL AND ($3::timestamptz IS NULL OR m.ended >= $3::timestamptz)
+       ORDER BY me.seq`,
+      [botId, ladderId, since],
+    );
+    return rows.map((r) => ({
+      match_id: String(r.id),
+      ended: iso(r.ended),
+      version: String(r.version),
+      rating_before: numOrNull(r.rating_before),
+      rating_after: numOrNull(r.rating_after),
+      winner: (r.winner_bot_id as string | null) ?? null,
+      bot_id: botId,
+      opponent: {
+        bot_id: String(r.op_bot),
+        name: String(r.op_name),
+        display_name: String(r.op_display),
+        version: String(r.op_version),
+      },
+      map: String(r.map),
+    }));
+  }
+
+  async startsSince(since: string) {
+    const rows = await this.db.query(
+      `SELECT mb.bot_id, b.owner, count(*) AS n
+       FROM match_bots mb JOIN matches m ON m.id = mb.match_id JOIN bots b ON b.id = mb.bot_id
+       WHERE m.started >= $1::timestamptz AND NOT mb.house
+       GROUP BY mb.bot_id, b.owner`,
+      [since],
+    );
+    const byBot = new Map<string, number>();
+    const byOwner = new Map<string, number>();
+    for (const r of rows) {
+      const n = Number(r.n);
+      byBot.set(String(r.bot_id), n);
+      byOwner.set(String(r.owner), (byOwner.get(String(r.owner)) ?? 0) + n);
+    }
+    return { byBot, byOwner };
+  }
+
+  async versionsCreatedSince(botId: string, since: string): Promise<number> {
+    const rows = await this.db.query(
+      "SELECT count(*) AS n FROM bot_versions WHERE bot_id = $1 AND created >= $2::timestamptz",
+      [botId, since],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async audit(kind: string, subject: string, detail: Record<string, unknown> = {}): Promise<void> {
+    await this.db.query("INSERT INTO audit (kind, subject, detail) VALUES ($1, $2, $3::jsonb)", [
+      kind,
+      subject,
+      JSON.stringify(detail),
+    ]);
+  }
+
+  async auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]> {
+    const rows = await this.db.query(
+      "SELECT * FROM audit WHERE ($1::text IS NULL OR kind = $1::text) ORDER BY id DESC LIMIT $2",
+      [kind, limit],
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      at: iso(r.at),
+      kind: String(r.kind),
+      subject: String(r.subject),
+      detail: (typeof r.detail === "string" ? JSON.parse(r.detail) : r.detail) as Record<string, unknown>,
+    }));
   }
 
   async close(): Promise<void> {

@@ -69,6 +69,41 @@ export interface MatchQuery {
   limit: number;
 }
 
+/** A rated result, as the rating book loads it: fighter 0's version against fighter 1's. */
+export interface RatedResultRow {
+  match_id: string;
+  map: string;
+  /** Bot id of the winner, or null for a draw. */
+  winner: string | null;
+  bots: [RatedSide, RatedSide];
+}
+export interface RatedSide {
+  bot_id: string;
+  version: string;
+  house: boolean;
+}
+
+/** One rated game of a bot, for its rating history (oldest first). */
+export interface RatingPointRow {
+  match_id: string;
+  ended: string;
+  version: string;
+  rating_before: number | null;
+  rating_after: number | null;
+  winner: string | null;
+  bot_id: string;
+  opponent: { bot_id: string; name: string; display_name: string; version: string };
+  map: string;
+}
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  kind: string;
+  subject: string;
+  detail: Record<string, unknown>;
+}
+
 export interface Store {
   readonly driver: "pg" | "pglite";
   /** The highest applied migration number. */
@@ -110,6 +145,24 @@ export interface Store {
   versionRecords(botId: string): Promise<Map<string, { wins: number; losses: number; draws: number }>>;
   /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
   trimReplays(keep: number): Promise<string[]>;
+
+  // The competitive core.
+  botById(id: string): Promise<BotRow | null>;
+  allBots(): Promise<BotRow[]>;
+  /** Bots of an owner that count against the bot limit (not retired). */
+  countActiveBots(owner: string): Promise<number>;
+  /** Every rated (ranked, non-voided) result of a ladder, oldest first. */
+  ratedResults(ladderId: string): Promise<RatedResultRow[]>;
+  /** Per bot: fighter-0 games minus fighter-1 games, for seat balancing. */
+  seatBalance(): Promise<Map<string, number>>;
+  /** Per version of a ladder: the newest rated match's order number (for "the version that last played"). */
+  lastRatedPlay(ladderId: string): Promise<Map<string, number>>;
+  ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]>;
+  /** Match starts since a time, per bot and per owner (player bots only). */
+  startsSince(since: string): Promise<{ byBot: Map<string, number>; byOwner: Map<string, number> }>;
+  versionsCreatedSince(botId: string, since: string): Promise<number>;
+  audit(kind: string, subject: string, detail?: Record<string, unknown>): Promise<void>;
+  auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]>;
 
   close(): Promise<void>;
 }

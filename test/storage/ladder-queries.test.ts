@@ -1,0 +1,160 @@
+// The competitive core's queries: rated results, seats, rating history, quota counts and the audit log, on
+// PGlite always and on PostgreSQL when DATABASE_URL is set.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../server/store/sql-store.ts";
+import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
+import { freshDatabaseUrl } from "../helpers/server.ts";
+
+const drivers = process.env.DATABASE_URL ? ["pglite", "pg"] : ["pglite"];
+
+describe.each(drivers)("ladder queries on %s", (driver) => {
+  let store: Store;
+  let dir: string;
+  let drop = async () => {};
+  let a: BotRow;
+  let b: BotRow;
+  let h: BotRow;
+
+  const match = (id: string, fighters: [BotRow, string][], o: Partial<MatchRecord> = {}): MatchRecord => ({
+    id,
+    ladder_id: "public",
+    mode: "ranked",
+    seed: 1,
+    map: "arena-21",
+    started: new Date().toISOString(),
+    ended: new Date().toISOString(),
+    duration_ms: 10,
+    final_tick: 50,
+    reason: "last_standing",
+    winner_bot_id: fighters[0]![0].id,
+    voided: false,
+    note: null,
+    bots: fighters.map(([bot, version], fighter) => ({
+      fighter,
+      bot_id: bot.id,
+      name: bot.name,
+      display_name: bot.display_name,
+      version,
+      house: bot.house,
+      avatar: null,
+      rating_before: 1500,
+      rating_after: fighter === 0 ? 1510 : 1490,
+    })),
+    stats: null,
+    replay_file: null,
+    ...o,
+  });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "ladder-q-"));
+    if (driver === "pg") {
+      const db = await freshDatabaseUrl();
+      drop = db.drop;
+      store = await openStore({ databaseUrl: db.url!, dataDir: dir });
+    } else store = await openStore({ dataDir: dir });
+    a = (await store.createBot({ name: "alpha", owner: "ann", house: false })).bot;
+    b = (await store.createBot({ name: "beta", owner: "bob", house: false })).bot;
+    h = (await store.createBot({ name: "house-x", owner: "house", house: true })).bot;
+    await store.saveMatch(
+      match("m1", [
+        [a, "v1"],
+        [h, "1"],
+      ]),
+    );
+    await store.saveMatch(
+      match(
+        "m2",
+        [
+          [b, "v1"],
+          [a, "v2"],
+        ],
+        { winner_bot_id: null, reason: "timeout_draw" },
+      ),
+    );
+    await store.saveMatch(
+      match(
+        "m3",
+        [
+          [a, "v2"],
+          [b, "v1"],
+        ],
+        { voided: true, reason: "voided", winner_bot_id: null },
+      ),
+    );
+    await store.saveMatch(
+      match(
+        "m4",
+        [
+          [a, "v2"],
+          [b, "v1"],
+        ],
+        { mode: "human" },
+      ),
+    );
+  });
+  afterAll(async () => {
+    await store.close();
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lists rated results only, oldest first, with both sides", async () => {
+    const r = await store.ratedResults("public");
+    expect(r.map((x) => x.match_id)).toEqual(["m1", "m2"]);
+    expect(r[0]).toEqual({
+      match_id: "m1",
+      map: "arena-21",
+      winner: a.id,
+      bots: [
+        { bot_id: a.id, version: "v1", house: false },
+        { bot_id: h.id, version: "1", house: true },
+      ],
+    });
+    expect(r[1]!.winner).toBeNull();
+  });
+
+  it("finds bots, counts active ones and seat balance", async () => {
+    expect((await store.botById(a.id))?.name).toBe("alpha");
+    expect(await store.botById("nope")).toBeNull();
+    expect((await store.allBots()).map((x) => x.name)).toEqual(["alpha", "beta", "house-x"]);
+    expect(await store.countActiveBots("ann")).toBe(1);
+    const seats = await store.seatBalance();
+    expect(seats.get(a.id)).toBe(2); // fighter 0 in m1, m3, m4; fighter 1 in m2
+    expect(seats.get(b.id)).toBe(-1); // fighter 0 in m2; fighter 1 in m3, m4
+  });
+
+  it("gives the last rated play per version and the rating history with opponents", async () => {
+    const last = await store.lastRatedPlay("public");
+    expect(last.get(JSON.stringify([a.id, "v2"]))).toBeGreaterThan(last.get(JSON.stringify([a.id, "v1"]))!);
+    const points = await store.ratingPoints(a.id, "public", null);
+    expect(points.map((p) => [p.match_id, p.version, p.rating_after, p.opponent.name])).toEqual([
+      ["m1", "v1", 1510, "house-x"],
+      ["m2", "v2", 1490, "beta"],
+    ]);
+    expect(await store.ratingPoints(a.id, "public", new Date(Date.now() + 60_000).toISOString())).toEqual([]);
+  });
+
+  it("counts recent starts per bot and owner, and versions created", async () => {
+    const since = new Date(Date.now() - 3_600_000).toISOString();
+    const s = await store.startsSince(since);
+    expect(s.byBot.get(a.id)).toBe(4);
+    expect(s.byOwner.get("bob")).toBe(3);
+    expect(s.byBot.has(h.id)).toBe(false);
+    await store.ensureVersion(a.id, "v1");
+    await store.ensureVersion(a.id, "v2");
+    expect(await store.versionsCreatedSince(a.id, since)).toBe(2);
+  });
+
+  it("keeps an audit log, newest first, filterable by kind", async () => {
+    await store.audit("registration", "alpha", { owner: "ann" });
+    await store.audit("throttle", "alpha", { reason: "hourly_quota" });
+    const all = await store.auditEntries(null, 10);
+    expect(all.map((e) => e.kind)).toEqual(["throttle", "registration"]);
+    const reg = await store.auditEntries("registration", 10);
+    expect(reg).toHaveLength(1);
+    expect(reg[0]).toMatchObject({ subject: "alpha", detail: { owner: "ann" } });
+  });
+});

@@ -4,6 +4,7 @@ import type { MatchPool } from "../pool/pool.ts";
 import type { Config } from "./config.ts";
 import type { Lobby } from "./ladder/lobby.ts";
 import type { Matchmaker } from "./matchmaker/matchmaker.ts";
+import type { RatingBook } from "./ratings/book.ts";
 import type { ReplayFiles } from "./replays.ts";
 import type { RunningMatch } from "./runner/match-runner.ts";
 import type { BotHub } from "./socket/hub.ts";
@@ -17,6 +18,8 @@ export interface AppContext {
   hub: BotHub;
   matchmaker: Matchmaker;
   replays: ReplayFiles;
+  /** Ratings of the public ladder's versions. */
+  ratings: RatingBook;
   log: Logger;
   /** Running matches by id. */
   matches: Map<string, RunningMatch>;

@@ -56,7 +56,8 @@ export function summariseHealth(rows: { fighter: number; stats: MatchStatsT }[])
       idleBy[reason] = (idleBy[reason] ?? 0) + (n ?? 0);
     }
     refused += f.refused_turns;
-    for (const [reason, n] of Object.entries(f.refused_turns_by_reason)) refusedBy[reason] = (refusedBy[reason] ?? 0) + n;
+    for (const [reason, n] of Object.entries(f.refused_turns_by_reason))
+      refusedBy[reason] = (refusedBy[reason] ?? 0) + n;
     near += f.timing.near_limit;
     replies += f.timing.replies;
     replyMsTotal += f.timing.mean_ms * f.timing.replies;

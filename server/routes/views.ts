@@ -1,5 +1,6 @@
 // JSON shapes of SPEC section 2 built from stored rows: the one place a Match or MyBot is rendered.
 import type { MatchStatsT } from "../../engine/protocol.ts";
+import type { VersionRating } from "../ratings/book.ts";
 import type { BotRow, StoredMatch, VersionRow } from "../store/types.ts";
 
 export function matchView(m: StoredMatch, publicUrl: string, stats?: MatchStatsT | null) {
@@ -35,22 +36,24 @@ export function matchView(m: StoredMatch, publicUrl: string, stats?: MatchStatsT
   return view;
 }
 
-export function versionView(v: VersionRow, record?: { wins: number; losses: number; draws: number }) {
-  const r = record ?? { wins: 0, losses: 0, draws: 0 };
-  const games = r.wins + r.losses + r.draws;
+export function versionView(
+  v: VersionRow,
+  r: VersionRating,
+  record: { wins: number; losses: number; draws: number } = { wins: 0, losses: 0, draws: 0 },
+) {
+  const games = record.wins + record.losses + record.draws;
   return {
     label: v.label,
     notes: v.notes,
     created: v.created,
     retired: v.retired,
-    // Ratings arrive with the Bradley-Terry fit; until then every version sits at the 1500 prior.
-    rating: 1500,
-    rating_deviation: 350,
-    leaderboard_score: 1500 - 2 * 350,
-    wins: r.wins,
-    losses: r.losses,
-    draws: r.draws,
-    win_rate: games === 0 ? null : (r.wins + r.draws / 2) / games,
+    rating: Math.round(r.rating),
+    rating_deviation: Math.round(r.deviation),
+    leaderboard_score: r.leaderboardScore,
+    wins: record.wins,
+    losses: record.losses,
+    draws: record.draws,
+    win_rate: games === 0 ? null : (record.wins + record.draws / 2) / games,
   };
 }
 

@@ -49,19 +49,42 @@ export class MatchPool {
 
   start(setup: MatchSetup): MatchChannel {
     const { port1, port2 } = new MessageChannel();
-    const abort = new AbortController();
     let handler: (m: FromWorker) => void = () => {};
-    port1.on("message", (m: FromWorker) => handler(m));
-    const done = this.piscina
-      .run({ setup, port: port2 }, { transferList: [port2] as never, signal: abort.signal })
+    // The worker thread running this match, from its hello; null until the task has started.
+    let thread: number | null = null;
+    let killed = false;
+    port1.on("message", (m: FromWorker) => {
+      if (m.t === "hello") thread = m.thread;
+      if (!killed) handler(m);
+    });
+    // No AbortSignal on the task: Piscina gives an abortable task a worker of its own (one match per worker,
+    // the rest queued without a hello whatever concurrentTasksPerWorker says). kill() ends the match itself.
+    const task = this.piscina
+      .run({ setup, port: port2 }, { transferList: [port2] as never })
       .finally(() => port1.close()) as Promise<MatchOutcome>;
+    let fail: (err: Error) => void = () => {};
+    const done = new Promise<MatchOutcome>((resolve, reject) => {
+      fail = reject;
+      task.then(resolve, reject);
+    });
     return {
       send: (m) => port1.postMessage(m),
       onMessage: (fn) => {
         handler = fn;
       },
       done,
-      kill: (why) => abort.abort(new Error(why)),
+      kill: (why) => {
+        if (killed) return;
+        killed = true;
+        fail(new Error(why)); // the match ends now, with this reason
+        if (thread !== null) {
+          // Running: terminate its worker (Piscina fails the worker's other tasks and starts a new worker).
+          void this.piscina.threads.find((t) => t.threadId === thread)?.terminate();
+        } else {
+          // Not started yet (queued, or its worker is booting): it aborts itself as soon as it starts.
+          port1.postMessage({ t: "abort", why } satisfies ToWorker);
+        }
+      },
     };
   }
 

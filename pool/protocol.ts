@@ -32,7 +32,8 @@ export type ToWorker =
 
 /** Worker to front process. */
 export type FromWorker =
-  | { t: "hello"; hello: [string, string] }
+  /** `thread` is the worker's threadId, so the front can terminate the worker running a hung match. */
+  | { t: "hello"; hello: [string, string]; thread: number }
   /** The observations for the tick to play, serialised, with each seat's deadline. */
   | { t: "tick"; tick: number; obs: [string | null, string | null]; deadlineMs: [number, number] }
   | { t: "resume"; seat: number; hello: string; obs: string | null };

@@ -1,6 +1,6 @@
 // Piscina worker entry: runs one match per task, many tasks at once per worker. The engine module is
 // compiled once per worker thread (engineModule() caches it); each match gets its own instance.
-import type { MessagePort } from "node:worker_threads";
+import { type MessagePort, threadId } from "node:worker_threads";
 import { houseBot } from "../engine/bots/index.ts";
 import type { Decide } from "../engine/bots/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
@@ -84,6 +84,10 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
           break;
       }
     });
-    send({ t: "hello", hello: [JSON.stringify(match.hello(0)), JSON.stringify(match.hello(1))] });
+    send({
+      t: "hello",
+      hello: [JSON.stringify(match.hello(0)), JSON.stringify(match.hello(1))],
+      thread: threadId,
+    });
   });
 }

@@ -1,21 +1,23 @@
 // Builds the whole server from a Config: storage, the match pool, the lobby and matchmaker, the bot socket
 // hub and the HTTP routes. main.ts only parses config, listens and wires signals; tests call buildApp and
 // listen on port 0.
-import { randomBytes, randomInt } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
-import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
 import type { MatchSetup } from "../pool/protocol.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { Lobby, type Participant } from "./ladder/lobby.ts";
-import { Matchmaker, REMATCH_HOLD_MS } from "./matchmaker/matchmaker.ts";
+import { Matchmaker, REMATCH_HOLD_MS, type StartPlan } from "./matchmaker/matchmaker.ts";
+import { QuotaCounts } from "./matchmaker/quotas.ts";
+import { RatingBook, versionKey } from "./ratings/book.ts";
 import { ReplayFiles } from "./replays.ts";
 import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
+import { ladderRoutes } from "./routes/ladder.ts";
 import { matchRoutes } from "./routes/matches.ts";
 import { RunningMatch, seatKinds } from "./runner/match-runner.ts";
 import { BotHub, MESSAGES_PER_TICK } from "./socket/hub.ts";
@@ -69,14 +71,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const pool = new MatchPool({ workers: config.workers });
   const lobby = new Lobby();
   const replays = new ReplayFiles(config.dataDir);
+  const orphans = await replays.sweepOrphans(await store.replayFiles());
+  if (orphans > 0) log.warn({ orphans }, "removed replay files of matches that were never stored");
   const matches = new Map<string, RunningMatch>();
   const matchByBot = new Map<string, RunningMatch>();
   let drainDone: (() => void) | null = null;
 
-  const ctx = { config, store, pool, lobby, replays, log, matches, draining: false } as AppContext;
+  const ratings = new RatingBook();
+  ratings.load(
+    (await store.ratedResults("public")).map((r) => ({
+      a: versionKey(r.bots[0].bot_id, r.bots[0].version),
+      b: versionKey(r.bots[1].bot_id, r.bots[1].version),
+      score: r.winner === null ? 0.5 : r.winner === r.bots[0].bot_id ? 1 : 0,
+      map: r.map,
+      aHouse: r.bots[0].house,
+      bHouse: r.bots[1].house,
+    })),
+  );
+  const ctx = { config, store, pool, lobby, replays, ratings, log, matches, draining: false } as AppContext;
 
+  const quotas = new QuotaCounts(store);
+  await quotas.refresh(Date.now(), true);
   const runnerDeps = {
     pool,
+    ratings,
     store,
     replays,
     log,
@@ -85,6 +103,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
     onEnd(m: RunningMatch) {
       matches.delete(m.id);
+      quotas.stored(m.id);
       const now = Date.now();
       const [a, b] = m.seats.map((s) => s.participant) as [Participant, Participant];
       a.lastMet.set(b.bot.id, now);
@@ -105,13 +124,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     },
   };
 
-  function startMatch(a: Participant, b: Participant): void {
-    // Fighter ids are random here; the full matchmaker balances seats per bot.
-    const pair: [Participant, Participant] = randomInt(2) === 0 ? [a, b] : [b, a];
+  function startMatch(plan: StartPlan): void {
+    const pair = plan.seats;
     const setup: MatchSetup = {
       matchId: `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`,
-      seed: randomInt(2 ** 31),
-      map: MAP_NAMES[randomInt(MAP_NAMES.length)]!,
+      seed: plan.seed,
+      map: plan.map,
       mode: "ranked",
       ladderId: "public",
       deadlines: {
@@ -128,6 +146,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       })) as MatchSetup["fighters"],
       seats: seatKinds(pair[0], pair[1]),
     };
+    quotas.started(
+      setup.matchId,
+      pair.map((p) => ({ botId: p.bot.id, owner: p.bot.owner, house: p.bot.house })),
+    );
     const now = Date.now();
     for (const p of pair) {
       p.lastStartAt = now;
@@ -155,6 +177,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     log,
     running: () => matches.size,
     runningForOwner,
+    ratings,
+    quotas,
+    seatBalance: await store.seatBalance(),
+    audit: (kind, subject, detail) =>
+      void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
     start: startMatch,
     houseWaitMs: deps.houseWaitMs ?? 2_000,
   });
@@ -224,6 +251,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   discoveryRoutes(http, ctx);
   matchRoutes(http, ctx);
   botRoutes(http, ctx);
+  ladderRoutes(http, ctx);
 
   http.server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0];
@@ -244,7 +272,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clearInterval(trimTimer);
     matchmaker.paused = true;
     hub.closeAll();
-    for (const m of matches.values()) m.abandon();
+    // Abandoned matches are stored as void (no `end`: their sockets are closed); wait for those writes, a
+    // little, so they do not race the store closing below.
+    const abandoned = [...matches.values()].map((m) => m.abandon());
+    await Promise.race([Promise.all(abandoned), new Promise((r) => setTimeout(r, 5_000).unref())]);
     await http.close();
     await pool.close().catch(() => {});
     await store.close();

@@ -63,5 +63,6 @@ export const SOCKET_ERRORS = {
   rate_limited: "too many messages",
   quota_exceeded: "held back by a limit; still queued",
   draining: "the server is shutting down; no new matches start",
+  internal: "the server could not handle this message; try again",
 } as const;
 export type SocketErrorCode = keyof typeof SOCKET_ERRORS;

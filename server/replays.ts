@@ -37,6 +37,19 @@ export class ReplayFiles {
     return ID.test(matchId) ? join(this.dir, `${matchId}.jsonl.gz`) : null;
   }
 
+  /**
+   * Deletes replay files no stored match refers to: a crash between writing a replay and committing its
+   * match leaves such a file, and a match is either whole (row, stats, replay) or absent.
+   */
+  async sweepOrphans(referenced: Set<string>): Promise<number> {
+    const orphans = readdirSync(this.dir)
+      .filter((f) => f.endsWith(".jsonl.gz"))
+      .map((f) => `replays/${f}`)
+      .filter((f) => !referenced.has(f));
+    await this.remove(orphans);
+    return orphans.length;
+  }
+
   async remove(relativeFiles: string[]): Promise<void> {
     for (const f of relativeFiles) {
       const name = f.replace(/^replays\//, "");

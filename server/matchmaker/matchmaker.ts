@@ -1,28 +1,49 @@
-// A first matchmaker, good enough to play (the full one of SPEC 1.2 replaces the pairing rule, not this
-// module's boundaries). Each pass pairs waiting bots oldest first: with another waiting player bot when one
-// is compatible, otherwise, after a short wait, with a house bot. Hard exclusions are never overridden:
-// same owner, house versus house, the rematch hold, capacity and the per-bot and per-owner limits.
+// The matchmaker of SPEC 1.2: a periodic pass over the whole queue. It applies the hard limits (capacity,
+// pacing, quotas, owner concurrency) to each waiting bot, hands the eligible ones and the house bots to the
+// pairing rule (maximum-weight matching, pairing.ts), then plans each start: the pair's least-played map
+// (the seed breaks ties) and fighter ids that reduce each bot's accumulated seat imbalance.
+import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
+import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Config } from "../config.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
+import { type RatingBook, versionKey } from "../ratings/book.ts";
+import { type Candidate, choosePairs, REMATCH_HOLD_MS } from "./pairing.ts";
+import type { QuotaCounts } from "./quotas.ts";
 
-export const REMATCH_HOLD_MS = 10_000;
+export { REMATCH_HOLD_MS };
+
 const QUOTA_NOTICE_MS = 5 * 60_000;
-const HOUR_MS = 3_600_000;
+/** One ranked start in DISCOVERY_EVERY is reserved for discovery. */
+export const DISCOVERY_EVERY = 7;
+
+export interface StartPlan {
+  /** Fighter 0 then fighter 1. */
+  seats: [Participant, Participant];
+  map: string;
+  seed: number;
+  kind: "competitive" | "discovery";
+}
 
 export interface MatchmakerDeps {
   lobby: Lobby;
   config: Config;
   log: Logger;
+  ratings: RatingBook;
+  quotas: QuotaCounts;
+  /** Fighter-0 games minus fighter-1 games per bot; updated here on each start. */
+  seatBalance: Map<string, number>;
   running(): number;
   runningForOwner(owner: string): number;
-  start(a: Participant, b: Participant): void;
+  start(plan: StartPlan): void;
+  audit(kind: string, subject: string, detail: Record<string, unknown>): void;
   /** How long a player waits for another player before a house bot is offered. */
   houseWaitMs: number;
 }
 
 export class Matchmaker {
   private readonly d: MatchmakerDeps;
+  private sinceDiscovery = 0;
   paused = false;
 
   constructor(d: MatchmakerDeps) {
@@ -38,73 +59,120 @@ export class Matchmaker {
 
   pass(now = Date.now()): void {
     if (this.paused) return;
-    const { lobby, config } = this.d;
-    const waiting = lobby.waiting("public").filter((p) => !p.house);
+    const { lobby, config, ratings } = this.d;
+    void this.d.quotas.refresh(now).catch((err) => this.d.log.error({ err }, "quota refresh failed"));
+    let running = this.d.running();
+    if (running >= config.maxConcurrent) {
+      for (const p of lobby.waiting("public"))
+        if (!p.house)
+          this.notice(p, "capacity", `the server runs ${config.maxConcurrent} matches at most`, now);
+      return;
+    }
+    const players = lobby.waiting("public").filter((p) => !p.house && this.mayStart(p, now));
+    if (players.length === 0) return;
     const houses = lobby.all().filter((p) => p.house && p.state === "waiting");
-    const paired = new Set<string>();
-    for (const p of waiting) {
-      if (paired.has(p.bot.id)) continue;
-      if (this.d.running() >= config.maxConcurrent) {
-        this.notice(p, "capacity", `the server runs ${config.maxConcurrent} matches at most`, now);
-        continue;
-      }
-      if (!this.mayStart(p, now)) continue;
-      const partner =
-        waiting.find(
-          (q) =>
-            q !== p && !paired.has(q.bot.id) && this.compatible(p, q, now) && this.mayStart(q, now, false),
-        ) ?? (now - p.queuedAt >= this.d.houseWaitMs ? this.pickHouse(p, houses, now) : undefined);
-      if (!partner) continue;
-      paired.add(p.bot.id);
-      paired.add(partner.bot.id);
-      this.d.start(p, partner);
+    const byId = new Map<string, Participant>();
+    const candidates: Candidate[] = [...players, ...houses].map((p) => {
+      byId.set(p.bot.id, p);
+      const r = ratings.get(versionKey(p.bot.id, p.version ?? ""));
+      while (p.starts.length > 0 && now - p.starts[0]! > 3_600_000) p.starts.shift();
+      return {
+        id: p.bot.id,
+        owner: p.bot.owner,
+        house: p.bot.house,
+        rating: r.rating,
+        ratedGames: r.games,
+        waitedMs: p.house ? 0 : now - p.queuedAt,
+        recentGames: p.starts.length,
+      };
+    });
+    const pairs = choosePairs({
+      now,
+      candidates,
+      discoveryDue: this.sinceDiscovery >= DISCOVERY_EVERY - 1,
+      facts: (a, b) => {
+        const pa = byId.get(a.id)!;
+        const pb = byId.get(b.id)!;
+        const f = ratings.facts(versionKey(a.id, pa.version ?? ""), versionKey(b.id, pb.version ?? ""));
+        const met = pa.lastMet.get(b.id) ?? pb.lastMet.get(a.id) ?? null;
+        return { games: f.games, score: f.score, mapQuality: f.mapQuality, lastMetAt: met };
+      },
+      allowed: (a, b) => {
+        const player = a.house ? b : b.house ? a : null;
+        return player === null || player.waitedMs >= this.d.houseWaitMs;
+      },
+    });
+    const ownerStarts = new Map<string, number>();
+    for (const pair of pairs) {
+      if (running >= config.maxConcurrent) break;
+      const a = byId.get(pair.a.id)!;
+      const b = byId.get(pair.b.id)!;
+      // Owner concurrency, counting the starts of this pass too.
+      const busy = [a, b].find(
+        (p) =>
+          !p.house &&
+          this.d.runningForOwner(p.bot.owner) + (ownerStarts.get(p.bot.owner) ?? 0) >=
+            config.ownerConcurrency,
+      );
+      if (busy) continue;
+      for (const p of [a, b])
+        if (!p.house) ownerStarts.set(p.bot.owner, (ownerStarts.get(p.bot.owner) ?? 0) + 1);
+      this.sinceDiscovery = pair.kind === "discovery" ? 0 : this.sinceDiscovery + 1;
+      running++;
+      this.d.start(this.plan(a, b, pair.kind));
     }
   }
 
-  private compatible(a: Participant, b: Participant, now: number): boolean {
-    if (a.bot.id === b.bot.id) return false;
-    if (a.house && b.house) return false;
-    if (a.bot.owner === b.bot.owner) return false;
-    const met = a.lastMet.get(b.bot.id) ?? b.lastMet.get(a.bot.id);
-    return met === undefined || now - met >= REMATCH_HOLD_MS;
+  private plan(a: Participant, b: Participant, kind: StartPlan["kind"]): StartPlan {
+    const seed = randomInt(2 ** 31);
+    const mapGames = this.d.ratings.facts(
+      versionKey(a.bot.id, a.version ?? ""),
+      versionKey(b.bot.id, b.version ?? ""),
+    ).mapGames;
+    const fewest = Math.min(...MAP_NAMES.map((m) => mapGames.get(m) ?? 0));
+    const least = MAP_NAMES.filter((m) => (mapGames.get(m) ?? 0) === fewest);
+    const map = least[seed % least.length]!;
+    // The bot that has sat in seat 0 more often takes seat 1 now; a tie goes by the seed.
+    const bal = this.d.seatBalance;
+    const ba = bal.get(a.bot.id) ?? 0;
+    const bb = bal.get(b.bot.id) ?? 0;
+    const seats: [Participant, Participant] = ba > bb || (ba === bb && seed % 2 === 1) ? [b, a] : [a, b];
+    bal.set(seats[0].bot.id, (bal.get(seats[0].bot.id) ?? 0) + 1);
+    bal.set(seats[1].bot.id, (bal.get(seats[1].bot.id) ?? 0) - 1);
+    return { seats, map, seed, kind };
   }
 
-  private pickHouse(p: Participant, houses: Participant[], now: number): Participant | undefined {
-    return houses
-      .filter((h) => this.compatible(p, h, now))
-      .sort((x, y) => (p.lastMet.get(x.bot.id) ?? 0) - (p.lastMet.get(y.bot.id) ?? 0))[0];
-  }
-
-  /** Checks the per-bot and per-owner limits; `notify` sends quota_exceeded for a blocked bot. */
-  private mayStart(p: Participant, now: number, notify = true): boolean {
-    const { config } = this.d;
-    if (p.house) return true;
+  /** The hard per-bot limits; a blocked bot stays queued and is told at most once per 5 minutes per reason. */
+  private mayStart(p: Participant, now: number): boolean {
+    const { config, quotas } = this.d;
     if (now - p.lastStartAt < config.matchIntervalMs) return false; // pacing, not a quota
-    while (p.starts.length > 0 && now - p.starts[0]! > HOUR_MS) p.starts.shift();
-    if (p.starts.length >= config.hourlyQuota) {
-      if (notify)
-        this.notice(p, "hourly_quota", `at most ${config.hourlyQuota} matches per hour per bot`, now);
+    if (quotas.botLastHour(p.bot.id, now) >= config.hourlyQuota) {
+      this.notice(p, "hourly_quota", `at most ${config.hourlyQuota} matches per hour per bot`, now);
+      return false;
+    }
+    if (quotas.ownerLastDay(p.bot.owner, now) >= config.dailyOwnerQuota) {
+      this.notice(p, "daily_owner_quota", `at most ${config.dailyOwnerQuota} matches per day per owner`, now);
       return false;
     }
     if (this.d.runningForOwner(p.bot.owner) >= config.ownerConcurrency) {
-      if (notify)
-        this.notice(
-          p,
-          "owner_concurrency",
-          `at most ${config.ownerConcurrency} matches at once per owner`,
-          now,
-        );
+      this.notice(
+        p,
+        "owner_concurrency",
+        `at most ${config.ownerConcurrency} matches at once per owner`,
+        now,
+      );
       return false;
     }
     return true;
   }
 
-  /** quota_exceeded at most once per 5 minutes per reason (SPEC 3.2); the bot stays queued. */
+  /** quota_exceeded at most once per 5 minutes per reason (SPEC 3.2); each throttle is audited. */
   private notice(p: Participant, reason: string, message: string, now: number): void {
     const last = p.quotaNotices.get(reason);
     if (last !== undefined && now - last < QUOTA_NOTICE_MS) return;
     p.quotaNotices.set(reason, now);
     p.conn?.error("quota_exceeded", `${message}; still queued (${reason})`);
+    this.d.audit("throttle", p.bot.name, { reason, message });
     this.d.log.info({ bot: p.bot.name, reason }, "quota_exceeded");
   }
 }

@@ -43,6 +43,8 @@ export interface PairingInput {
   facts(a: Candidate, b: Candidate): PairFacts;
   /** True when the next start is the reserved discovery slot (one in seven). */
   discoveryDue: boolean;
+  /** An extra, caller-specific exclusion (for example: house bots only after a short wait). */
+  allowed?(a: Candidate, b: Candidate): boolean;
 }
 
 export interface Pairing {
@@ -59,9 +61,14 @@ export function smoothedForecast(a: Candidate, b: Candidate, f: PairFacts): numb
   return (f.score + PRIOR_GAMES * prior) / (f.games + PRIOR_GAMES);
 }
 
+/** How long each side of a pair has waited; a house bot is always there, so it counts as its partner's wait. */
+function waits(a: Candidate, b: Candidate): [number, number] {
+  return [a.house ? b.waitedMs : a.waitedMs, b.house ? a.waitedMs : b.waitedMs];
+}
+
 /** The rating window for a pair: 400, widening 20 per second of the shorter wait, capped at 1200. */
 export function ratingWindow(a: Candidate, b: Candidate): number {
-  const shorter = Math.min(a.waitedMs, b.waitedMs) / 1000;
+  const shorter = Math.min(...waits(a, b)) / 1000;
   return Math.min(WINDOW_CAP, WINDOW_START + WINDOW_PER_SECOND * shorter);
 }
 
@@ -82,10 +89,10 @@ function competitiveWeight(a: Candidate, b: Candidate, f: PairFacts): number | n
   const established = f.games >= PRIOR_GAMES && p >= 0.25 && p <= 0.75 && f.mapQuality >= 0.5;
   if (gap > ratingWindow(a, b) && !(established && gap <= WINDOW_CAP)) return null;
   const quality = 1 - Math.abs(2 * p - 1);
-  const waitS = (a.waitedMs + b.waitedMs) / 1000;
-  let w = 100 * quality + Math.min(waitS, 120);
+  const [wa, wb] = waits(a, b);
+  let w = 100 * quality + Math.min((wa + wb) / 1000, 120);
   // The oldest eligible bots get priority once they have waited a minute.
-  const longest = Math.max(a.waitedMs, b.waitedMs);
+  const longest = Math.max(wa, wb);
   if (longest >= PRIORITY_AFTER_MS) w += 1000 + (longest - PRIORITY_AFTER_MS) / 1000;
   w += 20 / (1 + a.recentGames + b.recentGames);
   if (a.ratedGames < QUALIFYING_GAMES !== b.ratedGames < QUALIFYING_GAMES) w += 30;
@@ -128,7 +135,7 @@ export function choosePairs(input: PairingInput): Pairing[] {
     for (let j = i + 1; j < c.length; j++) {
       const f = input.facts(c[i]!, c[j]!);
       facts.set(`${i},${j}`, f);
-      if (excluded(c[i]!, c[j]!, f, now)) continue;
+      if (excluded(c[i]!, c[j]!, f, now) || (input.allowed && !input.allowed(c[i]!, c[j]!))) continue;
       const cw = competitiveWeight(c[i]!, c[j]!, f);
       if (cw !== null) competitive.push({ i, j, w: cw, f });
       const dw = discoveryWeight(c[i]!, c[j]!, f);

@@ -3,6 +3,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { versionKey } from "../ratings/book.ts";
+import { unstorableText } from "../socket/hub.ts";
 import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow } from "../store/types.ts";
 import { myBotView, versionView } from "./views.ts";
@@ -18,12 +20,22 @@ const Registration = z.object({
     )
     .optional(),
 });
+// Text PostgreSQL cannot store as sent is refused here (400), not by the database (500).
+const storable = (what: string) => (s: string, ctx: z.RefinementCtx) => {
+  const problem = unstorableText(s);
+  if (problem) ctx.addIssue({ code: "custom", message: `${what} ${problem}` });
+};
 const NewVersion = z.object({
   label: z
     .string({ error: "label is required" })
     .min(1, "label must be 1-32 characters")
-    .max(32, "label must be 1-32 characters"),
-  notes: z.string().max(2000, "notes must be at most 2000 characters").optional(),
+    .max(32, "label must be 1-32 characters")
+    .superRefine(storable("label")),
+  notes: z
+    .string()
+    .max(2000, "notes must be at most 2000 characters")
+    .superRefine(storable("notes"))
+    .optional(),
 });
 
 function body<T extends z.ZodType>(schema: T, value: unknown, invalid = errors.badRequest): z.infer<T> {
@@ -70,7 +82,9 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   async function versionsOf(bot: BotRow) {
     const [versions, records] = await Promise.all([store.versions(bot.id), store.versionRecords(bot.id)]);
-    return versions.map((v) => versionView(v, records.get(v.label)));
+    return versions.map((v) =>
+      versionView(v, ctx.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
+    );
   }
 
   app.get("/api/me", async (req) => {
@@ -85,7 +99,11 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
     const { version } = await store.ensureVersion(bot.id, v.label, v.notes ?? "");
     const records = await store.versionRecords(bot.id);
     reply.code(201);
-    return versionView(version, records.get(version.label));
+    return versionView(
+      version,
+      ctx.ratings.get(versionKey(bot.id, version.label)),
+      records.get(version.label),
+    );
   });
 
   app.post("/api/me/versions/:label/retire", async (req) => {
@@ -93,6 +111,12 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
     const { label } = req.params as { label: string };
     const ok = await store.retireVersion(bot.id, label);
     if (!ok) throw errors.noSuchVersion(label);
+    // A retired version cannot play (SPEC 3.4): one waiting in the queue leaves it, and the bot is told.
+    const p = ctx.lobby.get(bot.id);
+    if (p && !p.house && p.state === "waiting" && p.version === label) {
+      p.state = "idle";
+      p.conn?.error("version_retired", `version ${JSON.stringify(label)} was retired and left the queue`);
+    }
     return { ok: true };
   });
 

@@ -7,12 +7,15 @@ import type { DeadlinesT, EndReason, MatchStatsT } from "../../engine/protocol.t
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind } from "../../pool/protocol.ts";
 import type { Participant } from "../ladder/lobby.ts";
+import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { BotConnection } from "../socket/connection.ts";
 import type { MatchRecord, Store } from "../store/types.ts";
 
 export interface RunnerDeps {
   pool: MatchPool;
+  /** Rated results are recorded here (and the fit refitted) as each match ends. */
+  ratings: RatingBook;
   store: Store;
   replays: ReplayFiles;
   log: Logger;
@@ -34,6 +37,8 @@ interface Seat {
   timer: NodeJS.Timeout | null;
   messages: number;
   rateNoticeTick: number;
+  /** A reconnected socket waits for its `hello`; observations go out only after it (SPEC 6.2 order). */
+  resuming: boolean;
 }
 
 export class RunningMatch {
@@ -49,6 +54,11 @@ export class RunningMatch {
   private watchdog: NodeJS.Timeout | null = null;
   private readonly channel: MatchChannel;
   private readonly deps: RunnerDeps;
+  private endedResolve!: () => void;
+  /** Resolves once the match is over and its result handled (stored, `end` sent, onEnd called). */
+  readonly ended = new Promise<void>((resolve) => {
+    this.endedResolve = resolve;
+  });
 
   constructor(deps: RunnerDeps, setup: MatchSetup, participants: [Participant, Participant]) {
     this.deps = deps;
@@ -65,6 +75,7 @@ export class RunningMatch {
       timer: null,
       messages: 0,
       rateNoticeTick: -1,
+      resuming: false,
     })) as [Seat, Seat];
     this.channel = deps.pool.start(setup);
     this.channel.onMessage((m) => this.fromWorker(m));
@@ -73,6 +84,11 @@ export class RunningMatch {
       (err: Error) => void this.finish(null, err),
     );
     this.armWatchdog();
+  }
+
+  /** Ticks are being played: the per-tick message limit applies (before and after, the per-second one). */
+  get playing(): boolean {
+    return this.phase === "playing";
   }
 
   get deadlines(): DeadlinesT {
@@ -126,16 +142,25 @@ export class RunningMatch {
       if (this.hello) conn.send(this.hello[seat]!);
       return;
     }
-    if (this.phase === "playing") this.channel.send({ t: "resume", seat });
+    if (this.phase === "playing") {
+      s.resuming = true;
+      this.channel.send({ t: "resume", seat });
+    }
   }
 
-  /** Ends the match now with no result (drain timeout): it is abandoned, as SPEC 3.3 allows. */
-  abandon(): void {
+  /**
+   * Ends the match now with no result (drain timeout, stop): it is abandoned, as SPEC 3.3 allows, and stored
+   * as void. Resolves when that is done, so the caller can close the store only after it.
+   */
+  abandon(): Promise<void> {
     this.channel.kill("server stopping");
+    return this.ended;
   }
 
+  // The watchdog is armed only while the worker owes an answer (hello, or the next tick after `start` or
+  // `tick`); a `resume` reply must not arm it, or a bot that takes its full tick after reconnecting would get
+  // its worker killed as hung.
   private fromWorker(m: FromWorker): void {
-    this.armWatchdog();
     switch (m.t) {
       case "hello":
         this.hello = m.hello;
@@ -156,7 +181,7 @@ export class RunningMatch {
           if (!s.remote) return;
           s.deadlineMs = m.deadlineMs[i]!;
           s.sentAt = performance.now();
-          s.conn?.send(m.obs[i]!);
+          if (!s.resuming) s.conn?.send(m.obs[i]!);
           s.timer = setTimeout(() => {
             s.timer = null;
             if (s.input) return;
@@ -168,6 +193,7 @@ export class RunningMatch {
         break;
       case "resume": {
         const s = this.seats[m.seat]!;
+        s.resuming = false;
         s.conn?.send(m.hello);
         if (m.obs && !s.input) s.conn?.send(m.obs);
         break;
@@ -234,6 +260,19 @@ export class RunningMatch {
     const reason: EndReason = outcome ? outcome.reason : "aborted";
     const voided = !outcome || reason === "voided" || reason === "aborted";
     const winnerSeat = outcome ? outcome.winner : null;
+    // Forfeits are rated (SPEC 1.2 rule 7); voided, aborted and human games are not.
+    const rated = !voided && this.setup.mode === "ranked";
+    const change = rated
+      ? deps.ratings.record({
+          a: versionKey(this.seats[0].participant.bot.id, this.setup.fighters[0].version),
+          b: versionKey(this.seats[1].participant.bot.id, this.setup.fighters[1].version),
+          score: winnerSeat === null ? 0.5 : winnerSeat === 0 ? 1 : 0,
+          map: this.setup.map,
+          aHouse: this.seats[0].participant.bot.house,
+          bHouse: this.seats[1].participant.bot.house,
+        })
+      : null;
+    const rounded = (v: number | undefined) => (v === undefined ? null : Math.round(v));
     const record: MatchRecord = {
       id: this.id,
       ladder_id: this.setup.ladderId,
@@ -247,7 +286,7 @@ export class RunningMatch {
       reason,
       winner_bot_id: winnerSeat === null ? null : this.seats[winnerSeat]!.participant.bot.id,
       voided,
-      note: err ? `worker failed: ${err.message}` : null,
+      note: err ? `aborted: ${err.message}` : null,
       bots: this.seats.map((s, i) => ({
         fighter: i,
         bot_id: s.participant.bot.id,
@@ -256,8 +295,8 @@ export class RunningMatch {
         version: this.setup.fighters[i]!.version,
         house: s.participant.bot.house,
         avatar: s.participant.bot.avatar,
-        rating_before: null,
-        rating_after: null,
+        rating_before: rounded(change?.before[i]),
+        rating_after: rounded(change?.after[i]),
       })),
       stats: outcome ? outcome.stats : null,
       replay_file: replayFile,
@@ -279,10 +318,12 @@ export class RunningMatch {
           reason,
           outcome ? outcome.finalTick : this.tick,
           outcome?.stats ?? null,
+          change ? Math.round(change.after[i]!) - Math.round(change.before[i]!) : null,
         ),
       );
     });
     deps.onEnd(this);
+    this.endedResolve();
   }
 
   private endMessage(
@@ -291,6 +332,7 @@ export class RunningMatch {
     reason: EndReason,
     finalTick: number,
     stats: MatchStatsT | null,
+    ratingChange: number | null,
   ) {
     const voided = reason === "voided" || reason === "aborted";
     const result = voided ? "void" : winner === null ? "draw" : winner === seat ? "win" : "loss";
@@ -303,7 +345,7 @@ export class RunningMatch {
       final_tick: finalTick,
       stats: stats ? { ...stats, match_id: this.id } : null,
       watch_url: `${this.deps.publicUrl}/view/${this.id}`,
-      rating_change: null,
+      rating_change: ratingChange,
       ladder_id: this.setup.ladderId,
     };
   }

@@ -18,6 +18,17 @@ export const MAX_MESSAGE_BYTES = 4096;
 export const MESSAGES_PER_TICK = 5;
 export const IDLE_MESSAGES_PER_SECOND = 50;
 
+/**
+ * Why a version label (or other bot-sent text bound for the database) cannot be stored as sent: PostgreSQL
+ * text refuses U+0000, and a lone surrogate would be stored as U+FFFD, a different label. Null when fine.
+ */
+export function unstorableText(s: string): string | null {
+  if (s.includes("\u0000")) return "must not contain U+0000";
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s))
+    return "must be well-formed Unicode (no lone surrogates)";
+  return null;
+}
+
 export interface HubDeps {
   config: Config;
   store: Store;
@@ -40,6 +51,7 @@ export class BotHub {
   private readonly conns = new Set<BotConnection>();
   private readonly d: HubDeps;
   private pinger: NodeJS.Timeout;
+  private closing = false;
   drainDeadline: string | null = null;
 
   constructor(d: HubDeps) {
@@ -63,6 +75,14 @@ export class BotHub {
       ws.on("error", () => ws.terminate());
       void this.authenticate(req).then(
         (bot) => {
+          // The peer may have gone while its token was looked up: a closed socket must not be registered
+          // (its close event has passed, so the bot would stay online in the lobby for good).
+          if (ws.readyState !== ws.OPEN) return;
+          // Accepted after closeAll() (the server is stopping): close it the same way.
+          if (this.closing) {
+            ws.close(1012, "server restarting");
+            return;
+          }
           if (typeof bot === "string") {
             ws.send(JSON.stringify({ type: "error", code: bot, message: SOCKET_ERRORS[bot] }));
             ws.close(1008, bot);
@@ -132,10 +152,11 @@ export class BotHub {
     if (!p || p.conn !== conn) return;
     const match = this.d.matchOf(conn.bot.id);
     const now = Date.now();
-    // 1. Rate limit. In a match the runner caps messages per tick; outside, messages per second.
-    if (!match) {
+    // 1. Rate limit. While ticks are played the runner caps messages per tick; otherwise (idle, queued, the
+    // startup window, the end of a match) messages per second, so no phase is unlimited.
+    if (!match?.playing) {
       const r = conn.rate(IDLE_MESSAGES_PER_SECOND, now);
-      if (r === "flood") return conn.close(1008, "rate_limited");
+      if (r === "flood") return void conn.close(1008, "rate_limited");
       if (r === "limited") return;
     }
     // 2. Decode. Text that is not JSON still reaches a match, where it is refused as `schema`.
@@ -151,19 +172,27 @@ export class BotHub {
     const type = msg && typeof msg === "object" ? (msg as { type?: unknown }).type : undefined;
     // 3. Validate and dispatch.
     if (match) {
-      if (type === "queue") return conn.error("already_queued");
+      if (type === "queue") return void conn.error("already_queued");
       if (type === "leave")
-        return conn.error("not_queued", "playing a match; leave applies to the queue only");
-      return match.fromBot(match.seatOf(conn.bot.id), msg);
+        return void conn.error("not_queued", "playing a match; leave applies to the queue only");
+      return void match.fromBot(match.seatOf(conn.bot.id), msg);
     }
-    if (type === "queue") return void this.queue(conn, p, msg);
+    if (type === "queue") {
+      // queue awaits the database: a failure must answer the bot, not become an unhandled rejection (which
+      // would stop the process).
+      this.queue(conn, p, msg).catch((err: unknown) => {
+        this.d.log.error({ err, bot: conn.bot.name }, "queue failed");
+        conn.error("internal");
+      });
+      return;
+    }
     if (type === "leave") {
-      if (p.state !== "waiting") return conn.error("not_queued");
+      if (p.state !== "waiting") return void conn.error("not_queued");
       p.state = "idle";
       return;
     }
     if (type === "ready" || type === "turn")
-      return conn.error("schema", `no match is running: ${type} ignored`);
+      return void conn.error("schema", `no match is running: ${type} ignored`);
     conn.error("schema", binary ? "binary frames are not part of the protocol" : describe(type));
   }
 
@@ -176,6 +205,8 @@ export class BotHub {
         bad ? undefined : parsed.error.issues[0]?.message,
       );
     }
+    const unstorable = unstorableText(parsed.data.version);
+    if (unstorable) return conn.error("invalid_version", `version label ${unstorable}`);
     const ladder = parsed.data.ladder_id ?? "public";
     if (ladder !== "public")
       return conn.error("unknown_ladder", `unknown ladder ${JSON.stringify(ladder)}; use "public"`);
@@ -204,6 +235,7 @@ export class BotHub {
 
   /** Closes every socket with the restart code; @fastify/websocket's own shutdown would send none. */
   closeAll(): void {
+    this.closing = true;
     for (const c of this.conns) c.close(1012, "server restarting");
     this.conns.clear();
     clearInterval(this.pinger);

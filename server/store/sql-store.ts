@@ -503,6 +503,13 @@ export class SqlStore implements Store {
     return Number(rows[0]?.n ?? 0);
   }
 
+  async replayFiles(): Promise<Set<string>> {
+    const rows = await this.db.query(
+      "SELECT replay_file FROM matches WHERE replay_file IS NOT NULL AND NOT replay_trimmed",
+    );
+    return new Set(rows.map((r) => String(r.replay_file)));
+  }
+
   async audit(kind: string, subject: string, detail: Record<string, unknown> = {}): Promise<void> {
     await this.db.query("INSERT INTO audit (kind, subject, detail) VALUES ($1, $2, $3::jsonb)", [
       kind,

@@ -161,6 +161,8 @@ export interface Store {
   /** Match starts since a time, per bot and per owner (player bots only). */
   startsSince(since: string): Promise<{ byBot: Map<string, number>; byOwner: Map<string, number> }>;
   versionsCreatedSince(botId: string, since: string): Promise<number>;
+  /** Replay files that stored matches refer to (relative to the data dir). */
+  replayFiles(): Promise<Set<string>>;
   audit(kind: string, subject: string, detail?: Record<string, unknown>): Promise<void>;
   auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]>;
 

@@ -21,11 +21,18 @@ describe("a full match against a house bot", () => {
     expect(queued).toMatchObject({ type: "queued", version: "v1" });
     const hello = await bot.next("hello");
     expect(HelloMessage.safeParse(hello).error).toBeUndefined();
+    // playUntilEnd answers hellos that arrive later; this one is already here, so accept it now (without
+    // `ready` the bot would forfeit at tick 0 and no observation would be played).
+    bot.send({ type: "ready" });
+    let observations = 0;
     const end = await bot.playUntilEnd((o) => {
+      observations++;
       expect(ObservationMessage.safeParse(o).error).toBeUndefined();
       return { type: "turn", tick: o.tick, move: (o.moves as { dir: string }[])[0]?.dir };
     });
     expect(EndMessage.safeParse(end).error).toBeUndefined();
+    expect(end.reason).not.toBe("forfeit");
+    expect(observations).toBe(end.final_tick); // ticks 0 .. final_tick - 1 were played
     const id = end.match_id as string;
     const match = await srv.get<{ id: string; final_tick: number; bots: { name: string }[] }>(
       `/api/matches/${id}`,

@@ -1,0 +1,142 @@
+// Command-line configuration: every flag of the issue is accepted and listed by --help, a bad value stops the
+// start with a message naming the flag, and without --anonymous-dev the start is refused with a way out.
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { type Config, ConfigError, parseConfig } from "../../server/config.ts";
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..", "..");
+const tsx = join(root, "node_modules", ".bin", "tsx");
+
+/** The ConfigError message parseConfig throws for argv (after --anonymous-dev unless `bare`). */
+function failure(argv: string[], env: NodeJS.ProcessEnv = {}, bare = false): string {
+  try {
+    parseConfig(bare ? argv : ["--anonymous-dev", ...argv], env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error(`parseConfig accepted ${argv.join(" ")}`);
+}
+
+const ISSUE_FLAGS = [
+  "port",
+  "host",
+  "data-dir",
+  "database-url",
+  "public-url",
+  "workers",
+  "anonymous-dev",
+  "match-interval",
+  "max-concurrent",
+  "owner-concurrency",
+  "hourly-quota",
+  "drain-timeout",
+  "help",
+];
+
+describe("parseConfig", () => {
+  it("applies the defaults and converts seconds to milliseconds", () => {
+    const c = parseConfig(["--anonymous-dev"], {}) as Config;
+    expect(c).toMatchObject({
+      port: 8080,
+      dataDir: "./data",
+      anonymousDev: true,
+      matchIntervalMs: 300,
+      maxConcurrent: 320,
+      ownerConcurrency: 40,
+      hourlyQuota: 10_000,
+      drainTimeoutMs: 600_000,
+      pingIntervalMs: 25_000,
+      houseBots: true,
+      publicUrl: "http://localhost:8080",
+    });
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.workers).toBeGreaterThanOrEqual(1);
+    expect(Object.isFrozen(c)).toBe(true);
+    const d = parseConfig(
+      [
+        "--anonymous-dev",
+        "--port=9000",
+        "--match-interval",
+        "0.5",
+        "--drain-timeout",
+        "2",
+        "--public-url",
+        "https://ladder.example/",
+        "--workers",
+        "3",
+        "--no-house-bots",
+      ],
+      { DATABASE_URL: "postgres://u@h/db" },
+    ) as Config;
+    expect(d).toMatchObject({
+      port: 9000,
+      matchIntervalMs: 500,
+      drainTimeoutMs: 2000,
+      publicUrl: "https://ladder.example",
+      workers: 3,
+      houseBots: false,
+      databaseUrl: "postgres://u@h/db",
+    });
+    expect(
+      (
+        parseConfig(["--anonymous-dev", "--database-url", "postgresql://x/y"], {
+          DATABASE_URL: "postgres://a/b",
+        }) as Config
+      ).databaseUrl,
+    ).toBe("postgresql://x/y");
+    expect(parseConfig(["--help"], {})).toBe("help");
+  });
+
+  it("names the flag of a bad value", () => {
+    expect(failure(["--port", "abc"])).toContain("--port");
+    expect(failure(["--port", "70000"])).toContain("--port");
+    expect(failure(["--workers", "0"])).toContain("--workers");
+    expect(failure(["--workers", "1.5"])).toContain("--workers");
+    expect(failure(["--tick-ms", "-5"])).toContain("--tick-ms");
+    expect(failure(["--tick-ms=-5"])).toContain("--tick-ms");
+    expect(failure(["--match-interval", "soon"])).toContain("--match-interval");
+    expect(failure(["--max-concurrent", "0"])).toContain("--max-concurrent");
+    expect(failure(["--owner-concurrency", "x"])).toContain("--owner-concurrency");
+    expect(failure(["--hourly-quota", "0"])).toContain("--hourly-quota");
+    expect(failure(["--drain-timeout", "-1"])).toContain("--drain-timeout");
+    expect(failure(["--public-url", "not a url"])).toContain("--public-url");
+    expect(failure(["--database-url", "mysql://x"])).toContain("--database-url");
+    expect(failure([], { DATABASE_URL: "mysql://x" })).toContain("--database-url");
+    expect(failure(["--log-level", "loud"])).toContain("--log-level");
+    expect(failure(["--bogus"])).toContain("--bogus");
+    expect(failure(["--port"])).toContain("--port");
+    expect(failure(["extra"])).toContain("extra");
+  });
+
+  it("refuses to start without --anonymous-dev, saying how to enable it", () => {
+    const message = failure([], {}, true);
+    expect(message).toContain("--anonymous-dev");
+    expect(message).toMatch(/account/i);
+  });
+});
+
+describe("server/main.ts", () => {
+  it("--help prints every flag and exits 0", async () => {
+    const { stdout } = await run(tsx, ["server/main.ts", "--help"], { cwd: root });
+    for (const flag of ISSUE_FLAGS) expect(stdout).toContain(`--${flag}`);
+    expect(stdout).toContain("DATABASE_URL");
+  });
+
+  it("a bad flag value or a missing --anonymous-dev stops the start with exit code 2", async () => {
+    const bad = await run(tsx, ["server/main.ts", "--anonymous-dev", "--port", "abc"], { cwd: root }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(bad).toMatchObject({ code: 2 });
+    expect((bad as { stderr: string }).stderr).toMatch(/^cannot start: .*--port/);
+    const env = { ...process.env, DATABASE_URL: "" };
+    const noDev = await run(tsx, ["server/main.ts"], { cwd: root, env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(noDev).toMatchObject({ code: 2 });
+    expect((noDev as { stderr: string }).stderr).toContain("--anonymous-dev");
+  });
+});

@@ -1,0 +1,73 @@
+// The match pool on its own: several matches share a worker, and kill() ends a match whether its task runs
+// (the worker is terminated and replaced) or still waits for a worker (it aborts itself when it starts, so
+// no task is left behind holding a slot).
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_DEADLINES } from "../../engine/match.ts";
+import { MatchPool } from "../../pool/pool.ts";
+import type { FromWorker, MatchSetup } from "../../pool/protocol.ts";
+
+let n = 0;
+function setup(): MatchSetup {
+  return {
+    matchId: `pool-test-${n++}`,
+    seed: 7,
+    map: "arena-21",
+    mode: "ranked",
+    ladderId: "public",
+    deadlines: DEFAULT_DEADLINES,
+    fighters: [
+      { name: "remote", display_name: "remote", version: "v1" },
+      { name: "kiter", display_name: "Kiter", version: "1.0.0" },
+    ],
+    seats: [{ kind: "remote" }, { kind: "house", name: "kiter" }],
+  };
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > 10_000) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let pool: MatchPool | null = null;
+afterEach(async () => {
+  await pool?.close();
+  pool = null;
+});
+
+describe("MatchPool", () => {
+  it("runs many matches on one worker at once", async () => {
+    pool = new MatchPool({ workers: 1 });
+    const channels = [0, 1, 2, 3].map(() => pool!.start(setup()));
+    const hellos = await Promise.all(
+      channels.map(
+        (c) => new Promise<FromWorker>((resolve) => c.onMessage((m) => m.t === "hello" && resolve(m))),
+      ),
+    );
+    expect(new Set(hellos.map((h) => (h as { thread: number }).thread)).size).toBe(1);
+    for (const c of channels) c.kill("test over");
+    for (const c of channels) await expect(c.done).rejects.toThrow("test over");
+  });
+
+  it("kill() ends a queued match at once, and its task aborts itself when it starts", async () => {
+    pool = new MatchPool({ workers: 1, matchesPerWorker: 1 });
+    const piscina = (pool as unknown as { piscina: { completed: number; queueSize: number } }).piscina;
+    const a = pool.start(setup());
+    await new Promise<void>((resolve) => a.onMessage((m) => m.t === "hello" && resolve()));
+    const b = pool.start(setup());
+    const seenByB: FromWorker[] = [];
+    b.onMessage((m) => seenByB.push(m));
+    expect(piscina.queueSize).toBe(1);
+    b.kill("gave up waiting");
+    await expect(b.done).rejects.toThrow("gave up waiting");
+    // Killing the running match terminates its worker; the replacement then starts b, which aborts.
+    a.kill("worker stopped answering");
+    await expect(a.done).rejects.toThrow("worker stopped answering");
+    await until(() => piscina.completed === 2 && piscina.queueSize === 0, "b's task ran and ended");
+    // b's channel was killed: nothing it sent on starting reached the runner.
+    expect(seenByB).toEqual([]);
+    expect(pool.threads).toBe(1);
+  });
+});

@@ -76,7 +76,9 @@ describe("a full match against a house bot", () => {
     const end = await bot.next("end", undefined, 60_000, since);
     stop();
     expect(EndMessage.safeParse(end).error).toBeUndefined();
-    expect(end).toMatchObject({ match_id: id, rating_change: null, ladder_id: "public" });
+    expect(end).toMatchObject({ match_id: id, ladder_id: "public" });
+    // A ranked result is rated: the change is a whole number, negative after a loss, positive after a win.
+    expect(Number.isInteger(end.rating_change)).toBe(true);
     expect(end.watch_url).toMatch(new RegExp(`/view/${id}$`));
     expect(["last_standing", "timeout_hp", "timeout_damage", "timeout_draw", "double_knockout"]).toContain(
       end.reason,
@@ -95,6 +97,12 @@ describe("a full match against a house bot", () => {
     expect(list.status).toBe(200);
     expect(list.body.map((m) => m.id)).toEqual([id]);
     const m = list.body[0]!;
+    const rated = (m.bots as { name: string; rating_before: number; rating_after: number }[]).find(
+      (b) => b.name === "flow-full",
+    )!;
+    expect(rated.rating_after - rated.rating_before).toBe(end.rating_change);
+    if (end.result === "win") expect(end.rating_change as number).toBeGreaterThan(0);
+    if (end.result === "loss") expect(end.rating_change as number).toBeLessThan(0);
     for (const k of ["id", "ladder_id", "mode", "seed", "map", "started", "ended", "duration_ms"])
       expect(m, k).toHaveProperty(k);
     for (const k of [

@@ -39,6 +39,9 @@ export const errors = {
   notFound: (what: string) => new ApiError(404, "not_found", `${what} not found`),
   noSuchVersion: (label: string) =>
     new ApiError(404, "no_such_version", `no version ${JSON.stringify(label)}`),
+  botLimit: (limit: number) =>
+    new ApiError(409, "bot_limit", `an owner may have at most ${limit} bots that are not retired`),
+  quotaExceeded: (message: string) => new ApiError(429, "quota_exceeded", message),
   botModerated: (status: string) => new ApiError(409, "bot_moderated", `the bot is ${status}`),
   tooLarge: () => new ApiError(413, "too_large", "request body too large"),
   draining: () => new ApiError(503, "server_draining", "the server is shutting down"),

@@ -3,10 +3,11 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import { versionKey } from "../ratings/book.ts";
 import { unstorableText } from "../socket/hub.ts";
 import { NameTakenError } from "../store/sql-store.ts";
-import type { BotRow } from "../store/types.ts";
+import type { BotRow, VersionRow } from "../store/types.ts";
 import { myBotView, versionView } from "./views.ts";
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
@@ -50,12 +51,14 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post("/api/bots", async (req, reply) => {
     if (!config.anonymousDev) throw errors.authenticationRequired(`${config.publicUrl}/account`);
     const b = body(Registration, req.body, errors.invalidBot);
+    // Without an owner, a bot owns itself: bots of one owner never meet, so a shared "anonymous" owner
+    // would keep every anonymous bot from playing another.
+    const owner = b.owner ?? b.name;
+    if (owner.toLowerCase() === "house") throw errors.invalidBot("the owner name house is reserved");
+    if ((await store.countActiveBots(owner)) >= config.maxBots) throw errors.botLimit(config.maxBots);
     try {
-      const { bot, token } = await store.createBot({
-        name: b.name,
-        owner: b.owner ?? "anonymous",
-        house: false,
-      });
+      const { bot, token } = await store.createBot({ name: b.name, owner, house: false });
+      await store.audit("registration", bot.name, { owner });
       reply.code(201);
       return {
         name: bot.name,
@@ -96,7 +99,14 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post("/api/me/versions", async (req, reply) => {
     const bot = await botOf(req);
     const v = body(NewVersion, req.body);
-    const { version } = await store.ensureVersion(bot.id, v.label, v.notes ?? "");
+    let version: VersionRow;
+    try {
+      ({ version } = await useVersion(store, config, bot, v.label, v.notes ?? ""));
+    } catch (err) {
+      if (err instanceof VersionLimitError)
+        throw errors.quotaExceeded(`${err.message} (new_versions_per_day)`);
+      throw err;
+    }
     const records = await store.versionRecords(bot.id);
     reply.code(201);
     return versionView(

@@ -6,6 +6,8 @@ import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { DISCOVERY_EVERY, REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
+import { QUALIFYING_GAMES } from "../ratings/book.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, MESSAGES_PER_TICK } from "../socket/hub.ts";
 
 export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -46,6 +48,12 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
       maxConcurrentMatches: config.maxConcurrent,
       maxConcurrentPerOwner: config.ownerConcurrency,
       matchesPerHourPerBot: config.hourlyQuota,
+      matchesPerDayPerOwner: config.dailyOwnerQuota,
+      maxBotsPerOwner: config.maxBots,
+      newVersionsPerDay: config.newVersionsPerDay,
+      qualifyingGames: QUALIFYING_GAMES,
+      rematch_hold_ms: REMATCH_HOLD_MS,
+      discovery_share: `1/${DISCOVERY_EVERY}`,
       replaysPerBot: 200,
       drain_timeout_ms: config.drainTimeoutMs,
       ping_interval_ms: config.pingIntervalMs,
@@ -66,6 +74,11 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
     endpoints: [
       "GET /api",
       "GET /api/status",
+      "GET /api/leaderboard?ladder=",
+      "GET /api/lobby?ladder=",
+      "GET /api/bots/<name>?ladder=",
+      "GET /api/bots/<name>/ratings?ladder=&days=",
+      "GET /api/users/<handle>?ladder=",
       "GET /api/matches?ladder=&bot=&limit=&stats=",
       "GET /api/matches/<id>",
       "GET /api/matches/<id>/stats",

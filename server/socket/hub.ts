@@ -10,8 +10,9 @@ import { QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../config.ts";
 import { SOCKET_ERRORS } from "../errors.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
+import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
-import type { Store } from "../store/types.ts";
+import type { Store, VersionRow } from "../store/types.ts";
 import { BotConnection } from "./connection.ts";
 
 export const MAX_MESSAGE_BYTES = 4096;
@@ -210,7 +211,14 @@ export class BotHub {
     const ladder = parsed.data.ladder_id ?? "public";
     if (ladder !== "public")
       return conn.error("unknown_ladder", `unknown ladder ${JSON.stringify(ladder)}; use "public"`);
-    const { version } = await this.d.store.ensureVersion(conn.bot.id, parsed.data.version);
+    let version: VersionRow;
+    try {
+      ({ version } = await useVersion(this.d.store, this.d.config, conn.bot, parsed.data.version));
+    } catch (err) {
+      if (err instanceof VersionLimitError)
+        return conn.error("quota_exceeded", `${err.message} (new_versions_per_day)`);
+      throw err;
+    }
     if (version.retired) return conn.error("version_retired");
     if (conn.closed || p.conn !== conn || this.d.matchOf(conn.bot.id)) return;
     if (p.state !== "waiting") p.queuedAt = Date.now();

@@ -1,0 +1,35 @@
+// Creating a bot version on first use, within the new-versions-per-day limit (SPEC 8; house bots exempt).
+// Shared by the socket's `queue` and POST /api/me/versions so both enforce the same rule.
+import type { Config } from "../config.ts";
+import type { BotRow, Store, VersionRow } from "../store/types.ts";
+
+const DAY_MS = 24 * 3_600_000;
+
+export class VersionLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`at most ${limit} new versions per bot per day; reuse an existing label or wait`);
+  }
+}
+
+export async function useVersion(
+  store: Store,
+  config: Config,
+  bot: BotRow,
+  label: string,
+  notes = "",
+): Promise<{ version: VersionRow; created: boolean }> {
+  if (!bot.house) {
+    const known = (await store.versions(bot.id)).some((v) => v.label === label);
+    if (!known) {
+      const recent = await store.versionsCreatedSince(bot.id, new Date(Date.now() - DAY_MS).toISOString());
+      if (recent >= config.newVersionsPerDay) {
+        await store.audit("throttle", bot.name, {
+          reason: "new_versions_per_day",
+          limit: config.newVersionsPerDay,
+        });
+        throw new VersionLimitError(config.newVersionsPerDay);
+      }
+    }
+  }
+  return store.ensureVersion(bot.id, label, notes);
+}

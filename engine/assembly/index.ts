@@ -21,13 +21,11 @@ import {
   S_ZONE_NEXT, S_ZONE_RADIUS, SRC_COLLISION, SRC_WALL_SLAM, STATE_SIZE, T_ATTACK, T_DASH, T_MOVE, T_SHOUT,
   T_STRIDE, T_TX, T_TY, TILE_WALL, TILES,
 } from "./layout";
+import {
+  params, tiles, turns, state, events, obs, DX, DY, P, S, setS, F, setF, T, inBoard, isWall, iabs, sign, cheb, rand, randBelow, emit, reject, stepOpen, lineClear, visible, occupiedBy, dashReach,
+} from "./state";
 
-const params = new StaticArray<i32>(PARAMS_SIZE);
-const tiles = new StaticArray<i32>(TILES);
-const turns = new StaticArray<i32>(T_STRIDE * FIGHTERS);
-const state = new StaticArray<i32>(STATE_SIZE);
-const events = new StaticArray<i32>(EV_STRIDE * MAX_EVENTS);
-const obs = new StaticArray<i32>(OBS_SIZE);
+export { visible } from "./state";
 
 // Per-step scratch: validated parts of each fighter's turn.
 const wantAttack = new StaticArray<i32>(FIGHTERS);
@@ -41,9 +39,6 @@ const startX = new StaticArray<i32>(FIGHTERS);
 const startY = new StaticArray<i32>(FIGHTERS);
 const isDash = new StaticArray<i32>(FIGHTERS);
 
-const DX: StaticArray<i32> = [0, 1, 1, 1, 0, -1, -1, -1];
-const DY: StaticArray<i32> = [-1, -1, 0, 1, 1, 1, 0, -1];
-
 export function paramsPtr(): usize { return changetype<usize>(params); }
 export function tilesPtr(): usize { return changetype<usize>(tiles); }
 export function turnsPtr(): usize { return changetype<usize>(turns); }
@@ -52,105 +47,6 @@ export function eventsPtr(): usize { return changetype<usize>(events); }
 export function obsPtr(): usize { return changetype<usize>(obs); }
 export function layoutVersion(): i32 { return LAYOUT_VERSION; }
 
-@inline function P(i: i32): i32 { return unchecked(params[i]); }
-@inline function S(i: i32): i32 { return unchecked(state[i]); }
-@inline function setS(i: i32, v: i32): void { unchecked(state[i] = v); }
-@inline function F(f: i32, field: i32): i32 { return unchecked(state[S_FIGHTERS + f * F_STRIDE + field]); }
-@inline function setF(f: i32, field: i32, v: i32): void { unchecked(state[S_FIGHTERS + f * F_STRIDE + field] = v); }
-@inline function T(f: i32, field: i32): i32 { return unchecked(turns[f * T_STRIDE + field]); }
-
-@inline function inBoard(x: i32, y: i32): bool { return x >= 0 && y >= 0 && x < BOARD && y < BOARD; }
-@inline function isWall(x: i32, y: i32): bool {
-  return !inBoard(x, y) || unchecked(tiles[y * BOARD + x]) == TILE_WALL;
-}
-@inline function iabs(v: i32): i32 { return v < 0 ? -v : v; }
-@inline function sign(v: i32): i32 { return v > 0 ? 1 : v < 0 ? -1 : 0; }
-@inline function cheb(ax: i32, ay: i32, bx: i32, by: i32): i32 {
-  const dx = iabs(ax - bx);
-  const dy = iabs(ay - by);
-  return dx > dy ? dx : dy;
-}
-
-// mulberry32: small, fast, well-distributed; its whole state is one word in the state region.
-function rand(): u32 {
-  let t: u32 = <u32>S(S_RNG) + 0x6d2b79f5;
-  setS(S_RNG, <i32>t);
-  t = (t ^ (t >>> 15)) * (t | 1);
-  t ^= t + (t ^ (t >>> 7)) * (t | 61);
-  return t ^ (t >>> 14);
-}
-function randBelow(n: i32): i32 { return <i32>(rand() % <u32>n); }
-
-function emit(kind: i32, a: i32, b: i32, c: i32, d: i32, e: i32, f: i32, g: i32): void {
-  const n = S(S_EVENT_COUNT);
-  if (n >= MAX_EVENTS) return; // cannot happen with two fighters; the bound keeps a bad param from writing past the region
-  const o = n * EV_STRIDE;
-  unchecked(events[o] = kind);
-  unchecked(events[o + 1] = a);
-  unchecked(events[o + 2] = b);
-  unchecked(events[o + 3] = c);
-  unchecked(events[o + 4] = d);
-  unchecked(events[o + 5] = e);
-  unchecked(events[o + 6] = f);
-  unchecked(events[o + 7] = g);
-  setS(S_EVENT_COUNT, n + 1);
-}
-
-function reject(f: i32, part: i32, reason: i32): void { emit(EV_REJECTED, f, part, reason, 0, 0, 0, 0); }
-
-// A step from (x, y) in direction d is open when the tile is floor and, for diagonals, no corner is cut.
-function stepOpen(x: i32, y: i32, d: i32): bool {
-  const dx = unchecked(DX[d]);
-  const dy = unchecked(DY[d]);
-  if (isWall(x + dx, y + dy)) return false;
-  if (dx != 0 && dy != 0 && (isWall(x + dx, y) || isWall(x, y + dy))) return false;
-  return true;
-}
-
-// Line of sight: symmetric by construction (either Bresenham direction clear).
-function lineClear(x0: i32, y0: i32, x1: i32, y1: i32): bool {
-  const dx = iabs(x1 - x0);
-  const dy = -iabs(y1 - y0);
-  const sx = x0 < x1 ? 1 : -1;
-  const sy = y0 < y1 ? 1 : -1;
-  let err = dx + dy;
-  let x = x0;
-  let y = y0;
-  while (true) {
-    if (x == x1 && y == y1) return true;
-    if (isWall(x, y) && !(x == x0 && y == y0)) return false;
-    const e2 = 2 * err;
-    if (e2 >= dy) { err += dy; x += sx; }
-    if (e2 <= dx) { err += dx; y += sy; }
-  }
-  return true;
-}
-export function visible(x0: i32, y0: i32, x1: i32, y1: i32): i32 {
-  if (!inBoard(x0, y0) || !inBoard(x1, y1)) return 0;
-  return lineClear(x0, y0, x1, y1) || lineClear(x1, y1, x0, y0) ? 1 : 0;
-}
-
-function occupiedBy(x: i32, y: i32, except: i32): i32 {
-  for (let f = 0; f < FIGHTERS; f++) {
-    if (f != except && F(f, F_ALIVE) != 0 && F(f, F_X) == x && F(f, F_Y) == y) return f;
-  }
-  return -1;
-}
-
-// How far a dash in direction d gets from (x, y) against walls only (fighters are resolved in movement).
-function dashReach(x: i32, y: i32, d: i32, other: i32): i32 {
-  let n = 0;
-  let cx = x;
-  let cy = y;
-  const max = P(P_DASH_MAX);
-  while (n < max && stepOpen(cx, cy, d)) {
-    cx += unchecked(DX[d]);
-    cy += unchecked(DY[d]);
-    if (other >= 0 && occupiedBy(cx, cy, -1) == other) break;
-    n++;
-  }
-  return n;
-}
 
 export function init(seed: i32): i32 {
   if (P(P_VERSION) != LAYOUT_VERSION) return -1;

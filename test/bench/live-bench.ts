@@ -1,0 +1,626 @@
+// Live benchmarks (issue 3): the ladder server against a bare `ws` lockstep loop (test/bench/bare-ws.ts, the
+// ceiling), in one run, on the same machine, with the same message sizes and the same client code.
+//
+// - The ladder runs as its own process: this file forked with --serve-ladder calls buildApp and listens, as
+//   server/main.ts does, with --expose-gc so memory can be read after a full collection. One pool worker per
+//   core, embedded PGlite (the default), house bots off, tick deadline 10 s: the figures measure the server's
+//   own path (socket in, runner, pool worker with engine and observation serialisation, socket out, and at
+//   each match end the replay file and the database transaction), not deadlines.
+// - Matches are between registered instant-reply bots of different owners, paired with each other: both send
+//   an empty turn the moment an observation arrives, so every match runs until the zone knocks both out
+//   (tick 169 on every map). The bare loop runs pairs of the same clients for the same number of ticks with a
+//   real observation captured from the ladder (the median size of one match's observations).
+// - 64 concurrent matches: 128 bots queue, play, and queue again after each `end` (the ladder's rematch hold
+//   makes a pair wait for other partners, so "64" is the number of bots / 2; the mean number actually
+//   running in the window is printed with it). Ticks are counted in a fixed window after every bot has
+//   played. The bare loop pairs its 128 clients the same way (FIFO, no hold).
+// - One match: a fresh pair each repetition; its rate is counted from tick 10 to its last observation.
+//   Latency is the interval between two observations as one client sees them (reply, server, next
+//   observation); "added latency" is ladder minus bare at the same percentile.
+// - Memory: a fresh ladder process with N registered bots connected and authenticated (each sent `leave` and
+//   got its `not_queued` answer), idle; the server process's VmRSS growth over N, with a full GC before each
+//   reading. The clients live in this process, so their memory is not counted.
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import WebSocket from "ws";
+import { buildApp } from "../../server/app.ts";
+import { type Config, parseConfig } from "../../server/config.ts";
+import { type BareServer, startBare } from "./bare-ws.ts";
+import type { BenchLine } from "./engine-bench.ts";
+
+export interface LiveBenchLine extends BenchLine {
+  /** The target is a ceiling (memory): the ratio to target is target / value. */
+  lowerIsBetter?: boolean;
+}
+
+const FROM_TICK = 10;
+const MANY = 64;
+
+// ---------------------------------------------------------------- processes
+
+function vmRss(pid: number | "self"): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** CPU time in ms of a process's main thread (tid = pid) and of all its other threads. */
+function threadCpu(pid: number): { main: number; other: number } {
+  const tick = 10; // USER_HZ 100
+  let main = 0;
+  let other = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended
+    }
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ms = (Number(f[11]) + Number(f[12])) * tick;
+    if (Number(tid) === pid) main += ms;
+    else other += ms;
+  }
+  return { main, other };
+}
+
+interface Mem {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+async function serveLadder(args: string[]): Promise<void> {
+  const config = parseConfig(args) as Config;
+  const app = await buildApp(config, { houseWaitMs: 3_600_000 });
+  const port = await app.listen();
+  process.on("message", (m) => {
+    if (m === "exit") process.exit(0);
+    if (m !== "mem") return;
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    gc?.();
+    const u = process.memoryUsage();
+    process.send!({ mem: { rss: vmRss("self"), heapUsed: u.heapUsed, external: u.external } });
+  });
+  process.send!({ port });
+}
+
+interface Ladder {
+  url: string;
+  wsUrl: string;
+  pid: number;
+  mem(): Promise<Mem>;
+  register(count: number, prefix: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+let registered = 0;
+
+async function startLadder(workers: number): Promise<Ladder> {
+  const dataDir = mkdtempSync(join(tmpdir(), "ladder-bench-"));
+  const args = [
+    "--serve-ladder",
+    "--anonymous-dev",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--data-dir",
+    dataDir,
+    "--workers",
+    String(workers),
+    "--no-house-bots",
+    "--tick-ms",
+    "10000",
+    "--startup-ms",
+    "60000",
+    "--match-interval",
+    "0",
+    "--max-concurrent",
+    "1000",
+    "--owner-concurrency",
+    "1000",
+    "--hourly-quota",
+    "1000000",
+    "--log-level",
+    "warn",
+  ];
+  const env = { ...process.env };
+  delete env.DATABASE_URL; // the embedded database, as on a fresh machine
+  const prof = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), args, {
+    execArgv: ["--import", "tsx", "--expose-gc", ...prof],
+    env,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  let exited: Error | null = null;
+  const exit = new Promise<never>((_, reject) =>
+    child.once("exit", (code, signal) => {
+      exited = new Error(`ladder exited with ${code ?? signal}`);
+      reject(exited);
+    }),
+  );
+  exit.catch(() => {});
+  const reply = <T>(key: string) => {
+    if (exited) return Promise.reject(exited);
+    let onMsg: (m: unknown) => void = () => {};
+    const got = new Promise<T>((resolve) => {
+      onMsg = (m: unknown) => {
+        if (m && typeof m === "object" && key in m) resolve((m as Record<string, T>)[key]!);
+      };
+      child.on("message", onMsg);
+    });
+    return Promise.race([got, exit]).finally(() => child.off("message", onMsg));
+  };
+  const port = await reply<number>("port");
+  const url = `http://127.0.0.1:${port}`;
+  let stopped: Promise<void> | null = null;
+  return {
+    url,
+    wsUrl: `ws://127.0.0.1:${port}/bot`,
+    pid: child.pid!,
+    mem() {
+      const r = reply<Mem>("mem");
+      child.send("mem");
+      return r;
+    },
+    async register(count, prefix) {
+      const tokens: string[] = new Array(count);
+      let next = 0;
+      const one = async () => {
+        while (next < count) {
+          const i = next++;
+          const res = await fetch(`${url}/api/bots`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ name: `${prefix}-${i}`, owner: `owner-${registered++}` }),
+          });
+          const body = (await res.json()) as { token?: string };
+          if (res.status !== 201 || !body.token)
+            throw new Error(`registration failed: ${JSON.stringify(body)}`);
+          tokens[i] = body.token;
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, one));
+      return tokens;
+    },
+    stop() {
+      stopped ??= (async () => {
+        if (!exited) {
+          // A clean exit, so --cpu-prof can write its profile; SIGKILL when that does not work.
+          if (child.connected) child.send("exit", (err) => err && child.kill("SIGKILL"));
+          else child.kill("SIGKILL");
+          const t = setTimeout(() => child.kill("SIGKILL"), 5_000);
+          await exit.catch(() => {});
+          clearTimeout(t);
+        }
+        rmSync(dataDir, { recursive: true, force: true });
+      })();
+      return stopped;
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the clients (same code for both servers)
+
+interface Hooks {
+  observation?(c: Client, now: number, raw: string): void;
+  hello?(c: Client): void;
+  end?(c: Client, raw: string): void;
+}
+
+interface Client {
+  ws: WebSocket;
+  /** Observations received in the current match. */
+  ticks: number;
+  playing: boolean;
+  queued: boolean;
+  hooks: Hooks;
+  queue(): void;
+}
+
+const QUEUE = '{"type":"queue","version":"bench"}';
+
+function connect(url: string, headers: Record<string, string>, hooks: Hooks): Client {
+  const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+  const c: Client = {
+    ws,
+    ticks: 0,
+    playing: false,
+    queued: false,
+    hooks,
+    queue() {
+      c.queued = true;
+      ws.send(QUEUE);
+    },
+  };
+  ws.on("error", () => {});
+  ws.on("message", (data: Buffer) => {
+    const now = performance.now();
+    const raw = data.toString();
+    const m = JSON.parse(raw) as { type: string; tick?: number };
+    if (m.type === "observation") {
+      ws.send(`{"type":"turn","tick":${m.tick}}`);
+      if (!c.playing) {
+        c.playing = true; // the bare loop sends no hello
+        c.queued = false;
+        c.ticks = 0;
+      }
+      c.ticks++;
+      c.hooks.observation?.(c, now, raw);
+    } else if (m.type === "hello") {
+      ws.send('{"type":"ready"}');
+      c.playing = true;
+      c.queued = false;
+      c.ticks = 0;
+      c.hooks.hello?.(c);
+    } else if (m.type === "end") {
+      c.playing = false;
+      c.hooks.end?.(c, raw);
+    }
+  });
+  return c;
+}
+
+const opened = (c: Client) =>
+  new Promise<void>((resolve, reject) => {
+    if (c.ws.readyState === WebSocket.OPEN) return resolve();
+    c.ws.once("open", () => resolve());
+    c.ws.once("error", reject);
+  });
+
+async function closeAll(clients: Client[]): Promise<void> {
+  await Promise.all(
+    clients.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.ws.readyState === WebSocket.CLOSED) return resolve();
+          const t = setTimeout(() => {
+            c.ws.terminate();
+            resolve();
+          }, 2_000);
+          c.ws.once("close", () => {
+            clearTimeout(t);
+            resolve();
+          });
+          c.ws.close();
+        }),
+    ),
+  );
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`${what}: timed out`);
+    await pause(5);
+  }
+}
+
+// ---------------------------------------------------------------- runs
+
+interface Single {
+  rate: number;
+  intervals: number[];
+  observations: string[];
+  finalTick: number;
+}
+
+/** One match between two clients, measured by the first client from tick 10 to its last observation. */
+async function singleRun(clients: [Client, Client]): Promise<Single> {
+  const times: number[] = [];
+  const observations: string[] = [];
+  let finalTick = 0;
+  const [lead, other] = clients;
+  lead.hooks = {
+    observation(c, now, raw) {
+      if (c.ticks >= FROM_TICK) times.push(now);
+      observations.push(raw);
+    },
+    end(_c, raw) {
+      finalTick = (JSON.parse(raw) as { final_tick?: number }).final_tick ?? lead.ticks;
+    },
+  };
+  other.hooks = {};
+  await Promise.all(clients.map(opened));
+  for (const c of clients) c.queue();
+  await until(
+    () => (lead.ticks > 0 || lead.queued) && !lead.playing && !other.playing && times.length > 0,
+    60_000,
+    "one match",
+  );
+  const intervals = times.slice(1).map((t, i) => t - times[i]!);
+  return {
+    rate: (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000),
+    intervals,
+    observations,
+    finalTick: finalTick || lead.ticks,
+  };
+}
+
+interface Many {
+  rate: number;
+  running: number;
+  serverCpu: { main: number; other: number };
+  clientCpuMs: number;
+  ticks: number;
+}
+
+/** `clients` play continuously (queue again after each end); ticks are counted in a window of `ms`. */
+async function continuousRun(clients: Client[], serverPid: number, ms: number): Promise<Many> {
+  let obs = 0;
+  let counting = false;
+  let stopping = false;
+  const played = new Set<Client>();
+  for (const c of clients)
+    c.hooks = {
+      observation(cl) {
+        played.add(cl);
+        if (counting) obs++;
+      },
+      end(cl) {
+        if (!stopping) cl.queue();
+      },
+    };
+  await Promise.all(clients.map(opened));
+  for (const c of clients) c.queue();
+  await until(() => played.size === clients.length, 60_000, `${clients.length} clients playing`);
+  await pause(300);
+  const cpu0 = threadCpu(serverPid);
+  const me0 = process.cpuUsage();
+  const t0 = performance.now();
+  counting = true;
+  let samples = 0;
+  let runningSum = 0;
+  const sampler = setInterval(() => {
+    samples++;
+    runningSum += clients.filter((c) => c.playing).length / 2;
+  }, 50);
+  await pause(ms);
+  counting = false;
+  const seconds = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  const cpu1 = threadCpu(serverPid);
+  const me = process.cpuUsage(me0);
+  // Wind down: no more queueing; let running matches end, take queued bots out of the queue.
+  stopping = true;
+  for (const c of clients) if (c.queued) c.ws.send('{"type":"leave"}');
+  await until(() => clients.every((c) => !c.playing), 60_000, "matches ending");
+  await pause(300);
+  await until(() => clients.every((c) => !c.playing), 60_000, "matches ending");
+  const ticks = obs / 2;
+  return {
+    rate: ticks / seconds,
+    running: samples ? runningSum / samples : 0,
+    serverCpu: { main: cpu1.main - cpu0.main, other: cpu1.other - cpu0.other },
+    clientCpuMs: (me.user + me.system) / 1000,
+    ticks,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** Open-file limit of this process (the server children inherit it). */
+function fileLimit(): number {
+  const m = /Max open files\s+(\d+|unlimited)/.exec(readFileSync("/proc/self/limits", "utf8"));
+  return !m || m[1] === "unlimited" ? Number.POSITIVE_INFINITY : Number(m[1]);
+}
+
+/**
+ * Server memory per idle authenticated socket: `warm` sockets are connected first and stay connected (so
+ * one-off growth, and the pages given back after the registrations, are behind the baseline), then `n` more;
+ * the figure is the marginal growth over those `n`.
+ */
+export async function memoryRun(workers: number, wanted: number): Promise<LiveBenchLine[]> {
+  // Each socket is a descriptor here and one in the server; each process has this limit.
+  const warm = 1_000;
+  const n = Math.min(wanted, fileLimit() - warm - 500);
+  const ladder = await startLadder(workers);
+  const trace = (what: string, m: Mem) =>
+    process.env.BENCH_DEBUG &&
+    console.error(
+      `memory: ${what}: rss ${(m.rss / 2 ** 20).toFixed(1)} MiB, heap ${(m.heapUsed / 2 ** 20).toFixed(1)} MiB, external ${(m.external / 2 ** 20).toFixed(1)} MiB`,
+    );
+  const live: Client[] = [];
+  try {
+    const tokens = await ladder.register(warm + n, "idle");
+    const authenticate = async (batch: string[]) => {
+      const cs = batch.map((t) => connect(ladder.wsUrl, { authorization: `Bearer ${t}` }, {}));
+      live.push(...cs);
+      await Promise.all(cs.map(opened));
+      await Promise.all(
+        cs.map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              c.ws.once("message", () => resolve());
+              c.ws.send('{"type":"leave"}'); // answered with not_queued once the token is checked
+            }),
+        ),
+      );
+    };
+    // RSS falls in steps a few seconds after activity stops (V8's memory reducer returns pooled pages), so a
+    // reading counts once RSS has held still for six seconds.
+    const settled = async () => {
+      const seen: Mem[] = [await ladder.mem()];
+      for (let i = 0; i < 40; i++) {
+        await pause(1_000);
+        seen.push(await ladder.mem());
+        const last = seen.slice(-7).map((m) => m.rss);
+        if (last.length === 7 && Math.max(...last) - Math.min(...last) < 512 * 1024) break;
+      }
+      return seen.at(-1)!;
+    };
+    for (let i = 0; i < warm; i += 250) await authenticate(tokens.slice(i, i + 250));
+    const before = await settled();
+    trace(`${warm} connected`, before);
+    for (let i = warm; i < warm + n; i += 250) await authenticate(tokens.slice(i, i + 250));
+    const after = await settled();
+    trace(`${warm + n} connected`, after);
+    const kib = (bytes: number) => bytes / 1024;
+    return [
+      {
+        name: `memory per idle connected bot (server RSS growth / ${n.toLocaleString("en-US")} sockets)`,
+        value: kib((after.rss - before.rss) / n),
+        unit: "KiB",
+        target: 64,
+        lowerIsBetter: true,
+      },
+      {
+        name: "memory per idle connected bot (server JS heap + external growth)",
+        value: kib((after.heapUsed + after.external - before.heapUsed - before.external) / n),
+        unit: "KiB",
+      },
+    ];
+  } finally {
+    await closeAll(live);
+    await ladder.stop();
+  }
+}
+
+export async function liveBench(quick = false): Promise<LiveBenchLine[]> {
+  const workers = Math.max(1, cpus().length);
+  const singleReps = quick ? 3 : 7;
+  const manyReps = quick ? 1 : 3;
+  const windowMs = quick ? 2_000 : 5_000;
+
+  const ladder = await startLadder(workers);
+  const freshRss = vmRss(ladder.pid);
+  let bare: BareServer | null = null;
+  const ladderClients = (tokens: string[]) =>
+    tokens.map((t) => connect(ladder.wsUrl, { authorization: `Bearer ${t}` }, {}));
+  try {
+    const singleTokens = await ladder.register(2 * (singleReps + 1), "single");
+    const manyTokens = await ladder.register(2 * MANY, "many");
+
+    // Warm-up match; its observations give the bare loop a real message of the median size, and its length
+    // the number of ticks per bare match.
+    const warmClients = ladderClients(singleTokens.slice(0, 2)) as [Client, Client];
+    const warm = await singleRun(warmClients);
+    await closeAll(warmClients);
+    const bySize = [...warm.observations].sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b));
+    const observation = bySize[Math.floor(bySize.length / 2)]!;
+    bare = await startBare(observation);
+    const bareUrl = `${bare.url}?ticks=${warm.finalTick}`;
+    const bareClients = (n: number) => Array.from({ length: n }, () => connect(bareUrl, {}, {}));
+    const warmBare = bareClients(2) as [Client, Client];
+    await singleRun(warmBare);
+    await closeAll(warmBare);
+
+    const ladderOne: Single[] = [];
+    const bareOne: Single[] = [];
+    for (let r = 0; r < singleReps; r++) {
+      const lc = ladderClients(singleTokens.slice(2 + 2 * r, 4 + 2 * r)) as [Client, Client];
+      ladderOne.push(await singleRun(lc));
+      await closeAll(lc);
+      await pause(200);
+      const bc = bareClients(2) as [Client, Client];
+      bareOne.push(await singleRun(bc));
+      await closeAll(bc);
+      await pause(200);
+    }
+
+    const ladderMany: Many[] = [];
+    const bareMany: Many[] = [];
+    const lm = ladderClients(manyTokens);
+    const bm = bareClients(2 * MANY);
+    for (let r = 0; r < manyReps; r++) {
+      ladderMany.push(await continuousRun(lm, ladder.pid, windowMs));
+      await pause(500);
+      bareMany.push(await continuousRun(bm, bare.pid, windowMs));
+      await pause(500);
+    }
+    await closeAll([...lm, ...bm]);
+
+    const mid = <T>(runs: T[], key: (x: T) => number) =>
+      [...runs].sort((a, b) => key(a) - key(b))[Math.floor(runs.length / 2)]!;
+    const l64 = mid(ladderMany, (m) => m.rate);
+    const b64 = mid(bareMany, (m) => m.rate);
+    const l1 = median(ladderOne.map((m) => m.rate));
+    const b1 = median(bareOne.map((m) => m.rate));
+    const lInt = ladderOne.flatMap((m) => m.intervals);
+    const bInt = bareOne.flatMap((m) => m.intervals);
+    const us = (ms: number) => ms * 1000;
+    const perTick = (ms: number, ticks: number) => (1000 * ms) / ticks;
+
+    const lines: LiveBenchLine[] = [
+      {
+        name: `live: ${MANY} concurrent matches (${l64.running.toFixed(1)} running on average), aggregate`,
+        value: l64.rate,
+        unit: "ticks/s",
+      },
+      { name: `bare ws lockstep: ${MANY} concurrent pairs (ceiling)`, value: b64.rate, unit: "ticks/s" },
+      {
+        name: `live: ${MANY} concurrent matches, share of the ceiling`,
+        value: (100 * l64.rate) / b64.rate,
+        unit: "%",
+        target: 70,
+      },
+      {
+        name: `live: ${MANY} matches, server CPU per tick (main thread / other threads)`,
+        value: perTick(l64.serverCpu.main, l64.ticks),
+        unit: `µs / ${Math.round(perTick(l64.serverCpu.other, l64.ticks))} µs`,
+      },
+      {
+        name: `bare ws lockstep: ${MANY} pairs, server CPU per tick`,
+        value: perTick(b64.serverCpu.main + b64.serverCpu.other, b64.ticks),
+        unit: "µs",
+      },
+      {
+        name: `${MANY} matches: client CPU per tick, in this process (ladder run / bare run)`,
+        value: perTick(l64.clientCpuMs, l64.ticks),
+        unit: `µs / ${Math.round(perTick(b64.clientCpuMs, b64.ticks))} µs`,
+      },
+      { name: "live: one match", value: l1, unit: "ticks/s" },
+      { name: "bare ws lockstep: one pair (ceiling)", value: b1, unit: "ticks/s" },
+      { name: "live: one match, share of the ceiling", value: (100 * l1) / b1, unit: "%", target: 70 },
+      {
+        name: "one match: tick round trip p50 (ladder / bare)",
+        value: us(pct(lInt, 50)),
+        unit: `µs / ${Math.round(us(pct(bInt, 50)))} µs`,
+      },
+      {
+        name: "one match: tick round trip p99 (ladder / bare)",
+        value: us(pct(lInt, 99)),
+        unit: `µs / ${Math.round(us(pct(bInt, 99)))} µs`,
+      },
+      { name: "added latency per tick, p50", value: us(pct(lInt, 50) - pct(bInt, 50)), unit: "µs" },
+      { name: "added latency per tick, p99", value: us(pct(lInt, 99) - pct(bInt, 99)), unit: "µs" },
+      {
+        name: `message sizes: observation (median) / turn, ticks per match`,
+        value: Buffer.byteLength(observation),
+        unit: `B / ${Buffer.byteLength('{"type":"turn","tick":100}')} B, ${warm.finalTick} ticks`,
+      },
+      {
+        name: "server RSS after start on a fresh data dir (embedded PGlite)",
+        value: freshRss / 2 ** 20,
+        unit: "MiB",
+      },
+    ];
+    await ladder.stop();
+    await bare.stop();
+    bare = null;
+
+    lines.push(...(await memoryRun(workers, quick ? 1_000 : 5_000)));
+    return lines;
+  } finally {
+    await ladder.stop();
+    await bare?.stop();
+  }
+}
+
+if (
+  process.argv[1] &&
+  import.meta.url === pathToFileURL(process.argv[1]).href &&
+  process.argv[2] === "--serve-ladder"
+) {
+  await serveLadder(process.argv.slice(3));
+}

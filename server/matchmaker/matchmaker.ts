@@ -71,10 +71,13 @@ export class Matchmaker {
     const players = lobby.waiting("public").filter((p) => !p.house && this.mayStart(p, now));
     if (players.length === 0) return;
     const houses = lobby.all().filter((p) => p.house && p.state === "waiting");
-    const byId = new Map<string, Participant>();
+    const byId = new Map<string, { p: Participant; key: string }>();
+    const idOfKey = new Map<string, string>();
     const candidates: Candidate[] = [...players, ...houses].map((p) => {
-      byId.set(p.bot.id, p);
-      const r = ratings.get(versionKey(p.bot.id, p.version ?? ""));
+      const key = versionKey(p.bot.id, p.version ?? "");
+      byId.set(p.bot.id, { p, key });
+      idOfKey.set(key, p.bot.id);
+      const r = ratings.get(key);
       while (p.starts.length > 0 && now - p.starts[0]! > 3_600_000) p.starts.shift();
       return {
         id: p.bot.id,
@@ -86,16 +89,32 @@ export class Matchmaker {
         recentGames: p.starts.length,
       };
     });
+    // One ranked start in seven is discovery. A pass may start many matches at once, so it reserves as
+    // many discovery slots as the starts it could make would owe (at most one per pair of candidates
+    // with a player in it, and no more than the free capacity).
+    const mostStarts = Math.min(
+      Math.floor(candidates.length / 2),
+      players.length,
+      config.maxConcurrent - running,
+    );
+    const slots = Math.floor((this.sinceDiscovery + mostStarts) / DISCOVERY_EVERY);
     const pairs = choosePairs({
       now,
       candidates,
-      discoveryDue: this.sinceDiscovery >= DISCOVERY_EVERY - 1,
+      discoveryDue: slots > 0,
+      discoverySlots: slots,
       facts: (a, b) => {
         const pa = byId.get(a.id)!;
         const pb = byId.get(b.id)!;
-        const f = ratings.facts(versionKey(a.id, pa.version ?? ""), versionKey(b.id, pb.version ?? ""));
-        const met = pa.lastMet.get(b.id) ?? pb.lastMet.get(a.id) ?? null;
+        const f = ratings.facts(pa.key, pb.key);
+        const met = pa.p.lastMet.get(b.id) ?? pb.p.lastMet.get(a.id) ?? null;
         return { games: f.games, score: f.score, mapQuality: f.mapQuality, lastMetAt: met };
+      },
+      *tested(a, minGames, maxGames) {
+        for (const key of ratings.opponents(byId.get(a.id)!.key, minGames, maxGames)) {
+          const id = idOfKey.get(key);
+          if (id !== undefined) yield id;
+        }
       },
       allowed: (a, b) => {
         const player = a.house ? b : b.house ? a : null;
@@ -103,10 +122,12 @@ export class Matchmaker {
       },
     });
     const ownerStarts = new Map<string, number>();
+    let competitive = 0;
+    let discovery = 0;
     for (const pair of pairs) {
       if (running >= config.maxConcurrent) break;
-      const a = byId.get(pair.a.id)!;
-      const b = byId.get(pair.b.id)!;
+      const a = byId.get(pair.a.id)!.p;
+      const b = byId.get(pair.b.id)!.p;
       // Owner concurrency, counting the starts of this pass too.
       const busy = [a, b].find(
         (p) =>
@@ -117,10 +138,17 @@ export class Matchmaker {
       if (busy) continue;
       for (const p of [a, b])
         if (!p.house) ownerStarts.set(p.bot.owner, (ownerStarts.get(p.bot.owner) ?? 0) + 1);
-      this.sinceDiscovery = pair.kind === "discovery" ? 0 : this.sinceDiscovery + 1;
+      if (pair.kind === "discovery") discovery++;
+      else competitive++;
       running++;
       this.d.start(this.plan(a, b, pair.kind));
     }
+    // Each competitive start adds one to the count since the last discovery and each discovery start
+    // (reserved or fill-in) pays for the six before it. Reserved slots that found no discovery pair are
+    // forgiven rather than owed: when every waiting pair is well tested there is nothing to discover, and
+    // the debt must not turn the next passes into a run of discovery starts.
+    this.sinceDiscovery = Math.max(0, this.sinceDiscovery + competitive - (DISCOVERY_EVERY - 1) * discovery);
+    if (discovery < slots) this.sinceDiscovery = Math.min(this.sinceDiscovery, DISCOVERY_EVERY - 1);
   }
 
   private plan(a: Participant, b: Participant, kind: StartPlan["kind"]): StartPlan {

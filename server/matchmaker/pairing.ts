@@ -14,6 +14,8 @@ export const WINDOW_CAP = 1200;
 export const PRIORITY_AFTER_MS = 60_000;
 export const QUALIFYING_GAMES = 30;
 export const REMATCH_HOLD_MS = 10_000;
+/** Fewer games than this between two versions cannot contradict the ratings (see contradicts). */
+const TESTED_GAMES = 3;
 
 export interface Candidate {
   /** Bot id; also the vertex identity. */
@@ -43,6 +45,18 @@ export interface PairingInput {
   facts(a: Candidate, b: Candidate): PairFacts;
   /** True when the next start is the reserved discovery slot (one in seven). */
   discoveryDue: boolean;
+  /**
+   * How many of this pass's starts are reserved for discovery; overrides discoveryDue (which means one).
+   * A pass over a long queue starts many matches at once, and one in seven of them is discovery.
+   */
+  discoverySlots?: number;
+  /**
+   * Ids of the candidates `a`'s version has from `minGames` to `maxGames` rated games against. Only long
+   * queues (above DENSE_LIMIT) use it, so that a pair whose early results may contradict the ratings is
+   * never lost to the sparse pairing; without it such a pair is still found when the two are rating
+   * neighbours or both among the longest waiting.
+   */
+  tested?(a: Candidate, minGames: number, maxGames: number): Iterable<string>;
   /** An extra, caller-specific exclusion (for example: house bots only after a short wait). */
   allowed?(a: Candidate, b: Candidate): boolean;
 }
@@ -74,7 +88,7 @@ export function ratingWindow(a: Candidate, b: Candidate): number {
 
 /** Early results that contradict the rating prediction ask for more games, up to PRIOR_GAMES. */
 export function contradicts(a: Candidate, b: Candidate, f: PairFacts): boolean {
-  if (f.games < 3 || f.games >= PRIOR_GAMES) return false;
+  if (f.games < TESTED_GAMES || f.games >= PRIOR_GAMES) return false;
   return Math.abs(f.score / f.games - expectedScore(a.rating, b.rating)) > 0.25;
 }
 
@@ -113,47 +127,175 @@ function discoveryWeight(a: Candidate, b: Candidate, f: PairFacts): number | nul
 
 type Edge = { i: number; j: number; w: number; f: PairFacts };
 
-function match(cands: Candidate[], edges: Edge[]): [number, number, Edge][] {
+/** Maximum-weight matching over `edges` (indices into the candidates), each vertex in at most one pair. */
+function match(edges: Edge[]): Edge[] {
   if (edges.length === 0) return [];
+  // The library numbers vertices 0..max and runs in O(vertices^3): renumber densely first.
+  const local = new Map<number, number>();
+  const at = (v: number) => {
+    const l = local.get(v);
+    if (l !== undefined) return l;
+    local.set(v, local.size);
+    return local.size - 1;
+  };
   // The library wants integer-ish weights; scale keeps two decimals of the weight's resolution.
-  const mate = blossom(edges.map((e) => [e.i, e.j, Math.round(e.w * 100)]));
-  const byPair = new Map(edges.map((e) => [`${e.i},${e.j}`, e]));
-  const out: [number, number, Edge][] = [];
-  for (let i = 0; i < cands.length; i++) {
-    const j = mate[i] ?? -1;
-    if (j > i) out.push([i, j, byPair.get(`${i},${j}`)!]);
-  }
-  return out;
+  const mate = blossom(edges.map((e) => [at(e.i), at(e.j), Math.round(e.w * 100)]));
+  return edges.filter((e) => mate[local.get(e.i)!] === local.get(e.j));
+}
+
+/** Queues up to this size are matched exactly: every pair is an edge, one blossom over the whole queue. */
+export const DENSE_LIMIT = 64;
+/**
+ * Above DENSE_LIMIT: the rating-sorted queue is matched in blocks of this many (see choosePairs). The
+ * blossom library's time grows with the cube of a block's size: 16 keeps a pass over 1,000 bots near
+ * 10 ms of matching, 32 costs about three times as much.
+ */
+export const BLOCK = 16;
+/** Above DENSE_LIMIT: every pair among this many longest-waiting candidates is a discovery option... */
+export const LONGEST_WAITING = 16;
+/** ...and each of the longest-waiting (twice the reserved slots, plus those) is offered this many more. */
+const WAITING_PARTNERS = 4;
+
+interface PairInfo {
+  i: number;
+  j: number;
+  f: PairFacts;
+  cw: number | null;
+  dw: number | null;
 }
 
 export function choosePairs(input: PairingInput): Pairing[] {
   const { candidates: c, now } = input;
-  const facts = new Map<string, PairFacts>();
-  const competitive: Edge[] = [];
-  const discovery: Edge[] = [];
-  for (let i = 0; i < c.length; i++) {
-    for (let j = i + 1; j < c.length; j++) {
-      const f = input.facts(c[i]!, c[j]!);
-      facts.set(`${i},${j}`, f);
-      if (excluded(c[i]!, c[j]!, f, now) || (input.allowed && !input.allowed(c[i]!, c[j]!))) continue;
-      const cw = competitiveWeight(c[i]!, c[j]!, f);
-      if (cw !== null) competitive.push({ i, j, w: cw, f });
-      const dw = discoveryWeight(c[i]!, c[j]!, f);
-      if (dw !== null) discovery.push({ i, j, w: dw, f });
+  const n = c.length;
+  // Each pair's facts and weights, computed at most once and only for the pairs the pass looks at; null
+  // for an excluded pair.
+  const cache = new Map<number, PairInfo | null>();
+  const info = (x: number, y: number): PairInfo | null => {
+    const i = Math.min(x, y);
+    const j = Math.max(x, y);
+    const key = i * n + j;
+    let e = cache.get(key);
+    if (e === undefined) {
+      e = null;
+      const a = c[i]!;
+      const b = c[j]!;
+      if (a.id !== b.id && a.owner !== b.owner && !(a.house && b.house)) {
+        const f = input.facts(a, b);
+        if (!excluded(a, b, f, now) && (!input.allowed || input.allowed(a, b)))
+          e = { i, j, f, cw: competitiveWeight(a, b, f), dw: discoveryWeight(a, b, f) };
+      }
+      cache.set(key, e);
+    }
+    return e;
+  };
+  const edge = (e: PairInfo | null, kind: Pairing["kind"]): Edge | null => {
+    const w = e && (kind === "competitive" ? e.cw : e.dw);
+    return e && w !== null ? { i: e.i, j: e.j, w, f: e.f } : null;
+  };
+  /** Every allowed edge of a kind among some candidates. */
+  const among = (vs: number[], kind: Pairing["kind"]): Edge[] => {
+    const out: Edge[] = [];
+    for (let x = 0; x < vs.length; x++)
+      for (let y = x + 1; y < vs.length; y++) {
+        const e = edge(info(vs[x]!, vs[y]!), kind);
+        if (e) out.push(e);
+      }
+    return out;
+  };
+
+  const taken = new Set<number>();
+  const out: { pairing: Pairing; phase: number; first: number }[] = [];
+  let phase = 0;
+  const take = (e: Edge, kind: Pairing["kind"]) => {
+    taken.add(e.i).add(e.j);
+    out.push({
+      pairing: { a: c[e.i]!, b: c[e.j]!, kind, forecast: smoothedForecast(c[e.i]!, c[e.j]!, e.f) },
+      phase,
+      first: Math.min(e.i, e.j),
+    });
+  };
+  const free = (v: number) => !taken.has(v);
+  const byRating = [...c.keys()].sort(
+    (x, y) => c[x]!.rating - c[y]!.rating || (c[x]!.id < c[y]!.id ? -1 : 1),
+  );
+
+  // 1. The reserved discovery starts (SPEC 1.2 rule 3), best discovery weight first.
+  const slots = input.discoverySlots ?? (input.discoveryDue ? 1 : 0);
+  if (slots > 0) {
+    const options = n <= DENSE_LIMIT ? among(byRating, "discovery") : discoveryOptions(slots);
+    options.sort((x, y) => y.w - x.w);
+    let left = slots;
+    for (const e of options) {
+      if (left === 0) break;
+      if (free(e.i) && free(e.j)) {
+        take(e, "discovery");
+        left--;
+      }
     }
   }
-  const taken = new Set<number>();
-  const out: Pairing[] = [];
-  const take = (i: number, j: number, f: PairFacts, kind: Pairing["kind"]) => {
-    taken.add(i).add(j);
-    out.push({ a: c[i]!, b: c[j]!, kind, forecast: smoothedForecast(c[i]!, c[j]!, f) });
-  };
-  if (input.discoveryDue) {
-    const best = [...discovery].sort((x, y) => y.w - x.w)[0];
-    if (best) take(best.i, best.j, best.f, "discovery");
+  // 2. Competitive pairs by maximum-weight matching; 3. discovery fills in for whoever is left.
+  for (const kind of ["competitive", "discovery"] as const) {
+    phase++;
+    const queue = byRating.filter(free);
+    if (queue.length <= DENSE_LIMIT) {
+      for (const e of match(among(queue, kind))) take(e, kind);
+      continue;
+    }
+    // Sparse pairing of a long queue. One blossom over every pair of 1,000 bots takes seconds (the
+    // matching is cubic in the vertices, and half a million pair facts alone are too slow for a pass
+    // every 250 ms), so the rating-sorted queue is cut into blocks of BLOCK neighbours and each block is
+    // matched exactly; whoever a block leaves unpaired joins the next block (up to BLOCK of them).
+    // The trade-off: a bot is only weighed against partners within about a block of it in rating order,
+    // so the matching is maximal per block, not over the whole queue. Every SPEC rule still holds on the
+    // edges considered: exclusions remove edges, the window filters competitive edges, a bot past 60 s
+    // outweighs any other edge of its block, and the reserved discovery slots above looked at the
+    // longest-waiting bots and at every pair with history, not only at neighbours.
+    let carry: number[] = [];
+    for (let start = 0; start < queue.length; start += BLOCK) {
+      const members = [...carry, ...queue.slice(start, start + BLOCK)];
+      for (const e of match(among(members, kind))) take(e, kind);
+      carry = members.filter(free).slice(-BLOCK);
+    }
   }
-  const free = (e: Edge) => !taken.has(e.i) && !taken.has(e.j);
-  for (const [i, j, e] of match(c, competitive.filter(free))) take(i, j, e.f, "competitive");
-  for (const [i, j, e] of match(c, discovery.filter(free))) take(i, j, e.f, "discovery");
-  return out;
+  // Reserved discovery first, then competitive, then fill-in; within each, in the candidates' order (the
+  // queue's, longest waiting first), so that when capacity cuts a pass short the longest waiting start.
+  return out.sort((x, y) => x.phase - y.phase || x.first - y.first).map((x) => x.pairing);
+
+  /**
+   * Discovery options of a long queue: the longest waiters among themselves and with a few more of the
+   * long waiting (discovery is independent of ratings, and waiting raises its weight), each bot with its
+   * rating neighbour (so everyone has one), and every pair with enough history to contradict the ratings
+   * (those weigh most).
+   */
+  function discoveryOptions(wanted: number): Edge[] {
+    const seen = new Set<number>();
+    const options: Edge[] = [];
+    const add = (x: number, y: number) => {
+      const key = Math.min(x, y) * n + Math.max(x, y);
+      if (x === y || seen.has(key)) return;
+      seen.add(key);
+      const e = edge(info(x, y), "discovery");
+      if (e) options.push(e);
+    };
+    const waiting = [...byRating].sort((x, y) => c[y]!.waitedMs - c[x]!.waitedMs);
+    for (let x = 0; x < Math.min(waiting.length, LONGEST_WAITING); x++)
+      for (let y = x + 1; y < Math.min(waiting.length, LONGEST_WAITING); y++) add(waiting[x]!, waiting[y]!);
+    const longest = Math.min(waiting.length, 2 * wanted + LONGEST_WAITING);
+    for (let x = 0; x < longest; x++)
+      for (let y = x + 1; y <= x + WAITING_PARTNERS && y < longest; y++) add(waiting[x]!, waiting[y]!);
+    for (let x = 0; x + 1 < byRating.length; x++) add(byRating[x]!, byRating[x + 1]!);
+    if (input.tested) {
+      const at = new Map(c.map((cand, i) => [cand.id, i]));
+      // The relation is symmetric, so asking the players finds every pair; a house bot's own list (it
+      // has played everyone) would only repeat them at length.
+      for (let x = 0; x < n; x++) {
+        if (c[x]!.house) continue;
+        for (const id of input.tested(c[x]!, TESTED_GAMES, PRIOR_GAMES - 1)) {
+          const y = at.get(id);
+          if (y !== undefined) add(x, y);
+        }
+      }
+    }
+    return options;
+  }
 }

@@ -46,27 +46,29 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   };
 
-  /** The version a bot is listed with: its ranked, unretired version that last played a rated game. */
-  async function listedVersions(ladderId: string): Promise<Map<string, string>> {
+  /** Each bot's ranked versions, the one that last played a rated game first. */
+  async function rankedVersions(ladderId: string): Promise<Map<string, string[]>> {
     const last = await ctx.store.lastRatedPlay(ladderId);
-    const best = new Map<string, { label: string; seq: number }>();
+    const byBot = new Map<string, { label: string; seq: number }[]>();
     for (const [key, seq] of last) {
       const [botId, label] = JSON.parse(key) as [string, string];
       if (!ctx.ratings.get(versionKey(botId, label)).ranked) continue;
-      const cur = best.get(botId);
-      if (!cur || seq > cur.seq) best.set(botId, { label, seq });
+      byBot.set(botId, [...(byBot.get(botId) ?? []), { label, seq }]);
     }
-    return new Map([...best].map(([id, v]) => [id, v.label]));
+    return new Map([...byBot].map(([id, vs]) => [id, vs.sort((a, b) => b.seq - a.seq).map((v) => v.label)]));
   }
 
   async function leaderboard(ladderId: string) {
-    const listed = await listedVersions(ladderId);
-    const bots = (await ctx.store.allBots()).filter((b) => b.status === "active" && listed.has(b.id));
+    const ranked = await rankedVersions(ladderId);
+    const bots = (await ctx.store.allBots()).filter((b) => b.status === "active" && ranked.has(b.id));
     const rows = [];
     for (const bot of bots) {
-      const label = listed.get(bot.id)!;
-      const versions = await ctx.store.versions(bot.id);
-      if (versions.find((v) => v.label === label)?.retired) continue;
+      // The ranked, unretired version that last played a rated game (SPEC 1.2 rule 9).
+      const retired = new Set(
+        (await ctx.store.versions(bot.id)).filter((v) => v.retired).map((v) => v.label),
+      );
+      const label = ranked.get(bot.id)!.find((l) => !retired.has(l));
+      if (label === undefined) continue;
       const record = (await ctx.store.versionRecords(bot.id)).get(label) ?? { wins: 0, losses: 0, draws: 0 };
       const r = ctx.ratings.get(versionKey(bot.id, label));
       const o = online(bot);

@@ -2,12 +2,15 @@
 // `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run.
 import { cpus } from "node:os";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
+import { ladderBench } from "./ladder-bench.ts";
 import { type LiveBenchLine, liveBench } from "./live-bench.ts";
 
 const quick = process.argv.includes("--quick");
 const fmt = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
 
 const lines: (BenchLine & LiveBenchLine)[] = [...(await engineBench(quick)), ...(await liveBench(quick))];
+// Competitive core (issue 4): BT refit and fit, matchmaker pass; in-process, after the live runs.
+lines.push(...(await ladderBench(quick)));
 console.log(
   `\nnode ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${new Date().toISOString().slice(0, 10)}\n`,
 );

@@ -184,6 +184,26 @@ export class BotClient {
     return this.next("end", () => true, timeoutMs).finally(() => this.ws.off("message", onMsg));
   }
 
+  /** Queues and resolves with the `hello` of the match the bot is paired into. */
+  async queueForMatch(version = "v1"): Promise<Msg> {
+    const since = this.received.length;
+    this.send({ type: "queue", version });
+    await this.next("queued", undefined, 15_000, since);
+    return this.next("hello", undefined, 15_000, since);
+  }
+
+  /** Answers each observation from now on with `turn(obs)` (nothing when it returns undefined); returns a stop. */
+  autoplay(turn: (obs: Msg) => unknown = (o) => ({ type: "turn", tick: o.tick })): () => void {
+    const onMsg = (data: WebSocket.RawData) => {
+      const m = JSON.parse(data.toString()) as Msg;
+      if (m.type !== "observation") return;
+      const t = turn(m);
+      if (t !== undefined) this.send(t);
+    };
+    this.ws.on("message", onMsg);
+    return () => this.ws.off("message", onMsg);
+  }
+
   close(): void {
     this.ws.close();
   }

@@ -32,26 +32,6 @@ async function connect(name: string): Promise<BotClient> {
   return bot;
 }
 
-/** Queues and resolves with the `hello` of the match the bot is paired into (a house bot here). */
-async function queueForMatch(bot: BotClient, version = "v1"): Promise<Msg> {
-  const since = bot.received.length;
-  bot.send({ type: "queue", version });
-  await bot.next("queued", undefined, 15_000, since);
-  return bot.next("hello", undefined, 15_000, since);
-}
-
-/** Answers each observation from now on with `turn(obs)` (nothing when it returns undefined). */
-function autoplay(bot: BotClient, turn: (obs: Msg) => unknown): () => void {
-  const onMsg = (data: unknown) => {
-    const m = JSON.parse(String(data)) as Msg;
-    if (m.type !== "observation") return;
-    const t = turn(m);
-    if (t !== undefined) bot.send(t);
-  };
-  bot.ws.on("message", onMsg);
-  return () => bot.ws.off("message", onMsg);
-}
-
 const firstMove = (o: Msg) => ({
   type: "turn",
   tick: o.tick,
@@ -61,14 +41,14 @@ const firstMove = (o: Msg) => ({
 describe("a full match against a house bot", () => {
   it("plays to `end` with the SPEC 6.2 fields, and the match is listed, stored and replayable", async () => {
     const bot = await connect("flow-full");
-    const hello = await queueForMatch(bot);
+    const hello = await bot.queueForMatch();
     expect(HelloMessage.safeParse(hello).error).toBeUndefined();
     expect(hello.protocol_version).toBe("0.6");
     expect(hello.deadlines).toMatchObject({ tick_ms: 200, startup_ms: 500, max_consecutive_failures: 10 });
     const id = hello.match_id as string;
     const me = hello.bot_id as number;
     const since = bot.received.length;
-    const stop = autoplay(bot, (o) => {
+    const stop = bot.autoplay((o) => {
       expect(ObservationMessage.safeParse(o).error).toBeUndefined();
       return firstMove(o);
     });
@@ -204,7 +184,7 @@ describe("house bots", () => {
 describe("the startup window", () => {
   it("a bot that never sends `ready` forfeits at tick 0 and the house bot wins", async () => {
     const bot = await connect("flow-noready");
-    const hello = await queueForMatch(bot);
+    const hello = await bot.queueForMatch();
     const me = hello.bot_id as number;
     const since = bot.received.length;
     const end = await bot.next("end", undefined, 10_000, since);
@@ -226,7 +206,7 @@ describe("the startup window", () => {
 describe("failures and disqualification", () => {
   it("a bot that stops answering idles as `timeout` and is disqualified after 10 failures", async () => {
     const bot = await connect("flow-silent");
-    const hello = await queueForMatch(bot);
+    const hello = await bot.queueForMatch();
     const me = hello.bot_id as number;
     const since = bot.received.length;
     bot.send({ type: "ready" });
@@ -244,7 +224,7 @@ describe("failures and disqualification", () => {
 
   it("garbage turns are refused as `schema` (rejected events) and disqualify after 10", async () => {
     const bot = await connect("flow-garbage");
-    const hello = await queueForMatch(bot);
+    const hello = await bot.queueForMatch();
     const me = hello.bot_id as number;
     const since = bot.received.length;
     const garbage: unknown[] = [
@@ -255,7 +235,7 @@ describe("failures and disqualification", () => {
       [1, 2, 3],
     ];
     let n = 0;
-    const stop = autoplay(bot, () => garbage[n++ % garbage.length]);
+    const stop = bot.autoplay(() => garbage[n++ % garbage.length]);
     bot.send({ type: "ready" });
     const end = await bot.next("end", undefined, 15_000, since);
     stop();

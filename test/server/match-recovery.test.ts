@@ -15,30 +15,12 @@ async function connect(srv: TestServer, token: string): Promise<BotClient> {
   return bot;
 }
 
-async function queueForMatch(bot: BotClient, version = "v1"): Promise<Msg> {
-  const since = bot.received.length;
-  bot.send({ type: "queue", version });
-  await bot.next("queued", undefined, 15_000, since);
-  return bot.next("hello", undefined, 15_000, since);
-}
-
-/** Answers each observation from now on with `turn(obs)` (nothing when it returns undefined). */
-function autoplay(bot: BotClient, turn: (obs: Msg) => unknown = idle): () => void {
-  const onMsg = (data: unknown) => {
-    const m = JSON.parse(String(data)) as Msg;
-    if (m.type !== "observation") return;
-    const t = turn(m);
-    if (t !== undefined) bot.send(t);
-  };
-  bot.ws.on("message", onMsg);
-  return () => bot.ws.off("message", onMsg);
-}
 const idle = (o: Msg) => ({ type: "turn", tick: o.tick });
 
 /** Plays from now on (ready is sent by the caller) until `end`. */
 async function playToEnd(bot: BotClient): Promise<Msg> {
   const since = bot.received.length;
-  const stop = autoplay(bot);
+  const stop = bot.autoplay();
   try {
     return await bot.next("end", undefined, 60_000, since);
   } finally {
@@ -70,11 +52,11 @@ describe("on a server with short deadlines", () => {
   it("a bot that reconnects within the grace window resumes the same match", async () => {
     const token = await srv.register("rec-resume");
     const a = await connect(srv, token);
-    const hello = await queueForMatch(a);
+    const hello = await a.queueForMatch();
     const id = hello.match_id as string;
     const me = hello.bot_id as number;
     // Play ticks 0-2, then drop the socket without answering tick 3.
-    const stop = autoplay(a, (o) => ((o.tick as number) < 3 ? idle(o) : undefined));
+    const stop = a.autoplay((o) => ((o.tick as number) < 3 ? idle(o) : undefined));
     a.send({ type: "ready" });
     await a.next("observation", (m) => m.tick === 3, 10_000, 0);
     stop();
@@ -111,7 +93,7 @@ describe("on a server with short deadlines", () => {
   it("a bot that drops in the startup window gets the same hello again and can still send ready", async () => {
     const token = await srv.register("rec-startup");
     const a = await connect(srv, token);
-    const hello = await queueForMatch(a);
+    const hello = await a.queueForMatch();
     a.close();
     await a.closed();
     const b = await connect(srv, token);
@@ -127,8 +109,8 @@ describe("on a server with short deadlines", () => {
   it("a second connection with the same token takes over a match; the first gets `replaced`", async () => {
     const token = await srv.register("rec-replace");
     const a = await connect(srv, token);
-    const hello = await queueForMatch(a);
-    const stop = autoplay(a, (o) => ((o.tick as number) < 2 ? idle(o) : undefined));
+    const hello = await a.queueForMatch();
+    const stop = a.autoplay((o) => ((o.tick as number) < 2 ? idle(o) : undefined));
     a.send({ type: "ready" });
     await a.next("observation", (m) => m.tick === 2, 10_000, 0);
     stop();
@@ -156,7 +138,7 @@ describe("on a server with short deadlines", () => {
     const b = await connect(srv, token);
     await a.next("replaced", undefined, 10_000, 0);
     expect(await a.closed()).toBe(1000);
-    const hello = await queueForMatch(b);
+    const hello = await b.queueForMatch();
     expect(typeof hello.match_id).toBe("string");
     b.send({ type: "ready" });
     await playToEnd(b);
@@ -166,15 +148,15 @@ describe("on a server with short deadlines", () => {
   it("a killed worker voids its matches, tells the bots, and the server plays on", async () => {
     const token = await srv.register("rec-crash");
     const bot = await connect(srv, token);
-    const hello = await queueForMatch(bot);
+    const hello = await bot.queueForMatch();
     const id = hello.match_id as string;
-    const stop = autoplay(bot, (o) => ((o.tick as number) < 2 ? idle(o) : undefined));
+    const stop = bot.autoplay((o) => ((o.tick as number) < 2 ? idle(o) : undefined));
     bot.send({ type: "ready" });
     await bot.next("observation", (m) => m.tick === 2, 10_000, 0);
     stop();
     // A second match on the same (only) worker, in its startup window, goes down with it.
     const other = await connect(srv, await srv.register("rec-crash-2"));
-    const otherHello = await queueForMatch(other);
+    const otherHello = await other.queueForMatch();
     expect(srv.app.ctx.matches.size).toBe(2);
     const since = bot.received.length;
     srv.app.ctx.pool.killThread(0);
@@ -196,7 +178,7 @@ describe("on a server with short deadlines", () => {
     expect(srv.app.ctx.matches.size).toBe(0);
 
     // The pool replaced the worker: the same bot plays a whole new match.
-    const again = await queueForMatch(bot);
+    const again = await bot.queueForMatch();
     expect(again.match_id).not.toBe(id);
     bot.send({ type: "ready" });
     const end2 = await playToEnd(bot);
@@ -220,7 +202,7 @@ describe("the hung-worker watchdog", () => {
   it("does not fire while a reconnected bot takes its time to answer", async () => {
     const token = await srv.register("dog-resume");
     const a = await connect(srv, token);
-    const hello = await queueForMatch(a);
+    const hello = await a.queueForMatch();
     a.send({ type: "ready" });
     const first = await a.next("observation", undefined, 10_000, 0);
     a.close();
@@ -246,7 +228,7 @@ describe("the hung-worker watchdog", () => {
     );
     const hellos: Msg[] = [];
     for (const b of bots) {
-      hellos.push(await queueForMatch(b));
+      hellos.push(await b.queueForMatch());
       b.send({ type: "ready" });
     }
     await Promise.all(bots.map((b) => b.next("observation", (m) => m.tick === 0, 10_000, 0)));
@@ -267,7 +249,7 @@ describe("the hung-worker watchdog", () => {
   it("terminates a worker that stops answering: the match is void and the server plays on", async () => {
     const token = await srv.register("dog-hang");
     const bot = await connect(srv, token);
-    const hello = await queueForMatch(bot);
+    const hello = await bot.queueForMatch();
     const id = hello.match_id as string;
     bot.send({ type: "ready" });
     const obs = await bot.next("observation", undefined, 10_000, 0);
@@ -289,7 +271,7 @@ describe("the hung-worker watchdog", () => {
 
     // Piscina replaces the terminated worker; the next match waits for it to be ready (not a hang).
     await replaced;
-    const again = await queueForMatch(bot);
+    const again = await bot.queueForMatch();
     expect(again.match_id).not.toBe(id);
     bot.send({ type: "ready" });
     const end2 = await playToEnd(bot);

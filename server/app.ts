@@ -13,7 +13,7 @@ import { ApiError } from "./errors.ts";
 import { Lobby, type Participant } from "./ladder/lobby.ts";
 import { Matchmaker, REMATCH_HOLD_MS, type StartPlan } from "./matchmaker/matchmaker.ts";
 import { QuotaCounts } from "./matchmaker/quotas.ts";
-import { RatingBook, versionKey } from "./ratings/book.ts";
+import { RatingBook, ratedGame } from "./ratings/book.ts";
 import { ReplayFiles } from "./replays.ts";
 import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
@@ -78,16 +78,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   let drainDone: (() => void) | null = null;
 
   const ratings = new RatingBook();
-  ratings.load(
-    (await store.ratedResults("public")).map((r) => ({
-      a: versionKey(r.bots[0].bot_id, r.bots[0].version),
-      b: versionKey(r.bots[1].bot_id, r.bots[1].version),
-      score: r.winner === null ? 0.5 : r.winner === r.bots[0].bot_id ? 1 : 0,
-      map: r.map,
-      aHouse: r.bots[0].house,
-      bHouse: r.bots[1].house,
-    })),
-  );
+  ratings.load((await store.ratedResults("public")).map(ratedGame));
   const ctx = { config, store, pool, lobby, replays, ratings, log, matches, draining: false } as AppContext;
 
   const quotas = new QuotaCounts(store);

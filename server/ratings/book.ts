@@ -8,6 +8,7 @@
 // after one game touches one array slot and rebuilds nothing, which matters at thousands of versions and
 // tens of thousands of pairs (issue 4: under 20 ms with 2,000 versions and 100,000 games).
 import { MAP_NAMES } from "../../engine/rules.ts";
+import type { RatedResultRow } from "../store/types.ts";
 import { BASE_RATING, fitIndexed, leaderboardScore, type PairArrays } from "./bradley-terry.ts";
 
 export const QUALIFYING_GAMES = 30;
@@ -26,6 +27,18 @@ export interface RatedGame {
   map: string;
   aHouse: boolean;
   bHouse: boolean;
+}
+
+/** A stored rated result as the book records it: fighter 0's version against fighter 1's. */
+export function ratedGame(r: RatedResultRow): RatedGame {
+  return {
+    a: versionKey(r.bots[0].bot_id, r.bots[0].version),
+    b: versionKey(r.bots[1].bot_id, r.bots[1].version),
+    score: r.winner === null ? 0.5 : r.winner === r.bots[0].bot_id ? 1 : 0,
+    map: r.map,
+    aHouse: r.bots[0].house,
+    bHouse: r.bots[1].house,
+  };
 }
 
 export interface VersionRating {

@@ -9,7 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import { QUALIFYING_GAMES, type RatedGame, RatingBook, versionKey } from "../../server/ratings/book.ts";
+import {
+  QUALIFYING_GAMES,
+  type RatedGame,
+  RatingBook,
+  ratedGame,
+  versionKey,
+} from "../../server/ratings/book.ts";
 import {
   BASE_RATING,
   expectedScore,
@@ -442,16 +448,7 @@ describe("what enters the ratings", () => {
       expect(rows.map((r) => r.match_id)).toEqual(["m1", "m2", "m3"]);
       // Loaded the way the server loads them at start-up (server/app.ts).
       const book = new RatingBook();
-      book.load(
-        rows.map((r) => ({
-          a: versionKey(r.bots[0].bot_id, r.bots[0].version),
-          b: versionKey(r.bots[1].bot_id, r.bots[1].version),
-          score: r.winner === null ? 0.5 : r.winner === r.bots[0].bot_id ? 1 : 0,
-          map: r.map,
-          aHouse: r.bots[0].house,
-          bHouse: r.bots[1].house,
-        })),
-      );
+      book.load(rows.map(ratedGame));
       const A = versionKey(ann.id, "v1");
       const B = versionKey(bob.id, "v1");
       const H = versionKey(house.id, "v1");

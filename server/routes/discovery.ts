@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
+import { accountsInfo } from "../auth/discovery-info.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { DISCOVERY_EVERY, REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
@@ -17,7 +18,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/api", async () => ({
     bot_endpoint: `${wsBase}/bot`,
-    accounts: null,
+    accounts: accountsInfo(ctx),
     authentication_required: !config.anonymousDev,
     mcp: null,
     openapi: `${base}/openapi.json`,

@@ -74,6 +74,7 @@ export function benchLadder(versionCount: number, gameCount: number, seed = 1): 
     status: "active",
     avatar: null,
     created,
+    account_id: null,
   });
   const houses: BenchVersion[] = [];
   for (let i = 0; i < HOUSES; i++) {

@@ -145,6 +145,7 @@ class World {
       status: "active",
       avatar: null,
       created,
+      account_id: null,
     };
     const conn = {
       error: (code: string, message: string) => this.notices.push({ bot: name, code, message }),
@@ -166,6 +167,7 @@ class World {
       status: "active",
       avatar: null,
       created,
+      account_id: null,
     };
     return this.lobby.join(bot, null, strategy(name));
   }

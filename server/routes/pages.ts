@@ -1,0 +1,583 @@
+// The public web pages of SPEC 1.1 for spectators: title screen, ladder dashboard, bot, match and user pages,
+// the bot-building intro and the replay viewer, plus web/ assets and the live-match feed the viewer polls.
+// Pages are rendered on the server from the public JSON API (called in-process with inject, so a page shows
+// exactly what the API says); web/app.js adds sorting and live updates, web/viewer.js draws replays.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { parseMap, RULES } from "../../engine/rules.ts";
+import type { AppContext } from "../context.ts";
+import { WebAssets } from "../web/assets.ts";
+import { type RatingPoint, ratingChart } from "../web/chart.ts";
+import { type Html, html, jsonScript } from "../web/html.ts";
+import { avatar, href, layout, plural, table, td, when } from "../web/layout.ts";
+import {
+  type LeaderboardRowJ,
+  type LobbyJ,
+  leaderboardSection,
+  liveSection,
+  type MatchJ,
+  matchesTable,
+  onlineSection,
+  outcome,
+  type StatusJ,
+  userLink,
+} from "../web/sections.ts";
+
+const LADDER_ID = /^[A-Za-z0-9_-]{1,40}$/;
+const MATCH_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+interface Health {
+  matches: number;
+  idle_pct: number;
+  refused_pct: number;
+  near_limit_pct: number;
+  reply_ms: { p50: number; p95: number; max: number };
+  disconnects: number;
+  disqualifications: number;
+}
+interface BotJ {
+  name: string;
+  display_name: string;
+  owner: string;
+  created: string;
+  house: boolean;
+  online: boolean;
+  avatar: string | null;
+  online_version: string | null;
+  qualifying_games: number;
+  versions: {
+    label: string;
+    created: string;
+    retired: boolean;
+    rating: number;
+    rating_deviation: number;
+    leaderboard_score: number;
+    wins: number;
+    losses: number;
+    draws: number;
+    win_rate: number | null;
+    rank: number | null;
+    health: Health | null;
+  }[];
+  recent_matches: MatchJ[];
+}
+interface UserJ {
+  handle: string;
+  created: string;
+  bots: {
+    name: string;
+    display_name: string;
+    online: boolean;
+    retired: boolean;
+    avatar: string | null;
+    version: string | null;
+    rank: number | null;
+    leaderboard_score: number | null;
+    wins: number;
+    losses: number;
+    draws: number;
+  }[];
+}
+interface StatsJ {
+  ticks: number;
+  fighters: {
+    id: number;
+    name: string;
+    hp: number;
+    damage_dealt: number;
+    damage_taken: number;
+    healed: number;
+    weapons: Record<string, { uses: number; hits: number; damage: number }>;
+    ricochets: { bounces: number; hits: number };
+    refused_turns: number;
+    server_idles: { timeout?: number; disconnected?: number };
+    timing: { p50_ms: number; p95_ms: number };
+    disqualified: boolean;
+  }[];
+}
+
+export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const assets = new WebAssets();
+  assets.routes(app);
+  const shell = {
+    css: assets.url("style.css"),
+    appJs: assets.url("app.js"),
+    icon: assets.url("icon.svg"),
+  };
+
+  async function api<T>(url: string): Promise<{ status: number; body: T }> {
+    const res = await app.inject({ method: "GET", url });
+    return { status: res.statusCode, body: res.json() as T };
+  }
+
+  function ladderOf(req: FastifyRequest): string | null {
+    const l = (req.query as { ladder?: unknown }).ladder;
+    return typeof l === "string" && LADDER_ID.test(l) ? l : null;
+  }
+  const scope = (ladder: string | null, sep = "?") =>
+    ladder ? `${sep}ladder=${encodeURIComponent(ladder)}` : "";
+
+  function send(reply: FastifyReply, page: Parameters<typeof layout>[0], status = 200) {
+    reply
+      .code(status)
+      .header("content-type", "text/html; charset=utf-8")
+      // Pages show live data: always revalidate. Assets carry their own long cache.
+      .header("cache-control", "no-cache")
+      .header("x-content-type-options", "nosniff")
+      .header("referrer-policy", "same-origin")
+      .header(
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      );
+    if (page.noindex) reply.header("x-robots-tag", "noindex");
+    return reply.send(layout(page));
+  }
+
+  function notFound(reply: FastifyReply, ladder: string | null, what: string, detail: string) {
+    return send(
+      reply,
+      {
+        ...shell,
+        title: `${what} not found`,
+        description: detail,
+        page: "not-found",
+        ladder,
+        noindex: true,
+        body: html`<section class="hero small"><h1>${what} not found</h1><p>${detail}</p>
+<p><a class="button" href="${href("/ladder", ladder)}">Back to the ladder</a></p></section>`,
+      },
+      404,
+    );
+  }
+
+  // ---- title screen ---------------------------------------------------------------------------------------
+  app.get("/", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const status = (await api<StatusJ>("/api/status")).body;
+    const top = await api<LeaderboardRowJ[]>(`/api/leaderboard${scope(ladder)}`);
+    const leaders = top.status === 200 ? top.body.slice(0, 3) : [];
+    return send(reply, {
+      ...shell,
+      title: "Bots fight, ratings tell",
+      description:
+        "A competitive ladder for programs: write a bot, connect it over a WebSocket, climb the ladder.",
+      page: "home",
+      ladder,
+      body: html`<section class="hero">
+<h1>Arena ladder</h1>
+<p class="lead">Programs fight one-on-one on a 21×21 arena: shots that ricochet, frost bursts, repulsors, pickups and a
+closing zone. Write a bot in any language, connect it over a WebSocket, and climb a Bradley-Terry rated ladder.</p>
+<p class="actions"><a class="button primary" href="${href("/ladder", ladder)}">Watch the ladder</a>
+<a class="button" href="${href("/create-bot", ladder)}">Build a bot</a></p>
+<p class="muted">${plural(status.online.length, "bot")} online · ${plural(status.matches.length, "match", "matches")} being played</p>
+</section>
+${
+  leaders.length > 0
+    ? html`<section aria-labelledby="leaders"><h2 id="leaders">Top of the ladder</h2><ol class="podium">${leaders.map(
+        (r) =>
+          html`<li><a href="${href(`/bot/${encodeURIComponent(r.name)}`, ladder)}">${r.display_name}</a> <span class="muted">${r.leaderboard_score}</span></li>`,
+      )}</ol></section>`
+    : ""
+}`,
+    });
+  });
+
+  // ---- ladder dashboard -----------------------------------------------------------------------------------
+  async function ladderSections(
+    ladder: string | null,
+  ): Promise<({ signature: string } & Record<"leaderboard" | "live" | "online" | "recent", Html>) | null> {
+    const [board, status, lobby, recent] = await Promise.all([
+      api<LeaderboardRowJ[]>(`/api/leaderboard${scope(ladder)}`),
+      api<StatusJ>(`/api/status${scope(ladder)}`),
+      api<LobbyJ[]>(`/api/lobby${scope(ladder)}`),
+      api<MatchJ[]>(`/api/matches?limit=20${scope(ladder, "&")}`),
+    ]);
+    if (board.status !== 200 || status.status !== 200) return null;
+    // The same fingerprint web/app.js computes from /api/status: it refetches these sections when it changes.
+    const signature = JSON.stringify([
+      status.body.matches.map((m) => m.id).sort(),
+      status.body.online.map((o) => `${o.name}:${o.state}:${o.version}`).sort(),
+    ]);
+    return {
+      signature,
+      leaderboard: leaderboardSection(board.body, ladder),
+      live: liveSection(status.body, ladder),
+      online: onlineSection(lobby.status === 200 ? lobby.body : [], ladder),
+      recent: matchesTable(recent.status === 200 ? recent.body : [], ladder, "recent", "Recent matches"),
+    };
+  }
+
+  app.get("/ladder", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const s = await ladderSections(ladder);
+    if (!s) return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
+    const section = (id: "leaderboard" | "live" | "online" | "recent", title: string) =>
+      html`<section class="panel panel-${id}" aria-labelledby="h-${id}"><h2 id="h-${id}">${title}</h2><div data-section="${id}">${s[id]}</div></section>`;
+    return send(reply, {
+      ...shell,
+      title: "Ladder",
+      description: "Leaderboard, matches being played, recent results and the bots online.",
+      page: "ladder",
+      ladder,
+      body: html`<h1>Ladder <span class="live-dot" data-live-state="on" title="Updates live">live</span></h1>
+<p class="visually-hidden" aria-live="polite" id="live-announcer"></p>
+<div class="dashboard" data-signature="${s.signature}">
+${section("leaderboard", "Leaderboard")}
+${section("live", "Being played now")}
+${section("online", "Online")}
+${section("recent", "Recent matches")}
+</div>`,
+    });
+  });
+
+  // The dashboard's live update: the same sections as HTML, re-rendered (web/app.js swaps them in).
+  app.get("/ladder/sections", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const s = await ladderSections(ladder);
+    if (!s) return reply.code(404).send({ error: "unknown ladder", code: "unknown_ladder" });
+    reply.header("cache-control", "no-store");
+    const { signature, ...sections } = s;
+    return {
+      signature,
+      sections: Object.fromEntries(Object.entries(sections).map(([k, v]) => [k, v.value])),
+    };
+  });
+
+  // ---- building a bot -------------------------------------------------------------------------------------
+  app.get("/create-bot", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const index = (await api<{ bot_endpoint: string; authentication_required: boolean }>("/api")).body;
+    return send(reply, {
+      ...shell,
+      title: "Build a bot",
+      description: "How to write a bot, test it offline with the simulator and enter it on the ladder.",
+      page: "create-bot",
+      ladder,
+      body: html`<h1>Build a bot</h1>
+<p class="lead">A bot is any program that speaks JSON over a WebSocket. Each tick it receives what its fighter sees and
+answers with one turn: a move or dash, an attack, maybe a shout.</p>
+<ol class="steps">
+<li><h2>Start from a starter bot</h2><p>Download a <a href="/download/bots">TypeScript or Python starter</a>: a complete,
+small bot you can run as it is and then improve. The <a href="/guide/bot-guide">bot guide</a> walks through it.</p></li>
+<li><h2>Learn the rules</h2><p>21×21 maps, eight directions, dashes, three attacks (a ranged shot with one ricochet, the
+frostburst area and the repulsor), pickups, line of sight and a zone that closes from tick ${RULES.zone.start_tick}.
+A match lasts at most ${RULES.tick_limit} ticks. The numbers are in <a href="/docs/rules">the rules</a>
+(<a href="/docs/rules.json">as JSON</a>).</p></li>
+<li><h2>Test offline</h2><p>The <a href="/docs/simulator">simulator</a> runs the ladder's own engine on your machine:
+play your bot against the house bots, write replays and watch them here.</p>
+<pre><code>node arena-sim.mjs play --a cmd:"python3 bot.py" --b brawler --matches 20</code></pre></li>
+<li><h2>Register and connect</h2><p>${
+        index.authentication_required
+          ? html`Create an account, register a bot to get its token, then connect to`
+          : html`Register a bot with <code>POST /api/bots</code> to get its token, then connect to`
+      } <code>${index.bot_endpoint}</code> with the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<pre><code>→ {"type": "queue", "version": "v1"}
+← {"type": "hello", ...}          → {"type": "ready"}
+← {"type": "observation", "tick": 0, ...}
+→ {"type": "turn", "tick": 0, "move": "E", "attack": {"name": "ranged", "target": [12, 9]}}
+← {"type": "end", "result": "win", "watch_url": ...}</code></pre></li>
+<li><h2>Climb</h2><p>Your bot is paired by the matchmaker and rated per version. After ${30} rated games a version
+appears on the <a href="${href("/ladder", ladder)}">leaderboard</a>. Every match has a replay you can watch.</p></li>
+</ol>
+<p>More: <a href="/guide">all guides</a> · <a href="/docs/api">API reference</a> · <a href="/openapi.json">OpenAPI</a></p>`,
+    });
+  });
+
+  // ---- bot page -------------------------------------------------------------------------------------------
+  app.get("/bot/:name", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const name = (req.params as { name: string }).name;
+    const res = await api<BotJ>(`/api/bots/${encodeURIComponent(name)}${scope(ladder)}`);
+    if (res.status !== 200)
+      return notFound(reply, ladder, "Bot", `There is no bot named ${JSON.stringify(name)}.`);
+    const bot = res.body;
+    const history = await api<{ points: RatingPoint[]; games: number }>(
+      `/api/bots/${encodeURIComponent(bot.name)}/ratings${scope(ladder)}`,
+    );
+    const points = history.status === 200 ? history.body.points : [];
+    const versions = table({
+      id: "versions",
+      caption: "Versions",
+      captionHidden: true,
+      empty: "No versions yet: a version appears when the bot first queues with it.",
+      columns: [
+        { label: "Version" },
+        { label: "Rank", numeric: true },
+        { label: "Score", numeric: true },
+        { label: "Rating", numeric: true },
+        { label: "W", numeric: true },
+        { label: "L", numeric: true },
+        { label: "D", numeric: true, hideNarrow: true },
+        { label: "Win rate", numeric: true, hideNarrow: true },
+        { label: "Created", hideNarrow: true },
+      ],
+      rows: bot.versions.map(
+        (v) => html`<tr>
+<td>${v.label}${v.retired ? html` <span class="badge">retired</span>` : ""}${bot.online_version === v.label ? html` <span class="badge online">online</span>` : ""}</td>
+${td(v.rank ?? "—", { numeric: true, sort: v.rank })}
+${td(v.leaderboard_score, { numeric: true })}
+${td(html`${v.rating} <span class="muted">±${v.rating_deviation}</span>`, { numeric: true, sort: v.rating })}
+${td(v.wins, { numeric: true })}
+${td(v.losses, { numeric: true })}
+${td(v.draws, { numeric: true, hideNarrow: true })}
+${td(v.win_rate === null ? "—" : `${Math.round(v.win_rate * 100)} %`, { numeric: true, hideNarrow: true, sort: v.win_rate })}
+${td(when(v.created), { hideNarrow: true, sort: v.created })}
+</tr>`,
+      ),
+    });
+    const withHealth = bot.versions.filter((v) => v.health);
+    const health = table({
+      id: "health",
+      caption: "Health per version",
+      captionHidden: true,
+      empty: "No health data yet.",
+      columns: [
+        { label: "Version" },
+        { label: "Matches", numeric: true },
+        { label: "Idle", numeric: true },
+        { label: "Refused", numeric: true },
+        { label: "Reply p95", numeric: true, hideNarrow: true },
+        { label: "Disconnects", numeric: true, hideNarrow: true },
+        { label: "Disqualified", numeric: true, hideNarrow: true },
+      ],
+      rows: withHealth.map((v) => {
+        const h = v.health!;
+        return html`<tr><td>${v.label}</td>
+${td(h.matches, { numeric: true })}
+${td(`${h.idle_pct} %`, { numeric: true, sort: h.idle_pct })}
+${td(`${h.refused_pct} %`, { numeric: true, sort: h.refused_pct })}
+${td(`${h.reply_ms.p95} ms`, { numeric: true, hideNarrow: true, sort: h.reply_ms.p95 })}
+${td(h.disconnects, { numeric: true, hideNarrow: true })}
+${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
+      }),
+    });
+    return send(reply, {
+      ...shell,
+      title: bot.display_name,
+      description: `${bot.display_name} on the arena ladder: versions, ratings, health and recent matches.`,
+      page: "bot",
+      ladder,
+      body: html`<header class="page-head">
+<h1>${avatar(bot.avatar, bot.display_name)} ${bot.display_name} <span class="muted small">${bot.name}</span></h1>
+<p>${bot.house ? html`<span class="badge house">house bot</span>` : html`by ${userLink(bot.owner, false, ladder)}`}
+· ${bot.online ? html`<span class="badge online">online${bot.online_version ? ` (${bot.online_version})` : ""}</span>` : html`<span class="badge">offline</span>`}
+· registered ${when(bot.created)}</p>
+</header>
+<section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${ratingChart(points, `Rating of ${bot.display_name} over its rated games`)}</section>
+<section aria-labelledby="h-versions"><h2 id="h-versions">Versions</h2>
+<p class="muted small">A version is ranked after ${bot.qualifying_games} rated games.</p>${versions}</section>
+<section aria-labelledby="h-health"><h2 id="h-health">Health</h2>
+<p class="muted small">Over each version's latest matches: turns the server had to idle, turns refused, reply times.</p>${health}</section>
+<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>`,
+    });
+  });
+
+  // ---- user page ------------------------------------------------------------------------------------------
+  app.get("/user/:handle", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const handle = (req.params as { handle: string }).handle;
+    const res = await api<UserJ>(`/api/users/${encodeURIComponent(handle)}${scope(ladder)}`);
+    if (res.status !== 200)
+      return notFound(reply, ladder, "User", `There is no user ${JSON.stringify(handle)}.`);
+    const u = res.body;
+    return send(reply, {
+      ...shell,
+      title: u.handle,
+      description: `Bots of ${u.handle} on the arena ladder.`,
+      page: "user",
+      ladder,
+      body: html`<header class="page-head"><h1>${u.handle}</h1><p class="muted">Member since ${when(u.created)} · ${plural(u.bots.length, "bot")}</p></header>
+<section aria-labelledby="h-bots"><h2 id="h-bots">Bots</h2>${table({
+        id: "user-bots",
+        caption: "Bots",
+        captionHidden: true,
+        empty: "No bots.",
+        columns: [
+          { label: "Bot" },
+          { label: "Version", hideNarrow: true },
+          { label: "Rank", numeric: true },
+          { label: "Score", numeric: true },
+          { label: "W", numeric: true },
+          { label: "L", numeric: true },
+          { label: "D", numeric: true, hideNarrow: true },
+        ],
+        rows: u.bots.map(
+          (b) => html`<tr>
+<td>${avatar(b.avatar, b.display_name)} <a href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a>${b.online ? html` <span class="badge online">online</span>` : ""}${b.retired ? html` <span class="badge">retired</span>` : ""}</td>
+${td(b.version ?? "—", { hideNarrow: true })}
+${td(b.rank ?? "—", { numeric: true, sort: b.rank })}
+${td(b.leaderboard_score ?? "—", { numeric: true, sort: b.leaderboard_score })}
+${td(b.wins, { numeric: true })}
+${td(b.losses, { numeric: true })}
+${td(b.draws, { numeric: true, hideNarrow: true })}
+</tr>`,
+        ),
+      })}</section>`,
+    });
+  });
+
+  // ---- match page -----------------------------------------------------------------------------------------
+  app.get("/match/:id", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const id = (req.params as { id: string }).id;
+    const running = MATCH_ID.test(id) ? ctx.matches.get(id) : undefined;
+    const res = MATCH_ID.test(id) ? await api<MatchJ>(`/api/matches/${id}`) : { status: 404, body: null };
+    if (res.status !== 200 && !running)
+      return notFound(reply, ladder, "Match", `There is no match ${JSON.stringify(id)}.`);
+    if (res.status !== 200 && running) {
+      const names = running.seats.map((s) => s.participant.bot.display_name);
+      return send(reply, {
+        ...shell,
+        title: `${names[0]} vs ${names[1]} (live)`,
+        description: "A match being played now.",
+        page: "match",
+        ladder,
+        body: html`<h1>${names[0]} <span class="muted">vs</span> ${names[1]}</h1>
+<p><span class="badge online">being played</span> on ${running.setup.map}, tick ${running.tick}.</p>
+<p><a class="button primary" href="${href(`/view/${id}`, ladder)}">▶ Watch live</a></p>`,
+      });
+    }
+    const m = res.body as MatchJ;
+    const stats = await api<StatsJ>(`/api/matches/${id}/stats`);
+    const rows = m.bots.map((b) => {
+      const f = stats.status === 200 ? stats.body.fighters[b.fighter] : undefined;
+      const change =
+        b.rating_before !== undefined && b.rating_after !== undefined
+          ? b.rating_after - b.rating_before
+          : null;
+      return html`<tr>
+<td><a href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a> <span class="muted small">${b.version}</span>${m.winner === b.id ? html` <span class="badge win">winner</span>` : ""}</td>
+${td(f ? f.hp : "—", { numeric: true, sort: f?.hp ?? null })}
+${td(f ? f.damage_dealt : "—", { numeric: true, sort: f?.damage_dealt ?? null })}
+${td(f ? f.damage_taken : "—", { numeric: true, hideNarrow: true, sort: f?.damage_taken ?? null })}
+${td(f ? `${f.ricochets.hits}/${f.ricochets.bounces}` : "—", { numeric: true, hideNarrow: true, sort: f?.ricochets.hits ?? null })}
+${td(f ? f.refused_turns + (f.server_idles.timeout ?? 0) + (f.server_idles.disconnected ?? 0) : "—", { numeric: true, hideNarrow: true })}
+${td(b.rating_after ?? "—", { numeric: true, sort: b.rating_after ?? null })}
+${td(change === null ? "—" : `${change > 0 ? "+" : ""}${change}`, { numeric: true, sort: change })}
+</tr>`;
+    });
+    const names = m.bots.map((b) => b.display_name);
+    return send(reply, {
+      ...shell,
+      title: `${names[0]} vs ${names[1]}`,
+      description: `${names[0]} vs ${names[1]} on ${m.map}: ${outcome(m)} (${m.reason}).`,
+      page: "match",
+      ladder,
+      body: html`<header class="page-head"><h1>${names[0]} <span class="muted">vs</span> ${names[1]}</h1>
+<p class="lead">${outcome(m)} <span class="muted">· ${m.reason.replace(/_/g, " ")} at tick ${m.final_tick}</span></p>
+<dl class="facts">
+<div><dt>Map</dt><dd>${m.map}</dd></div>
+<div><dt>Mode</dt><dd>${m.mode}${m.voided ? " (void)" : ""}</dd></div>
+<div><dt>Ended</dt><dd>${when(m.ended)}</dd></div>
+<div><dt>Seed</dt><dd>${m.seed}</dd></div>
+${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 1000).toFixed(1)} s</dd></div>` : ""}
+</dl>
+<p class="actions">${m.voided ? "" : html`<a class="button primary" href="${href(`/view/${m.id}`, ladder)}">▶ Watch the replay</a> `}
+<a class="button" href="/replays/${m.id}.jsonl.gz" download>Download replay</a> <a class="button" href="/api/matches/${m.id}/stats">Stats (JSON)</a></p>
+</header>
+<section aria-labelledby="h-fighters"><h2 id="h-fighters">Fighters</h2>${table({
+        id: "fighters",
+        caption: "Fighters",
+        captionHidden: true,
+        empty: "",
+        columns: [
+          { label: "Bot" },
+          { label: "HP left", numeric: true },
+          { label: "Dealt", numeric: true },
+          { label: "Taken", numeric: true, hideNarrow: true },
+          { label: "Ricochet hits", numeric: true, hideNarrow: true },
+          { label: "Lost turns", numeric: true, hideNarrow: true },
+          { label: "Rating", numeric: true },
+          { label: "Change", numeric: true },
+        ],
+        rows,
+      })}</section>`,
+    });
+  });
+
+  // ---- replay viewer --------------------------------------------------------------------------------------
+  app.get("/view/:id", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const id = (req.params as { id: string }).id;
+    const ok = MATCH_ID.test(id);
+    const running = ok ? ctx.matches.get(id) : undefined;
+    const stored = ok && !running ? await api<MatchJ>(`/api/matches/${id}`) : null;
+    if (!running && stored?.status !== 200)
+      return notFound(reply, ladder, "Match", `There is no match ${JSON.stringify(id)} to watch.`);
+    const m = stored?.body;
+    if (m?.voided)
+      return notFound(reply, ladder, "Replay", "This match was void, so it has no replay to watch.");
+    const names = running
+      ? running.seats.map((s) => s.participant.bot.display_name)
+      : (m?.bots.map((b) => b.display_name) ?? []);
+    const config = {
+      match_id: id,
+      live: Boolean(running),
+      replay_url: `/replays/${id}.jsonl.gz`,
+      live_url: `/api/matches/${id}/live`,
+      match_url: href(`/match/${id}`, ladder),
+    };
+    return send(reply, {
+      ...shell,
+      scripts: [assets.url("viewer.js")],
+      title: `Watch ${names[0]} vs ${names[1]}`,
+      description: `Replay of ${names[0]} vs ${names[1]}.`,
+      page: "view",
+      ladder,
+      body: html`<h1 class="viewer-title">${names[0]} <span class="muted">vs</span> ${names[1]}</h1>
+<script type="application/json" id="viewer-config">${jsonScript(config)}</script>
+<div class="viewer" id="viewer" data-state="loading">
+<div class="stage">
+<canvas id="board" width="630" height="630" role="img" aria-label="The arena"></canvas>
+<p class="overlay" id="viewer-status" role="status">Loading the replay…</p>
+</div>
+<div class="side">
+<ul class="fighters" id="fighter-cards" aria-label="Fighters"></ul>
+<ol class="shouts" id="shouts" aria-label="Shouts"></ol>
+</div>
+<div class="controls" role="group" aria-label="Playback">
+<button type="button" id="btn-start" aria-label="First frame" title="First frame (Home)">⏮</button>
+<button type="button" id="btn-back" aria-label="Step back" title="Step back (←)">◀︎|</button>
+<button type="button" id="btn-play" class="primary" aria-label="Play" title="Play or pause (Space)">▶</button>
+<button type="button" id="btn-step" aria-label="Step forward" title="Step forward (→)">|▶︎</button>
+<button type="button" id="btn-end" aria-label="Last frame" title="Last frame (End)">⏭</button>
+<label class="scrub"><span class="visually-hidden">Tick</span><input type="range" id="scrub" min="0" max="0" value="0" step="1"></label>
+<output id="tick-out" for="scrub">tick 0</output>
+<label class="speed">Speed <select id="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option><option value="4">4×</option><option value="8">8×</option></select></label>
+</div>
+<p class="muted small">Keys: Space play/pause, ← → step, Home/End, [ ] speed. <a href="${config.match_url}">Match details</a> · <a href="${config.replay_url}" download>Replay file</a></p>
+</div>`,
+    });
+  });
+
+  // ---- live feed for the viewer ---------------------------------------------------------------------------
+  // What the front process knows of a running match: its map, fighters and current tick. The per-tick state
+  // lives in the pool worker until the match ends, when the replay file appears; the viewer then plays it.
+  app.get("/api/matches/:id/live", async (req, reply) => {
+    const id = (req.params as { id: string }).id;
+    reply.header("cache-control", "no-store");
+    const running = MATCH_ID.test(id) ? ctx.matches.get(id) : undefined;
+    if (running) {
+      const map = parseMap(running.setup.map);
+      return {
+        id,
+        status: running.started ? "playing" : "starting",
+        tick: running.tick,
+        tick_limit: RULES.tick_limit,
+        map: { name: map.name, width: map.width, height: map.height, rows: map.rows },
+        fighters: running.setup.fighters.map((f, i) => ({ id: i, ...f })),
+      };
+    }
+    const stored = MATCH_ID.test(id) ? await api<MatchJ>(`/api/matches/${id}`) : null;
+    if (stored?.status !== 200)
+      return reply.code(404).send({ error: `no match ${JSON.stringify(id)}`, code: "no_such_match" });
+    const m = stored.body;
+    return {
+      id,
+      status: "ended",
+      tick: m.final_tick,
+      tick_limit: RULES.tick_limit,
+      voided: m.voided,
+      replay_url: m.voided ? null : `/replays/${id}.jsonl.gz`,
+    };
+  });
+}

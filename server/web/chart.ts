@@ -1,0 +1,60 @@
+// The rating-history chart as inline SVG drawn on the server: no chart library and no script, so it shows
+// on first paint and in any browser. One line per version, games on x, rating on y.
+import { type Html, html, trusted } from "./html.ts";
+
+export interface RatingPoint {
+  match_id: string;
+  ended: string;
+  version: string;
+  rating: number;
+  delta: number;
+  result: string;
+  opponent: string;
+  map: string;
+}
+
+const W = 640;
+const H = 220;
+const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+
+export function ratingChart(points: RatingPoint[], title: string): Html {
+  if (points.length === 0) return html`<p class="empty">No rated games yet.</p>`;
+  const ratings = points.map((p) => p.rating);
+  let lo = Math.min(...ratings);
+  let hi = Math.max(...ratings);
+  if (hi - lo < 40) {
+    const mid = (hi + lo) / 2;
+    lo = mid - 20;
+    hi = mid + 20;
+  }
+  const x = (i: number) =>
+    PAD.left +
+    (points.length === 1
+      ? (W - PAD.left - PAD.right) / 2
+      : (i * (W - PAD.left - PAD.right)) / (points.length - 1));
+  const y = (r: number) => PAD.top + ((hi - r) * (H - PAD.top - PAD.bottom)) / (hi - lo);
+  const versions = [...new Set(points.map((p) => p.version))];
+  const lines = versions.map((v, vi) => {
+    const pts = points
+      .map((p, i) => (p.version === v ? `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}` : null))
+      .filter((s): s is string => s !== null);
+    return html`<polyline class="series s${vi % 6}" points="${pts.join(" ")}"><title>version ${v}</title></polyline>`;
+  });
+  const ticks = [lo, (lo + hi) / 2, hi].map(
+    (r) =>
+      html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(r).toFixed(1)}" y2="${y(r).toFixed(1)}"></line><text x="${PAD.left - 6}" y="${(y(r) + 4).toFixed(1)}" text-anchor="end">${Math.round(r)}</text></g>`,
+  );
+  const last = points[points.length - 1]!;
+  const summary = `${points.length} rated games; rating from ${points[0]!.rating} to ${last.rating}, between ${Math.min(...ratings)} and ${Math.max(...ratings)}.`;
+  return html`<figure class="chart">
+<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title chart-desc">
+<title id="chart-title">${title}</title>
+<desc id="chart-desc">${summary}</desc>
+${ticks}
+${lines}
+<text class="axis" x="${PAD.left}" y="${H - 8}">first game</text>
+<text class="axis" x="${W - PAD.right}" y="${H - 8}" text-anchor="end">latest</text>
+</svg>
+<figcaption>${summary} ${versions.length > 1 ? html`<span class="legend">${versions.map((v, vi) => html`<span class="key s${vi % 6}">${v}</span> `)}</span>` : trusted("")}</figcaption>
+</figure>`;
+}

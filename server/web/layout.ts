@@ -1,0 +1,118 @@
+// The document shell every page shares (head, navigation, footer) and the small formatting helpers pages use.
+// `?ladder=<id>` is carried through every internal link so a scoped visit stays scoped.
+import { type Html, html } from "./html.ts";
+
+export interface PageShell {
+  title: string;
+  description: string;
+  /** `data-page` on <body>: which client behaviour web/app.js switches on. */
+  page: string;
+  ladder: string | null;
+  body: Html;
+  noindex?: boolean;
+  /** Extra module scripts (asset URLs). */
+  scripts?: string[];
+  css: string;
+  appJs: string;
+  icon: string;
+}
+
+const NAV: [string, string][] = [
+  ["/ladder", "Ladder"],
+  ["/create-bot", "Build a bot"],
+  ["/guide", "Guides"],
+];
+
+/** An internal link that keeps the ladder scope. */
+export function href(path: string, ladder: string | null, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({ ...(ladder ? { ladder } : {}), ...extra }).toString();
+  return q ? `${path}?${q}` : path;
+}
+
+export function layout(p: PageShell): string {
+  return `<!doctype html>${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${p.title} · Arena ladder</title>
+<meta name="description" content="${p.description}">
+<meta name="color-scheme" content="light dark">
+${p.noindex ? html`<meta name="robots" content="noindex">` : ""}
+<link rel="icon" href="${p.icon}" type="image/svg+xml">
+<link rel="stylesheet" href="${p.css}">
+<script type="module" src="${p.appJs}"></script>
+${(p.scripts ?? []).map((s) => html`<script type="module" src="${s}"></script>`)}
+</head>
+<body data-page="${p.page}"${p.ladder ? html` data-ladder="${p.ladder}"` : ""}>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+<nav aria-label="Main">
+<a class="brand" href="${href("/", p.ladder)}"><img src="${p.icon}" alt="" width="28" height="28"> Arena ladder</a>
+<ul>${NAV.map(
+    ([path, label]) =>
+      html`<li><a href="${href(path, p.ladder)}"${p.page === path.slice(1) ? html` aria-current="page"` : ""}>${label}</a></li>`,
+  )}</ul>
+</nav>
+${p.ladder && p.ladder !== "public" ? html`<p class="scope">Ladder: <strong>${p.ladder}</strong></p>` : ""}
+</header>
+<main id="main" tabindex="-1">
+${p.body}
+</main>
+<footer class="site">
+<p><a href="/api">API</a> · <a href="/docs">Docs</a> · <a href="/download/bots">Starter bots</a> · <a href="/changelog">Changelog</a></p>
+</footer>
+</body>
+</html>
+`}`;
+}
+
+/** A timestamp shown in UTC by the server; web/app.js rewrites it as "3 min ago" for the reader. */
+export function when(iso: string | null | undefined): Html | string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return html`<time datetime="${d.toISOString()}">${d.toISOString().slice(0, 16).replace("T", " ")} UTC</time>`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A sortable table: every header cell gets a button (web/app.js sorts on click, keyboard included). */
+export function table(o: {
+  id: string;
+  caption: string;
+  columns: { label: string; numeric?: boolean; hideNarrow?: boolean }[];
+  rows: Html[];
+  empty: string;
+  captionHidden?: boolean;
+}): Html {
+  if (o.rows.length === 0) return html`<p class="empty" id="${o.id}">${o.empty}</p>`;
+  return html`<div class="table-wrap"><table class="data sortable" id="${o.id}">
+<caption${o.captionHidden ? html` class="visually-hidden"` : ""}>${o.caption}</caption>
+<thead><tr>${o.columns.map(
+    (c) => html`<th scope="col"${classes(c)}><button type="button" class="sort">${c.label}</button></th>`,
+  )}</tr></thead>
+<tbody>${o.rows}</tbody>
+</table></div>`;
+}
+
+function classes(c: { numeric?: boolean; hideNarrow?: boolean }): Html | string {
+  const list = [c.numeric ? "num" : "", c.hideNarrow ? "wide-only" : ""].filter(Boolean).join(" ");
+  return list ? html` class="${list}"` : "";
+}
+
+/** A table cell with a sort key when the shown text does not sort by itself (dates, ranks, "—"). */
+export function td(
+  content: unknown,
+  o: { sort?: string | number | null; numeric?: boolean; hideNarrow?: boolean } = {},
+): Html {
+  const sort = o.sort === undefined ? "" : html` data-sort="${o.sort ?? ""}"`;
+  return html`<td${classes(o)}${sort}>${content}</td>`;
+}
+
+/** An avatar orb: the avatar's name as a label (cosmetic; SPEC 2 Avatars), or a plain orb. */
+export function avatar(name: string | null | undefined, displayName: string): Html {
+  const initial = (displayName.trim()[0] ?? "?").toUpperCase();
+  return html`<span class="orb${name ? ` orb-${name}` : ""}" aria-hidden="true" title="${name ?? "plain orb"}">${initial}</span>`;
+}

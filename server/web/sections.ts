@@ -1,0 +1,181 @@
+// Page sections rendered from the public API's JSON shapes (SPEC 2). The ladder dashboard's live updates
+// re-request these same sections, so the server is the only place that renders them.
+import { type Html, html } from "./html.ts";
+import { avatar, href, plural, table, td, when } from "./layout.ts";
+
+export interface MatchBotJ {
+  id: string;
+  name: string;
+  display_name: string;
+  version: string;
+  house: boolean;
+  avatar: string | null;
+  fighter: number;
+  rating_before?: number;
+  rating_after?: number;
+}
+export interface MatchJ {
+  id: string;
+  ladder_id: string;
+  mode: string;
+  seed: number;
+  map: string;
+  started?: string;
+  ended: string;
+  duration_ms: number | null;
+  final_tick: number;
+  reason: string;
+  winner: string | null;
+  voided: boolean;
+  bots: MatchBotJ[];
+}
+export interface LeaderboardRowJ {
+  rank: number;
+  name: string;
+  display_name: string;
+  version: string;
+  owner: string;
+  house: boolean;
+  online: boolean;
+  rating: number;
+  rating_deviation: number;
+  leaderboard_score: number;
+  wins: number;
+  losses: number;
+  draws: number;
+}
+export interface StatusJ {
+  online: { name: string; display_name: string; house: boolean; version: string | null; state: string }[];
+  matches: { id: string; ladder_id: string; tick: number; names: string[]; display_names: string[] }[];
+  capacity: { running: number; max: number };
+  draining: boolean;
+}
+export interface LobbyJ {
+  name: string;
+  display_name: string;
+  house: boolean;
+  version: string | null;
+  rating: number | null;
+  rating_deviation: number | null;
+  leaderboard_score: number | null;
+  difficulty: string | null;
+  avatar: string | null;
+  state: string;
+}
+
+export function botLink(name: string, displayName: string, ladder: string | null): Html {
+  return html`<a href="${href(`/bot/${encodeURIComponent(name)}`, ladder)}">${displayName}</a>`;
+}
+
+export function userLink(owner: string, house: boolean, ladder: string | null): Html | string {
+  if (house) return html`<span class="house">house bot</span>`;
+  return html`<a href="${href(`/user/${encodeURIComponent(owner)}`, ladder)}">${owner}</a>`;
+}
+
+/** "Alice beat Bob", "draw", "void": the result in words for a match row. */
+export function outcome(m: MatchJ): string {
+  if (m.voided) return "void";
+  if (m.winner === null) return "draw";
+  const w = m.bots.find((b) => b.id === m.winner);
+  return w ? `${w.display_name} won` : "decided";
+}
+
+export function leaderboardSection(rows: LeaderboardRowJ[], ladder: string | null): Html {
+  return table({
+    id: "leaderboard",
+    caption: "Leaderboard",
+    captionHidden: true,
+    empty: "No ranked bots yet: a version is ranked after 30 rated games.",
+    columns: [
+      { label: "Rank", numeric: true },
+      { label: "Bot" },
+      { label: "Version", hideNarrow: true },
+      { label: "Owner", hideNarrow: true },
+      { label: "Score", numeric: true },
+      { label: "Rating", numeric: true, hideNarrow: true },
+      { label: "W", numeric: true },
+      { label: "L", numeric: true },
+      { label: "D", numeric: true, hideNarrow: true },
+    ],
+    rows: rows.map(
+      (r) => html`<tr>
+${td(r.rank, { numeric: true })}
+<td>${botLink(r.name, r.display_name, ladder)}${r.online ? html` <span class="badge online" title="online">online</span>` : ""}</td>
+${td(r.version, { hideNarrow: true })}
+${td(userLink(r.owner, r.house, ladder), { hideNarrow: true, sort: r.house ? "" : r.owner })}
+${td(r.leaderboard_score, { numeric: true })}
+${td(html`${r.rating} <span class="muted">±${r.rating_deviation}</span>`, { numeric: true, hideNarrow: true, sort: r.rating })}
+${td(r.wins, { numeric: true })}
+${td(r.losses, { numeric: true })}
+${td(r.draws, { numeric: true, hideNarrow: true })}
+</tr>`,
+    ),
+  });
+}
+
+export function liveSection(status: StatusJ, ladder: string | null): Html {
+  const ms = status.matches.filter((m) => !ladder || m.ladder_id === ladder);
+  if (ms.length === 0) return html`<p class="empty" id="live-empty">No match is being played right now.</p>`;
+  return html`<ul class="live-list" id="live-matches">${ms.map(
+    (m) => html`<li data-match="${m.id}">
+<a href="${href(`/view/${m.id}`, ladder)}"><span class="pulse" aria-hidden="true"></span>${m.display_names[0]} <span class="muted">vs</span> ${m.display_names[1]}</a>
+<span class="muted">tick <span data-match-tick="${m.id}">${m.tick}</span></span>
+</li>`,
+  )}</ul>
+<p class="muted small">${plural(status.capacity.running, "match", "matches")} running of ${status.capacity.max} at most.</p>`;
+}
+
+export function onlineSection(lobby: LobbyJ[], ladder: string | null): Html {
+  return table({
+    id: "online",
+    caption: "Bots online",
+    captionHidden: true,
+    empty: "No bot is online.",
+    columns: [
+      { label: "Bot" },
+      { label: "State" },
+      { label: "Score", numeric: true },
+      { label: "Difficulty", hideNarrow: true },
+    ],
+    rows: lobby.map(
+      (b) => html`<tr>
+<td>${avatar(b.avatar, b.display_name)} ${botLink(b.name, b.display_name, ladder)}</td>
+<td><span class="state state-${b.state}">${b.state}</span></td>
+${td(b.leaderboard_score ?? "—", { numeric: true, sort: b.leaderboard_score })}
+${td(b.difficulty ?? "", { hideNarrow: true })}
+</tr>`,
+    ),
+  });
+}
+
+export function matchesTable(ms: MatchJ[], ladder: string | null, id: string, caption: string): Html {
+  return table({
+    id,
+    caption,
+    captionHidden: true,
+    empty: "No matches yet.",
+    columns: [
+      { label: "Ended" },
+      { label: "Fighters" },
+      { label: "Result" },
+      { label: "Map", hideNarrow: true },
+      { label: "Ticks", numeric: true, hideNarrow: true },
+      { label: "Watch" },
+    ],
+    rows: ms.map((m) => {
+      const [a, b] = m.bots;
+      const fighter = (x: MatchBotJ | undefined) =>
+        x
+          ? html`<span class="${m.winner === x.id ? "winner" : ""}">${botLink(x.name, x.display_name, ladder)}</span>`
+          : "?";
+      return html`<tr data-match="${m.id}">
+${td(when(m.ended), { sort: m.ended })}
+<td>${fighter(a)} <span class="muted">vs</span> ${fighter(b)}</td>
+<td><a href="${href(`/match/${m.id}`, ladder)}">${outcome(m)}</a> <span class="muted small">${m.reason.replace(/_/g, " ")}</span></td>
+${td(m.map, { hideNarrow: true })}
+${td(m.final_tick, { numeric: true, hideNarrow: true })}
+<td>${m.voided ? html`<span class="muted">—</span>` : html`<a href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch the replay of ${a?.display_name ?? "?"} versus ${b?.display_name ?? "?"}">▶ Replay</a>`}</td>
+</tr>`;
+    }),
+  });
+}

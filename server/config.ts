@@ -13,6 +13,40 @@ const FLAGS = {
   "public-url": { type: "string", help: "public base address for links (default http://localhost:<port>)" },
   workers: { type: "string", help: "match worker threads", def: String(Math.max(1, cpus().length)) },
   "anonymous-dev": { type: "boolean", help: "allow anonymous registration (local development only)" },
+  accounts: {
+    type: "string",
+    help: "identity provider: builtin (served at /auth/v1), external, or none (needs --anonymous-dev)",
+    def: "builtin",
+  },
+  "auth-url": { type: "string", help: "external identity provider's auth base address (GoTrue-shaped)" },
+  "auth-publishable-key": {
+    type: "string",
+    help: "external provider's publishable key (or AUTH_PUBLISHABLE_KEY)",
+  },
+  "auth-jwks-url": { type: "string", help: "external provider's JWKS address for access-token signatures" },
+  "auth-jwt-secret": { type: "string", help: "external provider's HS256 shared secret (or AUTH_JWT_SECRET)" },
+  "auth-issuer": { type: "string", help: "expected access-token issuer (default <auth-url>)" },
+  "auth-audience": { type: "string", help: "expected access-token audience", def: "authenticated" },
+  "admin-emails": {
+    type: "string",
+    help: "comma-separated confirmed emails that are admins (or ADMIN_EMAILS)",
+  },
+  "smtp-url": { type: "string", help: "SMTP server for account emails, e.g. smtp://host:587 (or SMTP_URL)" },
+  "mail-from": {
+    type: "string",
+    help: "sender address of account emails",
+    def: "Arena Ladder <no-reply@localhost>",
+  },
+  "auth-rate-limit": {
+    type: "string",
+    help: "sign-in, sign-up and recovery requests per minute per client address",
+    def: "30",
+  },
+  "registration-rate-limit": {
+    type: "string",
+    help: "bot registrations and key creations per hour per account",
+    def: "60",
+  },
   "match-interval": { type: "string", help: "minimum seconds between one bot's match starts", def: "0.3" },
   "max-concurrent": { type: "string", help: "matches running at once, whole server", def: "320" },
   "owner-concurrency": { type: "string", help: "matches running at once per owner", def: "40" },
@@ -61,6 +95,31 @@ const Schema = z.object({
   publicUrl: z.url({ error: "--public-url must be an http(s) URL" }).optional(),
   workers: num("workers", 1, 256),
   anonymousDev: z.boolean(),
+  accounts: z.enum(["builtin", "external", "none"], {
+    error: "--accounts must be builtin, external or none",
+  }),
+  authUrl: z.url({ error: "--auth-url must be an http(s) URL" }).optional(),
+  authPublishableKey: z.string().min(1).optional(),
+  authJwksUrl: z.url({ error: "--auth-jwks-url must be an http(s) URL" }).optional(),
+  authJwtSecret: z.string().min(32, "--auth-jwt-secret must be at least 32 characters").optional(),
+  authIssuer: z.string().min(1).optional(),
+  authAudience: z.string().min(1),
+  adminEmails: z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((e) => e.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.email({ error: "--admin-emails must be a comma-separated list of email addresses" }))),
+  smtpUrl: z
+    .string()
+    .regex(/^smtps?:\/\//, "--smtp-url must start with smtp:// or smtps://")
+    .optional(),
+  mailFrom: z.string().min(3),
+  authRateLimit: num("auth-rate-limit", 1, 1_000_000),
+  registrationRateLimit: num("registration-rate-limit", 1, 1_000_000),
   matchIntervalMs: num("match-interval", 0, 3600, false).transform((s) => Math.round(s * 1000)),
   maxConcurrent: num("max-concurrent", 1, 100_000),
   ownerConcurrency: num("owner-concurrency", 1, 100_000),
@@ -90,7 +149,10 @@ export function helpText(): string {
     const def = "def" in f ? ` (default ${f.def})` : "";
     lines.push(`  --${name.padEnd(20)} ${f.help}${def}`);
   }
-  lines.push("", "Environment: DATABASE_URL (same as --database-url).");
+  lines.push(
+    "",
+    "Environment: DATABASE_URL, AUTH_PUBLISHABLE_KEY, AUTH_JWT_SECRET, ADMIN_EMAILS and SMTP_URL (same as the flags).",
+  );
   return lines.join("\n");
 }
 
@@ -118,6 +180,18 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     publicUrl: values["public-url"],
     workers: get("workers"),
     anonymousDev: values["anonymous-dev"] === true,
+    accounts: get("accounts"),
+    authUrl: values["auth-url"],
+    authPublishableKey: values["auth-publishable-key"] ?? (env.AUTH_PUBLISHABLE_KEY || undefined),
+    authJwksUrl: values["auth-jwks-url"],
+    authJwtSecret: values["auth-jwt-secret"] ?? (env.AUTH_JWT_SECRET || undefined),
+    authIssuer: values["auth-issuer"],
+    authAudience: get("auth-audience"),
+    adminEmails: values["admin-emails"] ?? env.ADMIN_EMAILS ?? "",
+    smtpUrl: values["smtp-url"] ?? (env.SMTP_URL || undefined),
+    mailFrom: get("mail-from"),
+    authRateLimit: get("auth-rate-limit"),
+    registrationRateLimit: get("registration-rate-limit"),
     matchIntervalMs: get("match-interval"),
     maxConcurrent: get("max-concurrent"),
     ownerConcurrency: get("owner-concurrency"),
@@ -136,10 +210,19 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
   });
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("\n"));
   const c = parsed.data;
-  if (!c.anonymousDev) {
+  if (c.accounts === "none" && !c.anonymousDev) {
     throw new ConfigError(
-      "no accounts are configured: start with --anonymous-dev for a local development ladder (anyone may register bots).\nAccount sign-in through an identity provider is not available in this release.",
+      "no accounts are configured: use --accounts builtin (the default: a built-in identity provider), " +
+        "--accounts external with --auth-url, --auth-publishable-key and --auth-jwks-url or --auth-jwt-secret, " +
+        "or start with --anonymous-dev for a local development ladder (anyone may register bots).",
     );
+  }
+  if (c.accounts === "external") {
+    if (!c.authUrl || !c.authPublishableKey || !(c.authJwksUrl || c.authJwtSecret)) {
+      throw new ConfigError(
+        "--accounts external needs --auth-url, --auth-publishable-key and one of --auth-jwks-url or --auth-jwt-secret",
+      );
+    }
   }
   return Object.freeze({ ...c, publicUrl: (c.publicUrl ?? `http://localhost:${c.port}`).replace(/\/$/, "") });
 }

@@ -1,6 +1,8 @@
 // What the routes and services of one running server share. Built once by buildApp; no globals.
 import type { Logger } from "pino";
 import type { MatchPool } from "../pool/pool.ts";
+import type { Accounts } from "./auth/accounts.ts";
+import type { Mailer } from "./auth/mailer.ts";
 import type { Config } from "./config.ts";
 import type { Lobby } from "./ladder/lobby.ts";
 import type { Matchmaker } from "./matchmaker/matchmaker.ts";
@@ -12,6 +14,10 @@ import type { Store } from "./store/types.ts";
 
 export interface AppContext {
   config: Config;
+  /** Credentials, accounts and the admin rule (SPEC 5). */
+  accounts: Accounts;
+  /** The identity provider GET /api points sign-up at: the built-in one, or null (external or none). */
+  identity: { url: string; publishableKey: string; mailer: Mailer } | null;
   store: Store;
   pool: MatchPool;
   lobby: Lobby;

@@ -7,6 +7,11 @@ export interface AccountsInfo {
   publishable_key: string;
 }
 
-export function accountsInfo(_ctx: AppContext): AccountsInfo | null {
+export function accountsInfo(ctx: AppContext): AccountsInfo | null {
+  const { config } = ctx;
+  if (config.accounts === "builtin" && ctx.identity)
+    return { identity_url: ctx.identity.url, publishable_key: ctx.identity.publishableKey };
+  if (config.accounts === "external" && config.authUrl && config.authPublishableKey)
+    return { identity_url: config.authUrl.replace(/\/$/, ""), publishable_key: config.authPublishableKey };
   return null;
 }

@@ -8,11 +8,11 @@ import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import { QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../config.ts";
-import { SOCKET_ERRORS } from "../errors.ts";
+import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
-import type { Store, VersionRow } from "../store/types.ts";
+import type { BotRow, Store, VersionRow } from "../store/types.ts";
 import { BotConnection } from "./connection.ts";
 
 export const MAX_MESSAGE_BYTES = 4096;
@@ -40,6 +40,8 @@ export interface HubDeps {
   estimatedWaitS(p: Participant): number;
   /** Something changed that may allow a pairing. */
   poke(): void;
+  /** Account rules beyond the token (no owner account, banned account): a connection error, or null. */
+  admit?(bot: BotRow): Promise<SocketErrorCode | null>;
 }
 
 export class BotHub {
@@ -112,6 +114,8 @@ export class BotHub {
     const bot = await this.d.store.botByToken(m[1]!);
     if (!bot) return "invalid_token" as const;
     if (bot.status !== "active") return bot.status;
+    const refusal = (await this.d.admit?.(bot)) ?? null;
+    if (refusal) return refusal;
     return bot;
   }
 

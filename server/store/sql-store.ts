@@ -1,9 +1,12 @@
 // The Store on top of the small Db interface: the same SQL for pg and PGlite. Values are normalised on the way
 // out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
+import { AccountStore } from "./account-store.ts";
+import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
+import { IdentityStore } from "./identity-store.ts";
 import type {
   AuditEntry,
   BotRow,
@@ -34,33 +37,6 @@ export async function openStore(place: DbPlace): Promise<Store> {
     await db.close();
     throw err;
   }
-}
-
-export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
-
-function newToken(): string {
-  return "bt_" + randomBytes(24).toString("base64url");
-}
-
-function iso(v: unknown): string {
-  return (v instanceof Date ? v : new Date(String(v))).toISOString();
-}
-const isoOrNull = (v: unknown): string | null => (v == null ? null : iso(v));
-const numOrNull = (v: unknown): number | null => (v == null ? null : Number(v));
-
-function toBot(r: Row): BotRow {
-  return {
-    id: String(r.id),
-    name: String(r.name),
-    display_name: String(r.display_name),
-    owner: String(r.owner),
-    house: Boolean(r.house),
-    status: r.status as BotStatus,
-    avatar: (r.avatar as string | null) ?? null,
-    created: iso(r.created),
-  };
 }
 
 function toVersion(r: Row): VersionRow {
@@ -113,23 +89,33 @@ const MATCH_COLUMNS = "m.*, EXISTS (SELECT 1 FROM match_stats s WHERE s.match_id
 
 export class SqlStore implements Store {
   readonly driver: "pg" | "pglite";
+  readonly accounts: AccountStore;
+  readonly identity: IdentityStore;
 
   constructor(
     private readonly db: Db,
     readonly schema: number,
   ) {
     this.driver = db.driver;
+    this.accounts = new AccountStore(db);
+    this.identity = new IdentityStore(db);
   }
 
   // --- Bots and tokens ---
 
-  async createBot(b: { name: string; owner: string; house: boolean; display_name?: string }) {
+  async createBot(b: {
+    name: string;
+    owner: string;
+    house: boolean;
+    display_name?: string;
+    account_id?: string | null;
+  }) {
     const token = b.house ? null : newToken();
     // ON CONFLICT on the lowercase name instead of catching a unique violation: the same outcome on both
     // drivers without parsing error codes. An id collision (72 random bits) would still throw.
     const rows = await this.db.query(
-      `INSERT INTO bots (id, name, name_lower, display_name, owner, house, token_hash)
-       VALUES ($1, $2, lower($2), $3, $4, $5, $6)
+      `INSERT INTO bots (id, name, name_lower, display_name, owner, house, token_hash, account_id)
+       VALUES ($1, $2, lower($2), $3, $4, $5, $6, $7)
        ON CONFLICT (name_lower) DO NOTHING
        RETURNING *`,
       [
@@ -139,6 +125,7 @@ export class SqlStore implements Store {
         b.owner,
         b.house,
         token && hashToken(token),
+        b.account_id ?? null,
       ],
     );
     if (rows.length === 0) throw new NameTakenError(b.name);
@@ -550,3 +537,5 @@ export class SqlStore implements Store {
     return rows.map((r) => toMatch(r, byMatch.get(String(r.id)) ?? []));
   }
 }
+
+export { hashToken } from "./rows.ts";

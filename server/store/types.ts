@@ -2,6 +2,8 @@
 // (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
 // transaction; a match result is written once (idempotent on match id).
 import type { MatchStatsT } from "../../engine/protocol.ts";
+import type { AccountStore } from "./account-store.ts";
+import type { IdentityStore } from "./identity-store.ts";
 
 export type BotStatus = "active" | "suspended" | "banned" | "retired";
 
@@ -14,6 +16,8 @@ export interface BotRow {
   status: BotStatus;
   avatar: string | null;
   created: string; // ISO 8601
+  /** The owning account; null for house bots and bots of anonymous development ladders. */
+  account_id: string | null;
 }
 
 export interface VersionRow {
@@ -108,6 +112,10 @@ export interface Store {
   readonly driver: "pg" | "pglite";
   /** The highest applied migration number. */
   readonly schema: number;
+  /** Accounts, agent keys, owner keys and bot ownership (the accounts issue). */
+  readonly accounts: AccountStore;
+  /** The built-in identity provider's users and tokens. */
+  readonly identity: IdentityStore;
 
   // Bots and tokens. Tokens are stored as sha256 hashes only.
   createBot(b: {
@@ -115,6 +123,7 @@ export interface Store {
     owner: string;
     house: boolean;
     display_name?: string;
+    account_id?: string | null;
   }): Promise<{ bot: BotRow; token: string | null }>;
   botByToken(token: string): Promise<BotRow | null>;
   botByName(name: string): Promise<BotRow | null>;

@@ -112,10 +112,21 @@ describe("parseConfig", () => {
     expect(failure(["extra"])).toContain("extra");
   });
 
-  it("refuses to start without --anonymous-dev, saying how to enable it", () => {
-    const message = failure([], {}, true);
+  it("refuses to start with neither accounts nor --anonymous-dev, saying how to enable either", () => {
+    const message = failure(["--accounts", "none"], {}, true);
     expect(message).toContain("--anonymous-dev");
-    expect(message).toMatch(/account/i);
+    expect(message).toContain("--accounts builtin");
+    expect(failure(["--accounts", "external"], {}, true)).toContain("--auth-url");
+    expect(failure(["--accounts", "sometimes"], {}, true)).toContain("--accounts");
+    expect(failure(["--admin-emails", "not-an-email"], {}, true)).toContain("--admin-emails");
+  });
+
+  it("serves the built-in identity provider by default, with no --anonymous-dev needed", () => {
+    const c = parseConfig([], {}) as Config;
+    expect(c.accounts).toBe("builtin");
+    expect(c.anonymousDev).toBe(false);
+    const admins = parseConfig(["--admin-emails", "A@Example.com, b@example.com"], {}) as Config;
+    expect(admins.adminEmails).toEqual(["a@example.com", "b@example.com"]);
   });
 });
 
@@ -126,14 +137,14 @@ describe("server/main.ts", () => {
     expect(stdout).toContain("DATABASE_URL");
   });
 
-  it("a bad flag value or a missing --anonymous-dev stops the start with exit code 2", async () => {
+  it("a bad flag value, or no accounts and no --anonymous-dev, stops the start with exit code 2", async () => {
     const bad = await run(tsx, ["server/main.ts", "--anonymous-dev", "--port", "abc"], { cwd: root }).catch(
       (e: { code: number; stderr: string }) => e,
     );
     expect(bad).toMatchObject({ code: 2 });
     expect((bad as { stderr: string }).stderr).toMatch(/^cannot start: .*--port/);
     const env = { ...process.env, DATABASE_URL: "" };
-    const noDev = await run(tsx, ["server/main.ts"], { cwd: root, env }).catch(
+    const noDev = await run(tsx, ["server/main.ts", "--accounts", "none"], { cwd: root, env }).catch(
       (e: { code: number; stderr: string }) => e,
     );
     expect(noDev).toMatchObject({ code: 2 });

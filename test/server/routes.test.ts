@@ -211,7 +211,8 @@ describe("discovery and status", () => {
     expect(r.status).toBe(200);
     const b = r.body;
     expect(b.bot_endpoint).toMatch(/^ws:\/\/.+\/bot$/);
-    expect(b.accounts).toBeNull();
+    // The built-in identity provider is on by default; the anonymous option only adds anonymous play.
+    expect(b.accounts).toMatchObject({ identity_url: expect.stringMatching(/\/auth\/v1$/) });
     expect(b.authentication_required).toBe(false);
     expect(b.mcp).toBeNull();
     for (const k of ["openapi", "llms_txt", "docs", "bot_code"]) expect(b[k], k).toEqual(expect.any(String));

@@ -1,0 +1,254 @@
+// Who is calling, and may they: resolves the credential kinds of SPEC 5 (browser session, agent key, bot
+// token, owner key) into an account, and applies the account-wide rules: banned accounts, handles, the
+// admin role and the configured admin email list, foreign origins, and the bot socket's admission check.
+// Routes call one of session(), accountBearer(), agentBearer() or admin() and get a Caller or the SPEC's
+// error; nothing else reads Authorization headers for accounts.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Config } from "../config.ts";
+import type { AppContext } from "../context.ts";
+import { ApiError, errors, type SocketErrorCode } from "../errors.ts";
+import type { AccountRow, OwnerKeyRow } from "../store/account-store.ts";
+import type { BotRow } from "../store/types.ts";
+import type { TokenVerifier } from "./verifier.ts";
+
+export type Caller =
+  | { kind: "session"; account: AccountRow; email: string | null; admin: boolean }
+  | { kind: "agent_key"; account: AccountRow; keyId: string; admin: boolean };
+
+export type Registrant = Caller | { kind: "owner_key"; owner: OwnerKeyRow } | { kind: "anonymous" };
+
+type Token = { kind: "jwt" | "agent_key" | "bot_token" | "owner_key" | "unknown"; value: string };
+
+/** Classifies a presented secret by its shape; each kind has a distinct prefix, JWTs have three parts. */
+export function classify(value: string): Token {
+  if (value.startsWith("ak_")) return { kind: "agent_key", value };
+  if (value.startsWith("bt_")) return { kind: "bot_token", value };
+  if (value.startsWith("ok_")) return { kind: "owner_key", value };
+  if (/^[\w-]+\.[\w-]+\.[\w-]*$/.test(value)) return { kind: "jwt", value };
+  return { kind: "unknown", value };
+}
+
+function bearer(req: FastifyRequest): Token | null {
+  const header = req.headers.authorization;
+  if (typeof header !== "string" || header.trim() === "") return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return classify(m ? m[1]! : "");
+}
+
+export class Accounts {
+  private readonly counters = new Map<string, number[]>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly verifier: TokenVerifier | null,
+  ) {}
+
+  private get config(): Config {
+    return this.ctx.config;
+  }
+
+  get enabled(): boolean {
+    return this.verifier !== null;
+  }
+
+  /** Admin by stored role, or by a confirmed email the configured list names. */
+  private isAdmin(account: AccountRow, confirmedEmail: string | null): boolean {
+    if (account.role === "admin") return true;
+    return confirmedEmail !== null && this.config.adminEmails.includes(confirmedEmail);
+  }
+
+  configuredAdmin(account: AccountRow): boolean {
+    return account.email !== null && this.config.adminEmails.includes(account.email);
+  }
+
+  private async fromJwt(token: string): Promise<Caller & { kind: "session" }> {
+    if (!this.verifier) throw errors.accountsDisabled();
+    const claims = await this.verifier.verify(token);
+    let account = await this.ctx.store.accounts.ensureAccount(claims.sub);
+    // Keep an email only for accounts the admin list names (SPEC 5.4), and only once the provider says it
+    // is confirmed; drop it when the list no longer names it.
+    let email: string | null = null;
+    if (this.config.adminEmails.length > 0 || account.email !== null) {
+      email = await this.verifier.confirmedEmail(claims, token);
+      const keep = email !== null && this.config.adminEmails.includes(email) ? email : null;
+      if (keep !== account.email) {
+        await this.ctx.store.accounts.setEmail(account.id, keep);
+        account = { ...account, email: keep };
+      }
+    }
+    return { kind: "session", account, email, admin: this.isAdmin(account, email) };
+  }
+
+  private async fromAgentKey(key: string): Promise<Caller & { kind: "agent_key" }> {
+    const found = await this.ctx.store.accounts.useKey(key);
+    if (!found) throw errors.invalidAgentKey();
+    // An agent key carries its account's role; a listed email counts only while the list still names it.
+    const email = this.configuredAdmin(found.account) ? found.account.email : null;
+    return {
+      kind: "agent_key",
+      account: found.account,
+      keyId: found.key.id,
+      admin: this.isAdmin(found.account, email),
+    };
+  }
+
+  /** Browser routes (SPEC 4.4): a session only; unbanned; a supplied Origin must be this site. */
+  async session(req: FastifyRequest, reply: FastifyReply, opts: { handle?: boolean } = {}) {
+    reply.header("cache-control", "private, no-store");
+    reply.header("vary", "Authorization");
+    if (!this.enabled) throw errors.accountsDisabled();
+    this.checkOrigin(req);
+    const t = bearer(req);
+    if (!t) throw errors.missingAuthorization();
+    if (t.kind !== "jwt") {
+      throw errors.invalidSession(
+        t.kind === "bot_token"
+          ? "bot tokens cannot use account routes; send the account's access token"
+          : t.kind === "agent_key" || t.kind === "owner_key"
+            ? "agent keys cannot use this route; send the account's access token from a browser sign-in"
+            : "the account session is invalid; sign in again",
+      );
+    }
+    const caller = await this.fromJwt(t.value);
+    if (caller.account.banned_at) throw errors.accountBanned();
+    if (opts.handle && !caller.account.handle) throw errors.handleRequired();
+    return caller;
+  }
+
+  /**
+   * Registration (SPEC 4.2): AccountBearer or OwnerKey. Legacy owner keys and anonymous registration only on
+   * explicit anonymous local ladders.
+   */
+  async registrant(req: FastifyRequest): Promise<Registrant> {
+    const t = bearer(req);
+    const ownerHeader = req.headers["x-owner-key"];
+    const ownerKey =
+      typeof ownerHeader === "string" && ownerHeader !== "" ? classify(ownerHeader.trim()) : null;
+    if (!t && !ownerKey) {
+      if (this.config.anonymousDev) return { kind: "anonymous" };
+      throw errors.authenticationRequired(`${this.config.publicUrl}/account`);
+    }
+    let caller: Caller;
+    if (t) {
+      if (t.kind === "bot_token")
+        throw errors.wrongCredential("bot tokens cannot register bots; use an account credential");
+      if (t.kind === "jwt") caller = await this.fromJwt(t.value);
+      else if (t.kind === "agent_key") caller = await this.fromAgentKey(t.value);
+      else throw errors.wrongCredential("send an account access token or agent key as Authorization: Bearer");
+    } else {
+      const k = ownerKey!;
+      if (k.kind === "owner_key") {
+        const owner = await this.ctx.store.accounts.ownerByKey(k.value);
+        if (!owner) throw errors.invalidOwnerKey();
+        if (!this.config.anonymousDev)
+          throw errors.wrongCredential(
+            "legacy owner keys register only on anonymous local ladders; use an agent key",
+          );
+        return { kind: "owner_key", owner };
+      }
+      if (k.kind !== "agent_key") throw errors.invalidOwnerKey();
+      caller = await this.fromAgentKey(k.value);
+    }
+    if (caller.account.banned_at) throw errors.accountBanned();
+    if (!caller.account.handle) throw errors.handleRequired();
+    return caller;
+  }
+
+  /** AgentBearer or OwnerKey carrying an agent key (DELETE /api/bots/<name>). */
+  async agentBearer(req: FastifyRequest): Promise<Caller & { kind: "agent_key" }> {
+    const t = bearer(req);
+    const ownerHeader = req.headers["x-owner-key"];
+    const k =
+      t ?? (typeof ownerHeader === "string" && ownerHeader !== "" ? classify(ownerHeader.trim()) : null);
+    if (!k) throw errors.missingAuthorization();
+    if (k.kind === "owner_key")
+      throw errors.wrongCredential("legacy owner keys cannot delete bots; use an account agent key");
+    if (k.kind !== "agent_key")
+      throw errors.wrongCredential("send an account agent key as Authorization: Bearer");
+    const caller = await this.fromAgentKey(k.value);
+    if (caller.account.banned_at) throw errors.accountBanned();
+    return caller;
+  }
+
+  /** Admin routes (SPEC 4.6): an admin's access token or agent key. */
+  async admin(req: FastifyRequest, reply: FastifyReply): Promise<Caller> {
+    reply.header("cache-control", "private, no-store");
+    reply.header("vary", "Authorization");
+    if (!this.enabled) throw errors.accountsDisabled();
+    const t = bearer(req);
+    if (!t || (t.kind !== "jwt" && t.kind !== "agent_key")) throw errors.adminRequired();
+    let caller: Caller;
+    try {
+      caller = t.kind === "jwt" ? await this.fromJwt(t.value) : await this.fromAgentKey(t.value);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) throw errors.adminRequired();
+      throw err;
+    }
+    if (caller.account.banned_at) throw errors.accountBanned();
+    if (!caller.admin) throw errors.notAdmin();
+    return caller;
+  }
+
+  /** Whether an account is an admin now (role, or its stored listed email). */
+  adminNow(account: AccountRow): boolean {
+    return this.isAdmin(account, this.configuredAdmin(account) ? account.email : null);
+  }
+
+  private checkOrigin(req: FastifyRequest): void {
+    const origin = req.headers.origin;
+    if (typeof origin !== "string" || origin === "") return;
+    const own = new URL(this.config.publicUrl).origin;
+    const host = req.headers.host;
+    const sameHost = host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+    if (origin !== own && !sameHost) throw errors.foreignOrigin();
+  }
+
+  /**
+   * Sliding-window counter for per-account limits (bot registrations, key creations). Over the limit: 429,
+   * and the throttle is audited once per window.
+   */
+  async throttle(what: string, subject: string, limit: number, windowMs: number): Promise<void> {
+    const key = `${what}:${subject}`;
+    const now = Date.now();
+    const times = (this.counters.get(key) ?? []).filter((t) => now - t < windowMs);
+    if (times.length >= limit) {
+      this.counters.set(key, times);
+      await this.ctx.store.audit("throttle", subject, { what, limit, window_ms: windowMs });
+      throw errors.rateLimited(
+        `at most ${limit} ${what} per ${Math.round(windowMs / 60_000)} minutes; try later`,
+      );
+    }
+    times.push(now);
+    this.counters.set(key, times);
+  }
+
+  /** The bot socket's admission rule beyond the token (SPEC 1.4, 3.6, 7.2). */
+  async admit(bot: BotRow): Promise<SocketErrorCode | null> {
+    if (bot.house) return null;
+    if (bot.account_id === null) return this.config.anonymousDev ? null : "account_required";
+    const account = await this.ctx.store.accounts.account(bot.account_id);
+    if (!account) return "account_required";
+    if (account.banned_at) return "account_banned";
+    return null;
+  }
+
+  /** Closes a connected bot's socket with a connection error (moderation, retirement, token changes). */
+  disconnect(botId: string, code: SocketErrorCode): void {
+    this.ctx.lobby.get(botId)?.conn?.refuse(code);
+  }
+
+  /** Copies changed bot fields (name, owner, avatar) into the live lobby entry, so matches see them. */
+  refreshLive(bot: BotRow): void {
+    const p = this.ctx.lobby.get(bot.id);
+    if (!p) return;
+    Object.assign(p.bot, bot);
+    if (p.conn && p.conn.bot !== p.bot) Object.assign(p.conn.bot, bot);
+  }
+
+  /** Whether a bot is seated in a running match. */
+  inMatch(botId: string): boolean {
+    for (const m of this.ctx.matches.values())
+      if (m.seats.some((s) => s.participant.bot.id === botId)) return true;
+    return false;
+  }
+}

@@ -1,0 +1,57 @@
+// Account emails (confirmation, recovery). With SMTP configured they go out through nodemailer; otherwise
+// they land in the outbox, `<data dir>/outbox/*.eml`, which the operator can read, and in development the
+// console says where the link is. Nothing here logs the link's secret to the structured log.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import nodemailer, { type Transporter } from "nodemailer";
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  readonly mode: "smtp" | "outbox";
+  send(mail: Mail): Promise<void>;
+}
+
+export function makeMailer(opts: {
+  smtpUrl: string | undefined;
+  from: string;
+  dataDir: string;
+  /** Called with the outbox file when mail is not sent (development console hint). */
+  onOutbox?: (file: string, mail: Mail) => void;
+}): Mailer {
+  if (opts.smtpUrl) {
+    const transport: Transporter = nodemailer.createTransport(opts.smtpUrl);
+    return {
+      mode: "smtp",
+      async send(mail) {
+        await transport.sendMail({ from: opts.from, ...mail });
+      },
+    };
+  }
+  const dir = join(opts.dataDir, "outbox");
+  let seq = 0;
+  return {
+    mode: "outbox",
+    async send(mail) {
+      await mkdir(dir, { recursive: true });
+      const file = join(dir, `${Date.now()}-${String(seq++).padStart(4, "0")}.eml`);
+      const eml = [
+        `From: ${opts.from}`,
+        `To: ${mail.to}`,
+        `Subject: ${mail.subject}`,
+        `Date: ${new Date().toUTCString()}`,
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        mail.text,
+        "",
+      ].join("\r\n");
+      await writeFile(file, eml, { mode: 0o600 });
+      opts.onOutbox?.(file, mail);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// Puts the accounts side of the server together from the config: the identity provider (built in, served
+// at /auth/v1, or external), the token verifier, the mailer and rate limiting. Returns what the built-in
+// provider's routes need, or null when it is not served.
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../context.ts";
+import { Accounts } from "./accounts.ts";
+import type { IdentityProviderDeps } from "./identity-provider.ts";
+import { makeMailer } from "./mailer.ts";
+import { loadIdentitySecrets } from "./signing-keys.ts";
+import { TokenVerifier } from "./verifier.ts";
+
+export async function setUpAccounts(
+  ctx: AppContext,
+  http: FastifyInstance,
+): Promise<IdentityProviderDeps | null> {
+  const { config, store, log } = ctx;
+  ctx.identity = null;
+  // Per-route limits (sign-in, sign-up, recovery); keyed by client address. `global: false`: only routes
+  // that ask are limited. The 429 body has the service's error shape.
+  await http.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, c) => ({
+      statusCode: 429,
+      error: `too many requests; try again in ${Math.ceil(c.ttl / 1000)} s`,
+      code: "rate_limited",
+    }),
+  });
+  if (config.accounts === "none") {
+    ctx.accounts = new Accounts(ctx, null);
+    return null;
+  }
+  if (config.accounts === "external") {
+    ctx.accounts = new Accounts(ctx, new TokenVerifier(config, null));
+    return null;
+  }
+  const secrets = await loadIdentitySecrets(config.dataDir);
+  const development = /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(config.publicUrl);
+  const mailer = makeMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    onOutbox: (file) => {
+      // The operator's hint, without the link's secret in the structured log.
+      if (development) log.info({ file }, "account email written to the outbox (no SMTP configured)");
+    },
+  });
+  ctx.accounts = new Accounts(ctx, new TokenVerifier(config, { secrets, identity: store.identity }));
+  ctx.identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };
+  return { config, identity: store.identity, secrets, mailer };
+}

@@ -1,0 +1,129 @@
+// What the account routes and the registration routes share about bots: name and handle formats, the
+// avatar list, registering a bot for an account (or an anonymous/legacy owner), and the delete-or-retire
+// lifecycle of SPEC 3.4.
+import type { z } from "zod";
+import type { Accounts, Registrant } from "../auth/accounts.ts";
+import type { AppContext } from "../context.ts";
+import { type ApiError, errors } from "../errors.ts";
+import { NameTakenError } from "../store/sql-store.ts";
+import type { BotRow } from "../store/types.ts";
+
+export const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
+export const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,38}$/;
+
+/** SPEC 2 Avatars: cosmetic, or null for the plain orb. */
+export const AVATARS = [
+  "gladiator",
+  "ronin",
+  "berserker",
+  "titan",
+  "sentinel",
+  "cyclops",
+  "reaper",
+  "shade",
+  "arcanist",
+  "monarch",
+  "jester",
+  "brute",
+  "prowler",
+  "alpha",
+  "sage",
+  "wyrm",
+  "specter",
+  "sunny",
+  "corsair",
+  "luchador",
+] as const;
+
+export function parseBody<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  invalid: (message: string) => ApiError = errors.badRequest,
+): z.infer<T> {
+  const r = schema.safeParse(value ?? {});
+  if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
+  return r.data;
+}
+
+const NOTE =
+  "Keep this token secret: it is shown once. Connect with the header Authorization: Bearer <token>.";
+
+/**
+ * Registers a bot for whoever the registrant is. For an account, the owner is always its handle (an `owner`
+ * field proves nothing); anonymous and legacy-owner registrations exist only on anonymous local ladders.
+ */
+export async function registerBot(
+  ctx: AppContext,
+  accounts: Accounts | null,
+  who: Registrant,
+  name: string,
+  anonymousOwner?: string,
+) {
+  const { store, config } = ctx;
+  let owner: string;
+  let limit = config.maxBots;
+  let accountId: string | null = null;
+  let actor: string;
+  if (who.kind === "session" || who.kind === "agent_key") {
+    owner = who.account.handle!;
+    accountId = who.account.id;
+    limit = who.account.max_bots ?? config.maxBots;
+    actor = who.kind === "agent_key" ? `agent_key:${who.keyId}` : `account:${who.account.id}`;
+    await accounts?.throttle("bot registrations", who.account.id, config.registrationRateLimit, 3600_000);
+  } else if (who.kind === "owner_key") {
+    owner = who.owner.name;
+    limit = who.owner.max_bots ?? config.maxBots;
+    actor = `owner_key:${who.owner.id}`;
+  } else {
+    // Without an owner, a bot owns itself: bots of one owner never meet, so a shared "anonymous" owner
+    // would keep every anonymous bot from playing another.
+    owner = anonymousOwner ?? name;
+    if (owner.toLowerCase() === "house") throw errors.invalidBot("the owner name house is reserved");
+    actor = "anonymous";
+  }
+  const count = accountId ? await store.accounts.countBots(accountId) : await store.countActiveBots(owner);
+  if (count >= limit) throw errors.botLimit(limit);
+  try {
+    const { bot, token } = await store.createBot({ name, owner, house: false, account_id: accountId });
+    await store.audit("registration", bot.name, { owner, client: actor });
+    return {
+      name: bot.name,
+      token: token!,
+      bot_endpoint: `${config.publicUrl.replace(/^http/, "ws")}/bot`,
+      note: NOTE,
+    };
+  } catch (err) {
+    if (err instanceof NameTakenError) throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
+    throw err;
+  }
+}
+
+/**
+ * SPEC 3.4. "retire" (DELETE /api/account/bots): a bot that never played is deleted, one that played is
+ * retired. "delete" (DELETE /api/bots): only a bot that never played is deleted; a played one is refused
+ * with bot_has_played unless it is retired already. Moderated bots cannot be removed.
+ */
+export async function removeBot(
+  ctx: AppContext,
+  accounts: Accounts,
+  bot: BotRow,
+  mode: "retire" | "delete",
+  actor: string,
+): Promise<{ name: string; outcome: "deleted" | "retired" }> {
+  const { store } = ctx;
+  if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
+  if (bot.status === "retired") return { name: bot.name, outcome: "retired" };
+  // A bot in its first match has played, even though the result is not stored yet.
+  const played = accounts.inMatch(bot.id) || (await store.accounts.hasPlayed(bot.id));
+  if (!played && (await store.accounts.deleteUnplayedBot(bot.id))) {
+    accounts.disconnect(bot.id, "invalid_token");
+    ctx.lobby.leaveIfGone(bot.id);
+    await store.audit("bot_deleted", bot.name, { client: actor });
+    return { name: bot.name, outcome: "deleted" };
+  }
+  if (mode === "delete") throw errors.botHasPlayed(bot.name);
+  await store.setBotStatus(bot.id, "retired");
+  accounts.disconnect(bot.id, "retired");
+  await store.audit("bot_retired", bot.name, { client: actor });
+  return { name: bot.name, outcome: "retired" };
+}

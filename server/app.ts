@@ -7,6 +7,8 @@ import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
 import { MatchPool } from "../pool/pool.ts";
 import type { MatchSetup } from "../pool/protocol.ts";
+import { identityProvider } from "./auth/identity-provider.ts";
+import { setUpAccounts } from "./auth/setup.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
@@ -15,6 +17,8 @@ import { Matchmaker, REMATCH_HOLD_MS, type StartPlan } from "./matchmaker/matchm
 import { QuotaCounts } from "./matchmaker/quotas.ts";
 import { RatingBook, ratedGame } from "./ratings/book.ts";
 import { ReplayFiles } from "./replays.ts";
+import { accountRoutes } from "./routes/account.ts";
+import { adminRoutes } from "./routes/admin.ts";
 import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { ladderRoutes } from "./routes/ladder.ts";
@@ -81,6 +85,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const ratings = new RatingBook();
   ratings.load((await store.ratedResults("public")).map(ratedGame));
   const ctx = { config, store, pool, lobby, replays, ratings, log, matches, draining: false } as AppContext;
+  const identity = await setUpAccounts(ctx, http);
 
   const quotas = new QuotaCounts(store);
   await quotas.refresh(Date.now(), true);
@@ -185,6 +190,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     log,
     matchOf: (botId) => matchByBot.get(botId),
     estimatedWaitS: (p) => matchmaker.estimatedWaitS(p),
+    admit: (bot) => ctx.accounts.admit(bot),
     poke: () => {
       if (pokeQueued) return;
       pokeQueued = true;
@@ -244,6 +250,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   matchRoutes(http, ctx);
   botRoutes(http, ctx);
   ladderRoutes(http, ctx);
+  accountRoutes(http, ctx, ctx.accounts);
+  adminRoutes(http, ctx, ctx.accounts);
+  if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
 
   http.server.on("upgrade", (req, socket, head) => {

@@ -1,4 +1,4 @@
-// Bot registration (anonymous development ladders for now) and the bot-token routes of SPEC 4.3.
+// Bot registration and deletion (SPEC 4.2) and the bot-token routes of SPEC 4.3.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
@@ -6,12 +6,13 @@ import { errors } from "../errors.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import { versionKey } from "../ratings/book.ts";
 import { unstorableText } from "../socket/hub.ts";
-import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
+import { registerBot, removeBot } from "./account-bots.ts";
 import { myBotView, versionView } from "./views.ts";
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
-const Registration = z.object({
+/** Body of POST /api/bots; also the request schema in /openapi.json. */
+export const Registration = z.object({
   name: z.string({ error: "name is required" }).regex(BOT_NAME, "name must be 2-24 letters, digits, - or _"),
   owner: z
     .string()
@@ -26,7 +27,7 @@ const storable = (what: string) => (s: string, ctx: z.RefinementCtx) => {
   const problem = unstorableText(s);
   if (problem) ctx.addIssue({ code: "custom", message: `${what} ${problem}` });
 };
-const NewVersion = z.object({
+export const NewVersion = z.object({
   label: z
     .string({ error: "label is required" })
     .min(1, "label must be 1-32 characters")
@@ -39,6 +40,8 @@ const NewVersion = z.object({
     .optional(),
 });
 
+export const VersionLabelParams = z.object({ label: z.string().describe("version label") });
+
 function body<T extends z.ZodType>(schema: T, value: unknown, invalid = errors.badRequest): z.infer<T> {
   const r = schema.safeParse(value ?? {});
   if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
@@ -48,29 +51,28 @@ function body<T extends z.ZodType>(schema: T, value: unknown, invalid = errors.b
 export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { config, store } = ctx;
 
+  // SPEC 4.2: AccountBearer or OwnerKey; anonymous registration (with `owner`) only on anonymous ladders.
   app.post("/api/bots", async (req, reply) => {
-    if (!config.anonymousDev) throw errors.authenticationRequired(`${config.publicUrl}/account`);
+    const who = await ctx.accounts.registrant(req);
     const b = body(Registration, req.body, errors.invalidBot);
-    // Without an owner, a bot owns itself: bots of one owner never meet, so a shared "anonymous" owner
-    // would keep every anonymous bot from playing another.
-    const owner = b.owner ?? b.name;
-    if (owner.toLowerCase() === "house") throw errors.invalidBot("the owner name house is reserved");
-    if ((await store.countActiveBots(owner)) >= config.maxBots) throw errors.botLimit(config.maxBots);
-    try {
-      const { bot, token } = await store.createBot({ name: b.name, owner, house: false });
-      await store.audit("registration", bot.name, { owner });
-      reply.code(201);
-      return {
-        name: bot.name,
-        token,
-        bot_endpoint: `${config.publicUrl.replace(/^http/, "ws")}/bot`,
-        note: "Keep this token secret: it is shown once. Connect with the header Authorization: Bearer <token>.",
-      };
-    } catch (err) {
-      if (err instanceof NameTakenError)
-        throw errors.invalidBot(`the name ${JSON.stringify(b.name)} is taken`);
-      throw err;
-    }
+    const made = await registerBot(
+      ctx,
+      ctx.accounts,
+      who,
+      b.name,
+      who.kind === "anonymous" ? b.owner : undefined,
+    );
+    reply.code(201);
+    return made;
+  });
+
+  // SPEC 3.4: an agent key deletes its account's bot that never played; a played one must be retired.
+  app.delete("/api/bots/:name", async (req) => {
+    const caller = await ctx.accounts.agentBearer(req);
+    const { name } = req.params as { name: string };
+    const bot = BOT_NAME.test(name) ? await store.botByName(name) : null;
+    if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
+    return removeBot(ctx, ctx.accounts, bot, "delete", `agent_key:${caller.keyId}`);
   });
 
   /** The bot behind a BotBearer token, or the SPEC's 401. */
@@ -118,7 +120,7 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.post("/api/me/versions/:label/retire", async (req) => {
     const bot = await botOf(req);
-    const { label } = req.params as { label: string };
+    const { label } = VersionLabelParams.parse(req.params);
     const ok = await store.retireVersion(bot.id, label);
     if (!ok) throw errors.noSuchVersion(label);
     // A retired version cannot play (SPEC 3.4): one waiting in the queue leaves it, and the bot is told.

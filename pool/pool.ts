@@ -1,10 +1,26 @@
-// The match pool: Piscina worker threads each running many matches (one long-lived task per match, talking
-// over its own MessageChannel). A worker that dies, or hangs past the watchdog, ends its matches as aborted;
-// Piscina replaces the worker and the server keeps running.
+// The match pool: Piscina worker threads each running many matches (one long-lived task per match). A match
+// says hello over its own MessageChannel; after that its messages go over its worker's link in batches (see
+// protocol.ts). A worker that dies, or hangs past the watchdog, ends its matches as aborted; Piscina replaces
+// the worker and the server keeps running.
 import { cpus } from "node:os";
-import { MessageChannel } from "node:worker_threads";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
-import type { FromWorker, MatchOutcome, MatchSetup, ToWorker } from "./protocol.ts";
+import type {
+  FromWorker,
+  LinkBatch,
+  MatchOutcome,
+  MatchSetup,
+  TaskInput,
+  ToWorker,
+  WorkerHello,
+} from "./protocol.ts";
+
+/** The front's end of one worker thread's link, with the batch being gathered for it in this turn. */
+interface Link {
+  port: MessagePort;
+  out: LinkBatch<ToWorker>;
+  flushing: boolean;
+}
 
 export interface PoolOptions {
   workers?: number;
@@ -24,6 +40,13 @@ export interface MatchChannel {
 
 export class MatchPool {
   private readonly piscina: Piscina;
+  private nextKey = 1;
+  /** Each running match's handler for what arrives over a link, by match key. */
+  private readonly routes = new Map<number, (m: FromWorker) => void>();
+  /** Links by worker threadId. */
+  private readonly links = new Map<number, Link>();
+  /** Hellos that arrived before their thread's link (it rides on another match's hello), by threadId. */
+  private readonly waitingForLink = new Map<number, (() => void)[]>();
 
   constructor(o: PoolOptions = {}) {
     const workers = o.workers ?? Math.max(1, cpus().length);
@@ -48,27 +71,46 @@ export class MatchPool {
   }
 
   start(setup: MatchSetup): MatchChannel {
+    const key = this.nextKey++;
     const { port1, port2 } = new MessageChannel();
     let handler: (m: FromWorker) => void = () => {};
     // The worker thread running this match, from its hello; null until the task has started.
     let thread: number | null = null;
+    let link: Link | null = null;
     let killed = false;
-    port1.on("message", (m: FromWorker) => {
-      if (m.t === "hello") thread = m.thread;
+    const deliver = (m: FromWorker) => {
       if (!killed) handler(m);
+    };
+    this.routes.set(key, deliver);
+    port1.on("message", (m: WorkerHello) => {
+      if (m.t !== "hello") return;
+      thread = m.thread;
+      if (m.link) this.addLink(m.thread, m.link);
+      const hello: FromWorker = { t: "hello", hello: m.hello, thread: m.thread };
+      const go = () => {
+        link = this.links.get(hello.thread) ?? null;
+        deliver(hello);
+      };
+      if (this.links.has(m.thread)) go();
+      else this.waitingForLink.set(m.thread, [...(this.waitingForLink.get(m.thread) ?? []), go]);
     });
     // No AbortSignal on the task: Piscina gives an abortable task a worker of its own (one match per worker,
     // the rest queued without a hello whatever concurrentTasksPerWorker says). kill() ends the match itself.
-    const task = this.piscina
-      .run({ setup, port: port2 }, { transferList: [port2] as never })
-      .finally(() => port1.close()) as Promise<MatchOutcome>;
+    const input: TaskInput = { setup, key, port: port2 };
+    const task = this.piscina.run(input, { transferList: [port2] as never }).finally(() => {
+      port1.close();
+      this.routes.delete(key);
+    }) as Promise<MatchOutcome>;
     let fail: (err: Error) => void = () => {};
     const done = new Promise<MatchOutcome>((resolve, reject) => {
       fail = reject;
       task.then(resolve, reject);
     });
     return {
-      send: (m) => port1.postMessage(m),
+      send: (m) => {
+        if (link) this.post(link, key, m);
+        else port1.postMessage(m);
+      },
       onMessage: (fn) => {
         handler = fn;
       },
@@ -88,7 +130,44 @@ export class MatchPool {
     };
   }
 
+  private addLink(thread: number, port: MessagePort): void {
+    const link: Link = { port, out: [], flushing: false };
+    this.links.set(thread, link);
+    port.on("message", (batch: LinkBatch<FromWorker>) => {
+      for (let i = 0; i < batch.length; i += 2)
+        this.routes.get(batch[i] as number)?.(batch[i + 1] as FromWorker);
+    });
+    // The worker ended (crashed, terminated or the pool closed): its matches fail through their tasks.
+    port.once("close", () => {
+      if (this.links.get(thread) === link) this.links.delete(thread);
+    });
+    // A link must not keep the process alive on its own; running matches hold their own ports and tasks.
+    port.unref();
+    const waiting = this.waitingForLink.get(thread);
+    this.waitingForLink.delete(thread);
+    for (const go of waiting ?? []) go();
+  }
+
+  /**
+   * Queues a message on a link. The batch goes out once per event-loop turn, after the turn's socket reads
+   * (setImmediate runs after the poll phase), so the ticks of all matches that resolved in one turn share one
+   * postMessage.
+   */
+  private post(link: Link, key: number, m: ToWorker): void {
+    link.out.push(key, m);
+    if (link.flushing) return;
+    link.flushing = true;
+    setImmediate(() => {
+      link.flushing = false;
+      const batch = link.out;
+      link.out = [];
+      link.port.postMessage(batch);
+    });
+  }
+
   async close(): Promise<void> {
     await this.piscina.destroy();
+    for (const l of this.links.values()) l.port.close();
+    this.links.clear();
   }
 }

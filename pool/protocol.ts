@@ -1,7 +1,16 @@
 // The match-runner protocol between the front process and a pool worker. One long-lived Piscina task per
-// match owns the engine instance; the two sides talk over the MessagePort passed in the task. The worker
-// never touches a socket or the database: it returns observations already serialised and, at the end, the
-// gzipped replay bytes (moved, not copied) with the stats.
+// match owns the engine instance; its lifetime (start, a crash, the outcome) is the task's. Messages travel
+// two ways:
+// - the match's own MessagePort, passed in the task: the worker's `hello` (which also hands over the worker's
+//   link, below, the first time) and an `abort` for a match whose task has not started yet;
+// - after `hello`, everything else goes over the worker thread's link, one MessagePort per worker shared by
+//   all its matches, in batches: each direction posts one array of [match key, message, ...] per event-loop
+//   turn instead of one message per match per tick, which is what bounds the front process when many
+//   matches tick at once. A link keeps order, so a match's messages stay in order.
+// The worker never touches a socket or the database: it returns observations already serialised to UTF-8
+// bytes (the front only writes them) and, at the end, the gzipped replay bytes (moved, not copied) with the
+// stats.
+import type { MessagePort } from "node:worker_threads";
 import type { TurnInput } from "../engine/match.ts";
 import type { DeadlinesT, EndReason, MatchStatsT } from "../engine/protocol.ts";
 import type { ReplayFighter } from "../engine/replay.ts";
@@ -34,8 +43,8 @@ export type ToWorker =
 export type FromWorker =
   /** `thread` is the worker's threadId, so the front can terminate the worker running a hung match. */
   | { t: "hello"; hello: [string, string]; thread: number }
-  /** The observations for the tick to play, serialised, with each seat's deadline. */
-  | { t: "tick"; tick: number; obs: [string | null, string | null]; deadlineMs: [number, number] }
+  /** The observations for the tick to play, serialised (UTF-8 JSON text), with each seat's deadline. */
+  | { t: "tick"; tick: number; obs: [Uint8Array | null, Uint8Array | null]; deadlineMs: [number, number] }
   | { t: "resume"; seat: number; hello: string; obs: string | null };
 
 export interface MatchOutcome {
@@ -47,7 +56,15 @@ export interface MatchOutcome {
   replay: ArrayBuffer;
 }
 
+/** `hello` as it crosses the match's port: the worker's link rides along with its first match's hello. */
+export type WorkerHello = Extract<FromWorker, { t: "hello" }> & { link?: MessagePort };
+
+/** A batch on a worker's link: match key, message, match key, message, ... */
+export type LinkBatch<M> = (number | M)[];
+
 export interface TaskInput {
   setup: MatchSetup;
+  /** The front's number for this match, used to route the messages of a link batch. */
+  key: number;
   port: MessagePort;
 }

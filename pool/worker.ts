@@ -1,13 +1,58 @@
 // Piscina worker entry: runs one match per task, many tasks at once per worker. The engine module is
 // compiled once per worker thread (engineModule() caches it); each match gets its own instance.
-import { type MessagePort, threadId } from "node:worker_threads";
+import { MessageChannel, type MessagePort, threadId } from "node:worker_threads";
 import { houseBot } from "../engine/bots/index.ts";
 import type { Decide } from "../engine/bots/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
-import type { FromWorker, MatchOutcome, TaskInput, ToWorker } from "./protocol.ts";
+import type { FromWorker, LinkBatch, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
+
+// ---- this thread's link to the front process, shared by all its matches (see protocol.ts)
+
+let link: MessagePort | null = null;
+const routes = new Map<number, (m: ToWorker) => void>();
+let out: LinkBatch<FromWorker> = [];
+let inBatch = false;
+let flushQueued = false;
+
+function flush(): void {
+  flushQueued = false;
+  if (out.length === 0 || !link) return;
+  const batch = out;
+  out = [];
+  link.postMessage(batch);
+}
+
+/** Queues a message for the front; a batch being handled sends everything it produced in one message. */
+function emit(key: number, m: FromWorker): void {
+  out.push(key, m);
+  if (!inBatch && !flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flush);
+  }
+}
+
+/** Creates the link on this thread's first match; returns the front's end to hand over, or null. */
+function openLink(): MessagePort | null {
+  if (link) return null;
+  const { port1, port2 } = new MessageChannel();
+  link = port1;
+  link.on("message", (batch: LinkBatch<ToWorker>) => {
+    inBatch = true;
+    try {
+      for (let i = 0; i < batch.length; i += 2) routes.get(batch[i] as number)?.(batch[i + 1] as ToWorker);
+    } finally {
+      inBatch = false;
+      flush();
+    }
+  });
+  return port2;
+}
+
+// One encoder per thread: observations leave as UTF-8 bytes, so the front writes them without re-encoding.
+const utf8 = new TextEncoder();
 
 export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
-  const { setup } = input;
+  const { setup, key } = input;
   const port = input.port as unknown as MessagePort;
   const match = new Match({
     matchId: setup.matchId,
@@ -21,11 +66,16 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
   const house: (Decide | null)[] = setup.seats.map((s, f) =>
     s.kind === "house" ? houseBot(s.name).create(match.hello(f)) : null,
   );
-  const send = (m: FromWorker) => port.postMessage(m);
+  const send = (m: FromWorker) => emit(key, m);
   const obsFor = (f: number) => (house[f] ? null : JSON.stringify(match.observation(f)));
+  const obsBytes = (f: number) => {
+    const text = obsFor(f);
+    return text === null ? null : utf8.encode(text);
+  };
 
   return new Promise<MatchOutcome>((resolve) => {
     const finish = () => {
+      routes.delete(key);
       const r = match.result!;
       const gz = match.replay.gzip();
       const replay = gz.buffer.slice(gz.byteOffset, gz.byteOffset + gz.byteLength) as ArrayBuffer;
@@ -44,11 +94,11 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       send({
         t: "tick",
         tick: match.tick,
-        obs: [obsFor(0), obsFor(1)],
+        obs: [obsBytes(0), obsBytes(1)],
         deadlineMs: [match.deadlineMs(0), match.deadlineMs(1)],
       });
     };
-    port.on("message", (m: ToWorker) => {
+    const onMessage = (m: ToWorker) => {
       if (match.over) return;
       switch (m.t) {
         case "start": {
@@ -83,11 +133,17 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
           finish();
           break;
       }
-    });
-    send({
+    };
+    // After hello the front talks over the link; the match's own port only carries an early abort.
+    routes.set(key, onMessage);
+    port.on("message", onMessage);
+    const front = openLink();
+    const hello: WorkerHello = {
       t: "hello",
       hello: [JSON.stringify(match.hello(0)), JSON.stringify(match.hello(1))],
       thread: threadId,
-    });
+    };
+    if (front) hello.link = front;
+    port.postMessage(hello, front ? [front] : []);
   });
 }

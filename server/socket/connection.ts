@@ -34,6 +34,12 @@ export class BotConnection {
     this.ws.send(typeof msg === "string" ? msg : JSON.stringify(msg));
   }
 
+  /** Sends text already encoded as UTF-8 (observations come from the pool worker as bytes): no re-encoding. */
+  sendUtf8(bytes: Uint8Array): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(bytes, { binary: false });
+  }
+
   error(code: SocketErrorCode | string, message?: string): void {
     this.send({ type: "error", code, message: message ?? SOCKET_ERRORS[code as SocketErrorCode] ?? code });
   }

@@ -486,7 +486,7 @@ export async function memoryRun(workers: number, wanted: number): Promise<LiveBe
   }
 }
 
-export async function liveBench(quick = false): Promise<LiveBenchLine[]> {
+export async function liveBench(quick = false, memory = true): Promise<LiveBenchLine[]> {
   const workers = Math.max(1, cpus().length);
   const singleReps = quick ? 3 : 7;
   const manyReps = quick ? 1 : 3;
@@ -609,7 +609,7 @@ export async function liveBench(quick = false): Promise<LiveBenchLine[]> {
     await bare.stop();
     bare = null;
 
-    lines.push(...(await memoryRun(workers, quick ? 1_000 : 5_000)));
+    if (memory) lines.push(...(await memoryRun(workers, quick ? 1_000 : 5_000)));
     return lines;
   } finally {
     await ladder.stop();

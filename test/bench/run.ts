@@ -1,16 +1,23 @@
 // `npm run bench`: runs every benchmark and prints one table (figure, target, ratio to target). Not part of
-// `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run.
+// `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run;
+// `--live` runs only the live benchmarks (ladder against the bare ws ceiling), `--no-memory` skips the idle
+// socket memory run.
 import { cpus } from "node:os";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
 import { ladderBench } from "./ladder-bench.ts";
 import { type LiveBenchLine, liveBench } from "./live-bench.ts";
 
 const quick = process.argv.includes("--quick");
+const liveOnly = process.argv.includes("--live");
+const memory = !process.argv.includes("--no-memory");
 const fmt = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
 
-const lines: (BenchLine & LiveBenchLine)[] = [...(await engineBench(quick)), ...(await liveBench(quick))];
+const lines: (BenchLine & LiveBenchLine)[] = [
+  ...(liveOnly ? [] : await engineBench(quick)),
+  ...(await liveBench(quick, memory)),
+];
 // Competitive core (issue 4): BT refit and fit, matchmaker pass; in-process, after the live runs.
-lines.push(...(await ladderBench(quick)));
+if (!liveOnly) lines.push(...(await ladderBench(quick)));
 console.log(
   `\nnode ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${new Date().toISOString().slice(0, 10)}\n`,
 );

@@ -1,23 +1,59 @@
-// Public discovery: GET /api (the index a bot author or agent starts from), GET /api/status, and the
-// generated docs a bot needs to play (rules and message schemas).
-import type { FastifyInstance } from "fastify";
-import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
+// Public discovery: GET /api (the index a bot author or agent starts from), GET /api/status, GET
+// /api/changelog and /openapi.json; it also mounts the docs, crawler-index and download routes, which
+// share the document catalog loaded here once.
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
 import { accountsInfo } from "../auth/discovery-info.ts";
 import type { AppContext } from "../context.ts";
+import { loadDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
 import { DISCOVERY_EVERY, REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
+import { OPERATIONS, openApiDocument } from "../openapi.ts";
+import { publicBase, wsBase } from "../public-address.ts";
 import { QUALIFYING_GAMES } from "../ratings/book.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, MESSAGES_PER_TICK } from "../socket/hub.ts";
+import { crawlerRoutes } from "./crawler.ts";
+import { docsRoutes } from "./docs.ts";
+import { downloadRoutes } from "./downloads.ts";
+import { LadderQuery } from "./ladder.ts";
+import { parseQuery } from "./matches.ts";
+
+/** Routes GET /api lists besides the documented JSON operations: sockets, pages and files. */
+const OTHER_ENDPOINTS = [
+  "GET /openapi.json",
+  "GET /docs/rules.json",
+  "GET /guide",
+  "GET /guide/<name>",
+  "GET /changelog",
+  "GET /llms.txt",
+  "GET /sitemap.xml",
+  "GET /robots.txt",
+  "GET /download/bots/<path>",
+  "GET /download/arena-sim.mjs",
+  "GET /download/arena-sim.js",
+  `GET /download/${SIMULATOR_PACKAGE}-${VERSIONS.release}-py3-none-any.whl`,
+  "WS /bot",
+];
+
+/** `METHOD /path?query=` for each documented operation, in the document's order. */
+function endpointList(): string[] {
+  const ops = OPERATIONS.map((op) => {
+    const path = op.path.replace(/\{(\w+)\}/g, "<$1>");
+    const query = op.query ? Object.keys(op.query.shape) : [];
+    return `${op.method.toUpperCase()} ${path}${query.length ? `?${query.map((q) => `${q}=`).join("&")}` : ""}`;
+  });
+  return [...ops, ...OTHER_ENDPOINTS];
+}
 
 export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { config } = ctx;
-  const base = config.publicUrl;
-  const wsBase = base.replace(/^http/, "ws");
+  const docs = loadDocs();
+  const endpoints = endpointList();
+  const versions = () => ({ ...VERSIONS, schema: ctx.store.schema });
 
-  app.get("/api", async () => ({
-    bot_endpoint: `${wsBase}/bot`,
+  const apiIndex = (base: string) => ({
+    bot_endpoint: `${wsBase(base)}/bot`,
     accounts: accountsInfo(ctx),
     authentication_required: !config.anonymousDev,
     mcp: null,
@@ -25,7 +61,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
     llms_txt: `${base}/llms.txt`,
     docs: `${base}/docs`,
     bot_code: `${base}/download/bots`,
-    versions: { ...VERSIONS, schema: ctx.store.schema },
+    versions: versions(),
     onboarding: {
       account_url: `${base}/account`,
       signup_url: `${base}/account`,
@@ -72,31 +108,12 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
       docs: `${base}/docs/simulator`,
     },
     maps: MAP_NAMES,
-    endpoints: [
-      "GET /api",
-      "GET /api/status",
-      "GET /api/leaderboard?ladder=",
-      "GET /api/lobby?ladder=",
-      "GET /api/bots/<name>?ladder=",
-      "GET /api/bots/<name>/ratings?ladder=&days=",
-      "GET /api/users/<handle>?ladder=",
-      "GET /api/matches?ladder=&bot=&limit=&stats=",
-      "GET /api/matches/<id>",
-      "GET /api/matches/<id>/stats",
-      "GET /replays/<id>.jsonl.gz",
-      "POST /api/bots",
-      "GET /api/me",
-      "POST /api/me/versions",
-      "POST /api/me/versions/<label>/retire",
-      "POST /api/me/token",
-      "GET /docs/rules.json",
-      "GET /docs/schema/<name>.json",
-      "WS /bot",
-    ],
-  }));
+    endpoints,
+  });
+  app.get("/api", async (req) => apiIndex(publicBase(config, req)));
 
   app.get("/api/status", async (req) => {
-    const ladder = (req.query as { ladder?: string }).ladder;
+    const { ladder } = parseQuery(LadderQuery, req.query);
     if (ladder !== undefined && ladder !== "public") throw errors.unknownLadder(ladder);
     const running = [...ctx.matches.values()];
     return {
@@ -120,13 +137,21 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   });
 
-  const rules = rulesDocument();
-  const schemas = jsonSchemas();
-  app.get("/docs/rules.json", async () => rules);
-  app.get("/docs/schema/:name", async (req) => {
-    const name = (req.params as { name: string }).name.replace(/\.json$/, "");
-    const schema = schemas[name] ?? schemas[`server-${name}`] ?? schemas[`bot-${name}`];
-    if (!schema) throw errors.notFound(`schema ${JSON.stringify(name)}`);
-    return schema;
+  app.get("/api/changelog", async () => {
+    const changelog = docs.get("changelog");
+    if (!changelog) throw errors.notFound("changelog");
+    return { versions: versions(), markdown: changelog.markdown };
   });
+
+  // Built once per base address (one in production), not per request.
+  const contracts = new Map<string, unknown>();
+  app.get("/openapi.json", async (req: FastifyRequest) => {
+    const base = publicBase(config, req);
+    if (!contracts.has(base)) contracts.set(base, openApiDocument(base));
+    return contracts.get(base);
+  });
+
+  docsRoutes(app, ctx, docs);
+  crawlerRoutes(app, ctx, docs);
+  downloadRoutes(app, ctx);
 }

@@ -14,8 +14,11 @@ const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 const HISTORY_LIMIT = 1000;
 const RECENT_MATCHES = 10;
 
-const LadderQuery = z.object({ ladder: z.string().optional() });
-const RatingsQuery = z.object({
+export const LadderQuery = z.object({ ladder: z.string().optional() });
+/** A name that is not a valid bot name cannot name a bot: 404 no_such_bot, as for an unknown one. */
+export const BotNameParams = z.object({ name: z.string().regex(BOT_NAME, "2-24 letters, digits, - or _") });
+export const HandleParams = z.object({ handle: z.string().describe("owner handle") });
+export const RatingsQuery = z.object({
   ladder: z.string().optional(),
   days: z.coerce
     .number({ error: "days must be a number above 0" })
@@ -96,8 +99,10 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/api/leaderboard", async (req) => leaderboard(ladderOf(parseQuery(LadderQuery, req.query))));
 
-  async function botNamed(name: string): Promise<BotRow> {
-    if (!BOT_NAME.test(name)) throw errors.noSuchBot(name);
+  async function botNamed(params: unknown): Promise<BotRow> {
+    const p = BotNameParams.safeParse(params);
+    const name = p.success ? p.data.name : String((params as { name?: unknown }).name);
+    if (!p.success) throw errors.noSuchBot(name);
     const bot = await ctx.store.botByName(name);
     if (!bot) throw errors.noSuchBot(name);
     return bot;
@@ -105,7 +110,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/api/bots/:name", async (req) => {
     const ladderId = ladderOf(parseQuery(LadderQuery, req.query));
-    const bot = await botNamed((req.params as { name: string }).name);
+    const bot = await botNamed(req.params);
     const [versions, records, listed, recent] = await Promise.all([
       ctx.store.versions(bot.id),
       ctx.store.versionRecords(bot.id),
@@ -140,7 +145,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get("/api/bots/:name/ratings", async (req) => {
     const q = parseQuery(RatingsQuery, req.query);
     const ladderId = ladderOf(q);
-    const bot = await botNamed((req.params as { name: string }).name);
+    const bot = await botNamed(req.params);
     const since = q.days === undefined ? null : new Date(Date.now() - q.days * 86_400_000).toISOString();
     const rows = await ctx.store.ratingPoints(bot.id, ladderId, since);
     return { since, games: rows.length, points: sample(rows, HISTORY_LIMIT).map((r) => ratingPoint(bot, r)) };
@@ -148,7 +153,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/api/users/:handle", async (req) => {
     const ladderId = ladderOf(parseQuery(LadderQuery, req.query));
-    const handle = (req.params as { handle: string }).handle;
+    const { handle } = HandleParams.parse(req.params);
     const bots = (await ctx.store.allBots()).filter(
       (b) => !b.house && b.owner.toLowerCase() === handle.toLowerCase(),
     );

@@ -9,7 +9,7 @@ import { matchView } from "./views.ts";
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 
-const MatchListQuery = z.object({
+export const MatchListQuery = z.object({
   ladder: z.string().optional(),
   bot: z.string().regex(BOT_NAME, "bot must be a bot name: 2-24 letters, digits, - or _").optional(),
   limit: z.coerce
@@ -19,6 +19,15 @@ const MatchListQuery = z.object({
     .max(500, "limit must be an integer from 1 to 500")
     .default(50),
   stats: z.enum(["1", "true", "0", "false"], { error: "stats must be 1 or true" }).optional(),
+});
+
+export const MatchIdParams = z.object({ id: z.string().describe("match id") });
+/** `/replays/<match id>.jsonl.gz`: the id is what precedes the suffix. */
+export const ReplayParams = z.object({
+  file: z
+    .string()
+    .regex(/^(.+)\.jsonl\.gz$/, "<match id>.jsonl.gz")
+    .describe("<match id>.jsonl.gz"),
 });
 
 export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.infer<T> {
@@ -44,14 +53,14 @@ export function matchRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get("/api/matches/:id", async (req) => {
-    const { id } = req.params as { id: string };
+    const { id } = MatchIdParams.parse(req.params);
     const m = await ctx.store.match(id);
     if (!m) throw errors.noSuchMatch(id);
     return matchView(m, base);
   });
 
   app.get("/api/matches/:id/stats", async (req) => {
-    const { id } = req.params as { id: string };
+    const { id } = MatchIdParams.parse(req.params);
     const m = await ctx.store.match(id);
     if (!m) throw errors.noSuchMatch(id);
     const stats = await ctx.store.matchStats(id);
@@ -61,7 +70,7 @@ export function matchRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/replays/:file", async (req, reply) => {
     const { file } = req.params as { file: string };
-    const id = file.endsWith(".jsonl.gz") ? file.slice(0, -".jsonl.gz".length) : "";
+    const id = ReplayParams.safeParse(req.params).success ? file.slice(0, -".jsonl.gz".length) : "";
     const path = ctx.replays.pathFor(id);
     const m = path ? await ctx.store.match(id) : null;
     if (!path || !m || m.replay_trimmed || !m.replay_file) throw errors.noReplay(id || file);

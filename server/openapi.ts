@@ -1,0 +1,383 @@
+// /openapi.json: the OpenAPI 3.1 contract of the public discovery and data routes, bot registration and the
+// bot-token routes. Nothing here restates a shape: request parameters and bodies are the zod schemas the
+// routes validate with, and responses are the zod schemas of routes/responses.ts, which the contract test
+// checks live responses against. zod 4 converts both to JSON Schema 2020-12, the dialect OpenAPI 3.1 uses.
+import { z } from "zod";
+import { VERSIONS } from "../engine/versions.ts";
+import { NewVersion, Registration, VersionLabelParams } from "./routes/bots.ts";
+import { DocParams, SchemaParams } from "./routes/docs.ts";
+import { BotNameParams, HandleParams, LadderQuery, RatingsQuery } from "./routes/ladder.ts";
+import { MatchIdParams, MatchListQuery, ReplayParams } from "./routes/matches.ts";
+import * as R from "./routes/responses.ts";
+
+type Json = Record<string, unknown>;
+
+export interface Operation {
+  method: "get" | "post";
+  /** OpenAPI path template, e.g. /api/bots/{name}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: "discovery" | "data" | "registration" | "bot";
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Which credentials the route takes (security scheme names); omitted means public. */
+  security?: Json[];
+  ok: { status: 200 | 201; schema: z.ZodType } | { status: 200; media: string; description: string };
+  /** Error statuses the route can answer with, and when. */
+  errors?: Record<number, string>;
+}
+
+const LADDER_404 = { 404: "unknown ladder (`?ladder=` names no ladder)" };
+const BAD_QUERY = { 400: "invalid query parameter (`bad_request`)" };
+const BOT_AUTH = {
+  401: "`missing_authorization` without the header; `invalid_token` for an unknown or rotated token",
+};
+
+export const OPERATIONS: readonly Operation[] = [
+  {
+    method: "get",
+    path: "/api",
+    operationId: "getApiIndex",
+    summary: "Discovery index: the bot endpoint, onboarding, live limits, versions and every other address",
+    tag: "discovery",
+    ok: { status: 200, schema: R.ApiIndex },
+  },
+  {
+    method: "get",
+    path: "/api/status",
+    operationId: "getStatus",
+    summary: "Online bots, running matches, capacity and drain state",
+    tag: "discovery",
+    query: LadderQuery,
+    ok: { status: 200, schema: R.Status },
+    errors: { ...BAD_QUERY, ...LADDER_404 },
+  },
+  {
+    method: "get",
+    path: "/api/changelog",
+    operationId: "getChangelog",
+    summary: "Running versions and the Markdown changelog",
+    tag: "discovery",
+    ok: { status: 200, schema: R.Changelog },
+    errors: { 404: "this server has no changelog" },
+  },
+  {
+    method: "get",
+    path: "/docs",
+    operationId: "getDocsIndex",
+    summary: "Addresses of every document and published JSON Schema",
+    tag: "discovery",
+    ok: { status: 200, schema: R.DocsIndex },
+  },
+  {
+    method: "get",
+    path: "/docs/{name}",
+    operationId: "getDoc",
+    summary: "A document's Markdown source (agents, bot-guide, api, spec, simulator, rules, ...)",
+    tag: "discovery",
+    params: DocParams,
+    ok: { status: 200, media: "text/markdown", description: "the Markdown document" },
+    errors: { 404: "no document of that name (`not_found`)" },
+  },
+  {
+    method: "get",
+    path: "/docs/schema/{name}",
+    operationId: "getMessageSchema",
+    summary: "JSON Schema of a bot protocol message; short names such as observation.json work",
+    tag: "discovery",
+    params: SchemaParams,
+    ok: { status: 200, media: "application/json", description: "a JSON Schema (2020-12) document" },
+    errors: { 404: "no schema of that name (`not_found`)" },
+  },
+  {
+    method: "get",
+    path: "/download/bots",
+    operationId: "getBotDownloads",
+    summary: "Starter bots and house-bot source files",
+    tag: "discovery",
+    ok: { status: 200, schema: R.DownloadsIndex },
+  },
+  {
+    method: "get",
+    path: "/api/leaderboard",
+    operationId: "getLeaderboard",
+    summary: "Ranked bots, each once at its ranked version that last played, best leaderboard_score first",
+    tag: "data",
+    query: LadderQuery,
+    ok: { status: 200, schema: z.array(R.LeaderboardRow) },
+    errors: { ...BAD_QUERY, ...LADDER_404 },
+  },
+  {
+    method: "get",
+    path: "/api/lobby",
+    operationId: "getLobby",
+    summary: "Bots online now, with the rating of the version they queued",
+    tag: "data",
+    query: LadderQuery,
+    ok: { status: 200, schema: z.array(R.LobbyEntry) },
+    errors: { ...BAD_QUERY, ...LADDER_404 },
+  },
+  {
+    method: "get",
+    path: "/api/bots/{name}",
+    operationId: "getBot",
+    summary: "A bot with its versions, their ratings and health, and recent matches",
+    tag: "data",
+    params: BotNameParams,
+    query: LadderQuery,
+    ok: { status: 200, schema: R.Bot },
+    errors: { ...BAD_QUERY, 404: "`no_such_bot`, or an unknown ladder" },
+  },
+  {
+    method: "get",
+    path: "/api/bots/{name}/ratings",
+    operationId: "getBotRatings",
+    summary: "A bot's rating after each rated game, oldest first (sampled above 1000 games)",
+    tag: "data",
+    params: BotNameParams,
+    query: RatingsQuery,
+    ok: { status: 200, schema: R.RatingHistory },
+    errors: { ...BAD_QUERY, 404: "`no_such_bot`, or an unknown ladder" },
+  },
+  {
+    method: "get",
+    path: "/api/users/{handle}",
+    operationId: "getUser",
+    summary: "An owner's bots with their ranks and records",
+    tag: "data",
+    params: HandleParams,
+    query: LadderQuery,
+    ok: { status: 200, schema: R.User },
+    errors: { ...BAD_QUERY, 404: "unknown or banned user, or an unknown ladder" },
+  },
+  {
+    method: "get",
+    path: "/api/matches",
+    operationId: "listMatches",
+    summary: "Finished matches, newest first; with stats=1 each carries its stats",
+    tag: "data",
+    query: MatchListQuery,
+    ok: { status: 200, schema: z.array(R.Match) },
+    errors: { ...BAD_QUERY, ...LADDER_404 },
+  },
+  {
+    method: "get",
+    path: "/api/matches/{id}",
+    operationId: "getMatch",
+    summary: "One finished match",
+    tag: "data",
+    params: MatchIdParams,
+    ok: { status: 200, schema: R.Match },
+    errors: { 404: "`no_such_match`" },
+  },
+  {
+    method: "get",
+    path: "/api/matches/{id}/stats",
+    operationId: "getMatchStats",
+    summary: "Per-fighter statistics of a match",
+    tag: "data",
+    params: MatchIdParams,
+    ok: { status: 200, schema: R.MatchStatsBody },
+    errors: { 404: "`no_such_match`; `no_stats` when the match was voided or its replay trimmed" },
+  },
+  {
+    method: "get",
+    path: "/replays/{file}",
+    operationId: "getReplay",
+    summary: "A match's replay: gzipped JSON Lines with the rules and map embedded",
+    tag: "data",
+    params: ReplayParams,
+    ok: { status: 200, media: "application/gzip", description: "the replay file" },
+    errors: { 404: "`no_replay`: unknown match, or its replay was trimmed" },
+  },
+  {
+    method: "post",
+    path: "/api/bots",
+    operationId: "registerBot",
+    summary: "Register a bot; the response carries its token, shown once",
+    tag: "registration",
+    body: Registration,
+    // An empty requirement: explicit anonymous development ladders register without a credential.
+    security: [{ AccountBearer: [] }, { OwnerKey: [] }, {}],
+    ok: { status: 201, schema: R.RegisteredBot },
+    errors: {
+      400: "`invalid_bot`: invalid or taken name",
+      401: "`authentication_required` (with `account_url`): no account credential",
+      409: "`bot_limit`: the owner has the most bots allowed; `handle_required`: choose a handle first",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/me",
+    operationId: "getMyBot",
+    summary: "The bot behind the token, with its versions",
+    tag: "bot",
+    security: [{ BotBearer: [] }],
+    ok: { status: 200, schema: R.MyBot },
+    errors: BOT_AUTH,
+  },
+  {
+    method: "post",
+    path: "/api/me/versions",
+    operationId: "createVersion",
+    summary: "Declare a version label ahead of queueing with it (queueing with a new label also creates it)",
+    tag: "bot",
+    security: [{ BotBearer: [] }],
+    body: NewVersion,
+    ok: { status: 201, schema: R.Version },
+    errors: {
+      400: "invalid label or notes (`bad_request`)",
+      ...BOT_AUTH,
+      429: "`quota_exceeded`: too many new versions today",
+    },
+  },
+  {
+    method: "post",
+    path: "/api/me/versions/{label}/retire",
+    operationId: "retireVersion",
+    summary: "Retire a version: it leaves the queue and the leaderboard and cannot play again",
+    tag: "bot",
+    security: [{ BotBearer: [] }],
+    params: VersionLabelParams,
+    ok: { status: 200, schema: R.Ok },
+    errors: { ...BOT_AUTH, 404: "`no_such_version`" },
+  },
+  {
+    method: "post",
+    path: "/api/me/token",
+    operationId: "rotateToken",
+    summary: "Replace the bot token; the old one stops working at once, also on a connected socket",
+    tag: "bot",
+    security: [{ BotBearer: [] }],
+    ok: { status: 200, schema: R.NewToken },
+    errors: BOT_AUTH,
+  },
+];
+
+const COMPONENT = "#/components/schemas/";
+
+/** zod's JSON Schema, made fit for an OpenAPI component: local `$defs` become component refs. */
+function clean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(clean);
+  if (!node || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "$schema" || k === "$id" || k === "$defs") continue;
+    out[k] = k === "$ref" && typeof v === "string" ? v.replace("#/$defs/", COMPONENT) : clean(v);
+  }
+  return out;
+}
+
+function responseRegistry() {
+  const reg = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(R.RESPONSE_SCHEMAS)) reg.add(schema, { id });
+  return reg;
+}
+
+function parameters(where: "path" | "query", schema: z.ZodObject | undefined): Json[] {
+  if (!schema) return [];
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const s = clean(z.toJSONSchema(field as z.ZodType, { io: "input" })) as Json;
+    const required = where === "path" || !(field as z.ZodType).safeParse(undefined).success;
+    return {
+      name,
+      in: where,
+      required,
+      ...(typeof s.description === "string" ? { description: s.description } : {}),
+      schema: s,
+    };
+  });
+}
+
+/** The OpenAPI document for a ladder whose public address is `base`. */
+export function openApiDocument(base: string): Json {
+  const reg = responseRegistry();
+  const uri = (id: string) => `${COMPONENT}${id}`;
+  const components = z.toJSONSchema(reg, { io: "output", uri }).schemas as Record<string, unknown>;
+  const schemaOf = (s: z.ZodType) => clean(z.toJSONSchema(s, { io: "output", metadata: reg }));
+  const errorResponse = (description: string) => ({
+    description,
+    content: { "application/json": { schema: { $ref: `${COMPONENT}Error` } } },
+  });
+
+  const paths: Record<string, Json> = {};
+  for (const op of OPERATIONS) {
+    const ok =
+      "schema" in op.ok
+        ? {
+            description: op.ok.status === 201 ? "created" : "success",
+            content: { "application/json": { schema: schemaOf(op.ok.schema) } },
+          }
+        : { description: op.ok.description, content: { [op.ok.media]: { schema: {} } } };
+    const responses: Json = { [String(op.ok.status)]: ok };
+    for (const [status, why] of Object.entries(op.errors ?? {})) responses[status] = errorResponse(why);
+    responses["500"] = errorResponse("`internal`: an unexpected server error");
+    const params = [...parameters("path", op.params), ...parameters("query", op.query)];
+    paths[op.path] = {
+      ...paths[op.path],
+      [op.method]: {
+        operationId: op.operationId,
+        summary: op.summary,
+        tags: [op.tag],
+        ...(params.length ? { parameters: params } : {}),
+        ...(op.body
+          ? {
+              requestBody: {
+                required: true,
+                content: {
+                  "application/json": { schema: clean(z.toJSONSchema(op.body, { io: "input" })) },
+                },
+              },
+            }
+          : {}),
+        ...(op.security ? { security: op.security } : {}),
+        responses,
+      },
+    };
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Arena ladder API",
+      version: VERSIONS.release,
+      summary: "Public discovery and data, bot registration and bot-token routes of the arena ladder",
+      description:
+        "Combat is not HTTP: bots play over the WebSocket named by `bot_endpoint` in `GET /api`. " +
+        `Protocol ${VERSIONS.protocol}, rules ${VERSIONS.rules}, engine ${VERSIONS.engine}. ` +
+        "Errors are `{error, code?}` with a 4xx/5xx status. Guides: /docs/api and /docs/bot-guide.",
+    },
+    servers: [{ url: base }],
+    externalDocs: { description: "Guides for bot authors and agents", url: `${base}/guide` },
+    tags: [
+      { name: "discovery", description: "Where everything is" },
+      { name: "data", description: "Public ladder data" },
+      { name: "registration", description: "Creating bots" },
+      { name: "bot", description: "Routes for a bot's own token (BotBearer)" },
+    ],
+    paths,
+    components: {
+      schemas: clean(components),
+      securitySchemes: {
+        BotBearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "the bot token from registration or rotation",
+        },
+        AccountBearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "an account agent key or a browser session's access token; not bot tokens",
+        },
+        OwnerKey: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Owner-Key",
+          description: "an account agent key",
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,143 @@
+// Downloads of SPEC 1.1: the starter bots and house-bot source (/download/bots, /download/bots/<path>) and
+// the offline simulator (/download/arena-sim.mjs, /download/arena-sim.js, the release's wheel). Every file
+// served is named in a fixed table below, looked up by exact path: a request path is never joined onto a
+// directory, so `..`, encoded slashes or absolute paths cannot reach a file outside the table.
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { RELEASE, SIMULATOR_PACKAGE } from "../../engine/versions.ts";
+import type { AppContext } from "../context.ts";
+import { REPO_ROOT } from "../docs/catalog.ts";
+import { errors } from "../errors.ts";
+import { publicBase } from "../public-address.ts";
+
+export const DIST_DIR = join(REPO_ROOT, "dist");
+export const WHEEL_NAME = `${SIMULATOR_PACKAGE}-${RELEASE}-py3-none-any.whl`;
+const OTHER_WHEEL = new RegExp(`^${SIMULATOR_PACKAGE}-([^/]+)-py3-none-any\\.whl$`);
+
+interface BotFile {
+  /** Path under /download/bots/; mirrors the repository so the files' relative imports still resolve. */
+  path: string;
+  /** Source file, relative to the repository root. */
+  source: string;
+  about: string;
+}
+
+export const BOT_FILES: readonly BotFile[] = [
+  { path: "README.md", source: "bots/README.md", about: "How to run the starter bots" },
+  {
+    path: "typescript/README.md",
+    source: "bots/typescript/README.md",
+    about: "TypeScript starter: setup and options",
+  },
+  {
+    path: "typescript/bot.ts",
+    source: "bots/typescript/bot.ts",
+    about: "TypeScript starter: connection, queueing, reconnects (Node 20+, ws)",
+  },
+  {
+    path: "typescript/strategy.ts",
+    source: "bots/typescript/strategy.ts",
+    about: "TypeScript starter's strategy; also the house bot ts-starter (Hard)",
+  },
+  { path: "python/README.md", source: "bots/python/README.md", about: "Python starter: setup and options" },
+  {
+    path: "python/starter_bot.py",
+    source: "bots/python/starter_bot.py",
+    about: "Python starter: connection and a Strategy class in one file (websockets 10+)",
+  },
+  {
+    path: "house/kiter.ts",
+    source: "engine/bots/kiter.ts",
+    about: "House bot kiter (Easy): ranged skirmisher",
+  },
+  {
+    path: "house/brawler.ts",
+    source: "engine/bots/brawler.ts",
+    about: "House bot brawler (Medium): melee chaser",
+  },
+  {
+    path: "house/champion.ts",
+    source: "engine/bots/champion.ts",
+    about: "House bot champion (Very hard): expected-damage planner",
+  },
+  {
+    path: "house/tactics.ts",
+    source: "engine/bots/tactics.ts",
+    about: "Helpers shared by the house bots: map tables, the exact ranged ray, opponent tracking",
+  },
+  {
+    path: "house/types.ts",
+    source: "engine/bots/types.ts",
+    about: "The strategy interface the house bots implement",
+  },
+  {
+    path: "house/index.ts",
+    source: "engine/bots/index.ts",
+    about: "The house bot list, weakest first",
+  },
+  {
+    path: "protocol.ts",
+    source: "engine/protocol.ts",
+    about: "zod schemas of every protocol message (the house bots' types come from here)",
+  },
+  { path: "rules.ts", source: "engine/rules.ts", about: "The rules table and maps" },
+];
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".md": "text/markdown; charset=utf-8",
+  ".ts": "text/plain; charset=utf-8",
+  ".py": "text/x-python; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".whl": "application/zip",
+};
+const typeOf = (name: string) =>
+  CONTENT_TYPES[/\.[a-z]+$/.exec(name)?.[0] ?? ""] ?? "application/octet-stream";
+
+export function downloadsIndex(base: string) {
+  const url = (path: string) => `${base}/download/bots/${path}`;
+  return {
+    about:
+      "Starter bots in TypeScript and Python, ready to copy and change, and the source of the house bots. " +
+      "Register a bot to get a token, then run a starter with ARENA_TOKEN and ARENA_URL set.",
+    guide: `${base}/docs/bot-guide`,
+    typescript: url("typescript/bot.ts"),
+    python: url("python/starter_bot.py"),
+    files: BOT_FILES.map((f) => ({ path: f.path, url: url(f.path), about: f.about })),
+  };
+}
+
+function sendFile(reply: FastifyReply, file: string, name: string, attachment: boolean) {
+  const st = statSync(file);
+  reply.type(typeOf(name)).header("content-length", st.size).header("cache-control", "public, max-age=300");
+  if (attachment) reply.header("content-disposition", `attachment; filename="${name}"`);
+  return reply.send(createReadStream(file));
+}
+
+export function downloadRoutes(app: FastifyInstance, ctx: AppContext, distDir = DIST_DIR): void {
+  const byPath = new Map(BOT_FILES.map((f) => [f.path, join(REPO_ROOT, f.source)]));
+  const simulator = new Map([
+    ["arena-sim.mjs", join(distDir, "arena-sim.mjs")],
+    ["arena-sim.js", join(distDir, "arena-sim.js")],
+    [WHEEL_NAME, join(distDir, WHEEL_NAME)],
+  ]);
+
+  app.get("/download/bots", async (req) => downloadsIndex(publicBase(ctx.config, req)));
+  app.get("/download/bots/*", async (req, reply) => {
+    const path = (req.params as { "*": string })["*"];
+    const file = byPath.get(path);
+    if (!file || !existsSync(file)) throw errors.notFound(`download ${JSON.stringify(`bots/${path}`)}`);
+    return sendFile(reply, file, path.split("/").at(-1) ?? path, false);
+  });
+  app.get("/download/:file", async (req, reply) => {
+    const name = (req.params as { file: string }).file;
+    const file = simulator.get(name);
+    if (file) {
+      if (!existsSync(file)) throw errors.notBuilt(name);
+      return sendFile(reply, file, name, name.endsWith(".whl"));
+    }
+    if (OTHER_WHEEL.test(name)) throw errors.unknownRelease(name, WHEEL_NAME);
+    throw errors.notFound(`download ${JSON.stringify(name)}`);
+  });
+}

@@ -1,0 +1,328 @@
+// Zod schemas of the JSON the documented routes send back (SPEC section 2). They are the source of the
+// response schemas in /openapi.json, and the contract test checks live responses against that document, so
+// a route that drifts from these shapes fails a test instead of silently breaking a client.
+import { z } from "zod";
+import { MatchStats } from "../../engine/protocol.ts";
+
+const int = z.int();
+const url = z.string().describe("absolute address");
+const timestamp = z.string().describe("UTC ISO 8601 instant");
+
+export const ErrorBody = z.object({
+  error: z.string().describe("human-readable message"),
+  code: z.string().optional().describe("machine code, see SPEC section 7"),
+  account_url: url.optional().describe("where to sign in; present with authentication_required"),
+});
+
+export const Versions = z.object({
+  release: z.string(),
+  engine: z.string(),
+  protocol: z.string(),
+  rules: z.string(),
+  rules_hash: z.string(),
+  schema: int.describe("database schema number"),
+  commit: z.string().optional(),
+});
+
+export const OperationalPolicy = z
+  .object({
+    startup_ms: int,
+    tick_ms: int,
+    match_budget_ms: int,
+    max_consecutive_failures: int,
+    reconnect_grace_ms: int,
+    max_message_bytes: int,
+    messages_per_tick: int,
+    idle_messages_per_second: int,
+    matchIntervalMs: int,
+    maxConcurrentMatches: int,
+    maxConcurrentPerOwner: int,
+    matchesPerHourPerBot: int,
+    matchesPerDayPerOwner: int,
+    maxBotsPerOwner: int,
+    newVersionsPerDay: int,
+    qualifyingGames: int,
+    rematch_hold_ms: int,
+    discovery_share: z.string(),
+    replaysPerBot: int,
+    drain_timeout_ms: int,
+    ping_interval_ms: int,
+    anonymous_development: z.boolean(),
+  })
+  .describe("live limits (SPEC section 8); they override the documented defaults");
+
+export const ApiIndex = z.object({
+  bot_endpoint: z.string().describe("WebSocket address of the bot socket"),
+  accounts: z
+    .object({ identity_url: url, publishable_key: z.string() })
+    .nullable()
+    .describe("identity provider for sign-in; null on a ladder without accounts"),
+  authentication_required: z.boolean(),
+  mcp: url.nullable().describe("tool endpoint; null while disabled"),
+  openapi: url,
+  llms_txt: url,
+  docs: url,
+  bot_code: url,
+  versions: Versions,
+  onboarding: z.object({
+    account_url: url,
+    signup_url: url,
+    guide_url: url,
+    signup_endpoint: url.nullable(),
+    token_endpoint: url.nullable(),
+    handle_endpoint: url,
+    registration_endpoint: url,
+    claim_endpoint: url,
+  }),
+  operational_policy: OperationalPolicy,
+  changelog: z.object({ page: url, markdown: url, json: url }),
+  simulator: z.object({ javascript: url, script: url, python: url, docs: url }),
+  maps: z.array(z.string()),
+  endpoints: z.array(z.string()).describe("routes, as `METHOD /path?query=`"),
+});
+
+export const Status = z.object({
+  online: z.array(
+    z.object({
+      name: z.string(),
+      display_name: z.string(),
+      house: z.boolean(),
+      version: z.string().nullable(),
+      state: z.enum(["waiting", "playing", "idle"]),
+      ladder_id: z.string(),
+    }),
+  ),
+  matches: z.array(
+    z.object({
+      id: z.string(),
+      ladder_id: z.string(),
+      tick: int,
+      names: z.array(z.string()),
+      display_names: z.array(z.string()).describe("in seat order"),
+    }),
+  ),
+  capacity: z.object({ running: int, max: int }),
+  draining: z.boolean(),
+});
+
+export const Changelog = z.object({ versions: Versions, markdown: z.string() });
+
+export const DocsIndex = z.object({
+  docs: z.array(url).describe("Markdown documents"),
+  schemas: z.array(url).describe("JSON Schemas of the bot protocol messages"),
+});
+
+export const DownloadsIndex = z.object({
+  about: z.string(),
+  guide: url,
+  typescript: url.describe("the TypeScript starter bot"),
+  python: url.describe("the Python starter bot"),
+  files: z.array(z.object({ path: z.string(), url, about: z.string() })),
+});
+
+export const LeaderboardRow = z.object({
+  rank: int,
+  name: z.string(),
+  display_name: z.string(),
+  version: z.string(),
+  owner: z.string(),
+  owner_url: url.nullable(),
+  house: z.boolean(),
+  online: z.boolean().describe("connected with this version"),
+  rating: int,
+  rating_deviation: int,
+  leaderboard_score: int,
+  wins: int,
+  losses: int,
+  draws: int,
+});
+
+export const LobbyEntry = z.object({
+  name: z.string(),
+  display_name: z.string(),
+  house: z.boolean(),
+  version: z.string().nullable().describe("null before queueing"),
+  rating: int.nullable(),
+  rating_deviation: int.nullable(),
+  leaderboard_score: int.nullable(),
+  difficulty: z.enum(["Easy", "Medium", "Hard", "Very hard"]).nullable(),
+  avatar: z.string().nullable(),
+  state: z.enum(["waiting", "playing", "idle"]),
+});
+
+export const Version = z.object({
+  label: z.string().min(1).max(32),
+  notes: z.string(),
+  created: timestamp,
+  retired: z.boolean(),
+  rating: int,
+  rating_deviation: int,
+  leaderboard_score: int,
+  wins: int,
+  losses: int,
+  draws: int,
+  win_rate: z.number().nullable(),
+});
+
+export const Health = z.object({
+  matches: int,
+  turns: int,
+  idle_pct: z.number(),
+  refused_pct: z.number(),
+  near_limit_pct: z.number(),
+  idle_pct_by_reason: z.record(z.string(), z.number()),
+  refused_pct_by_reason: z.record(z.string(), z.number()),
+  reply_ms: z.object({ replies: int, mean: z.number(), p50: z.number(), p95: z.number(), max: z.number() }),
+  lowest_budget_ms_left: int,
+  disconnects: int,
+  disqualifications: int,
+});
+
+export const MatchStatsBody = MatchStats;
+
+export const Match = z.object({
+  id: z.string(),
+  ladder_id: z.string(),
+  mode: z.enum(["ranked", "human"]),
+  seed: int,
+  map: z.string(),
+  started: timestamp.optional(),
+  ended: timestamp,
+  duration_ms: z.number().min(0).nullable(),
+  final_tick: int,
+  reason: z.string(),
+  winner: z.string().nullable().describe("bot id; null for a draw"),
+  voided: z.boolean(),
+  bots: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      display_name: z.string(),
+      version: z.string(),
+      house: z.boolean(),
+      avatar: z.string().nullable(),
+      fighter: int,
+      rating_before: z.number().optional().describe("present when rated"),
+      rating_after: z.number().optional().describe("present when rated"),
+    }),
+  ),
+  replay_url: url,
+  stats_url: url,
+  watch_url: url,
+  stats: MatchStats.nullable().optional().describe("only on lists requested with stats=1"),
+});
+
+export const Bot = z.object({
+  name: z.string(),
+  display_name: z.string(),
+  owner: z.string(),
+  owner_url: url.nullable(),
+  created: timestamp,
+  ladder_id: z.string(),
+  house: z.boolean(),
+  online: z.boolean(),
+  avatar: z.string().nullable(),
+  online_version: z.string().nullable().describe("version playing or queued"),
+  qualifying_games: int,
+  versions: z.array(
+    Version.extend({
+      rank: int.nullable().describe("non-null only for the version on the leaderboard"),
+      health: Health.nullable(),
+    }),
+  ),
+  recent_matches: z.array(Match),
+});
+
+export const RatingHistory = z.object({
+  since: timestamp.nullable(),
+  games: int,
+  points: z.array(
+    z.object({
+      match_id: z.string(),
+      ended: timestamp,
+      version: z.string(),
+      rating: int,
+      delta: int,
+      result: z.enum(["W", "L", "D"]),
+      opponent: z.string().describe("name@version"),
+      opponent_display_name: z.string(),
+      map: z.string(),
+    }),
+  ),
+});
+
+export const User = z.object({
+  handle: z.string(),
+  created: timestamp,
+  ladder_id: z.string(),
+  bots: z.array(
+    z.object({
+      name: z.string(),
+      display_name: z.string(),
+      owner: z.string(),
+      created: timestamp,
+      owner_url: url.nullable(),
+      house: z.boolean(),
+      online: z.boolean(),
+      retired: z.boolean(),
+      avatar: z.string().nullable(),
+      version: z.string().nullable(),
+      rank: int.nullable(),
+      leaderboard_score: int.nullable(),
+      rating: int.nullable(),
+      rating_deviation: int.nullable(),
+      wins: int,
+      losses: int,
+      draws: int,
+    }),
+  ),
+});
+
+export const RegisteredBot = z.object({
+  name: z.string(),
+  token: z.string().describe("bot token, shown once"),
+  bot_endpoint: z.string(),
+  note: z.string(),
+});
+
+export const MyBot = z.object({
+  name: z.string(),
+  display_name: z.string(),
+  owner: z.string(),
+  created: timestamp,
+  owner_url: url.nullable(),
+  house: z.boolean(),
+  online: z.boolean(),
+  avatar: z.string().nullable(),
+  versions: z.array(Version),
+});
+
+export const Ok = z.object({ ok: z.boolean() });
+export const NewToken = z.object({
+  token: z.string().describe("the new bot token; the old one stops working"),
+});
+
+/** Named response schemas: the components of /openapi.json. */
+export const RESPONSE_SCHEMAS = {
+  Error: ErrorBody,
+  Versions,
+  OperationalPolicy,
+  ApiIndex,
+  Status,
+  Changelog,
+  DocsIndex,
+  DownloadsIndex,
+  LeaderboardRow,
+  LobbyEntry,
+  Version,
+  Health,
+  MatchStats: MatchStatsBody,
+  Match,
+  Bot,
+  RatingHistory,
+  User,
+  RegisteredBot,
+  MyBot,
+  Ok,
+  NewToken,
+} as const;

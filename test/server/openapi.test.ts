@@ -1,0 +1,226 @@
+// The HTTP contract: /openapi.json passes an independent OpenAPI 3.1 validator, names the release, and every
+// documented operation is called on the live server with its response checked against the document's schema
+// for that status (Ajv, JSON Schema 2020-12). One real match (a forfeit against a house bot: the quickest
+// rated game) gives the match, stats, replay and rating routes something to return.
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RELEASE } from "../../engine/versions.ts";
+import { OPERATIONS } from "../../server/openapi.ts";
+import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
+
+type Json = Record<string, unknown>;
+interface Doc {
+  openapi: string;
+  info: { version: string };
+  servers: { url: string }[];
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: Json }> }> }>
+  >;
+  components: Json;
+}
+
+let srv: TestServer;
+let doc: Doc;
+let token = "";
+let matchId = "";
+
+beforeAll(async () => {
+  // A short startup window: the live match is a forfeit, over as soon as the window closes.
+  srv = await startServer({ tickMs: 200, startupMs: 300 });
+  token = await srv.register("api-bot", "api-owner");
+  const bot = new BotClient(srv.wsUrl, token);
+  await bot.open();
+  bot.send({ type: "queue", version: "v1" });
+  matchId = (await bot.next("hello")).match_id as string;
+  await bot.next("end", undefined, 15_000);
+  bot.close();
+  await bot.closed();
+  doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as Doc;
+});
+afterAll(async () => {
+  await srv?.stop();
+});
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+/** Checks a live response against the document: the status is documented, and a JSON body fits its schema. */
+function checkAgainstDocument(path: string, method: string, status: number, type: string, body: unknown) {
+  const op = doc.paths[path]?.[method];
+  expect(op, `${method} ${path} is documented`).toBeDefined();
+  const response = op!.responses[String(status)];
+  expect(response, `${method} ${path} documents status ${status}`).toBeDefined();
+  const media = Object.keys(response!.content ?? {})[0]!;
+  expect(type.split(";")[0], `${method} ${path} ${status} content type`).toBe(media);
+  if (media !== "application/json") return;
+  const key = `${method} ${path} ${status}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile({ ...response!.content![media]!.schema, components: doc.components });
+    validators.set(key, validate);
+  }
+  const ok = validate(body);
+  expect(ok, `${key}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 600)}`).toBe(true);
+}
+
+interface Call {
+  /** Document path template. */
+  path: string;
+  method?: "get" | "post";
+  /** The concrete address. */
+  url: string;
+  status: number;
+  token?: string;
+  body?: unknown;
+}
+
+async function call(c: Call) {
+  const method = c.method ?? "get";
+  const headers: Record<string, string> = {};
+  if (c.token) headers.authorization = `Bearer ${c.token}`;
+  if (c.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${srv.url}${c.url}`, {
+    method: method.toUpperCase(),
+    headers,
+    ...(c.body !== undefined ? { body: JSON.stringify(c.body) } : {}),
+  });
+  const type = res.headers.get("content-type") ?? "";
+  const body = type.startsWith("application/json") ? await res.json() : await res.arrayBuffer();
+  expect(res.status, `${method.toUpperCase()} ${c.url}: ${JSON.stringify(body).slice(0, 300)}`).toBe(
+    c.status,
+  );
+  checkAgainstDocument(c.path, method, res.status, type, body);
+  return body as Json;
+}
+
+describe("/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document (swagger-parser) whose version is the release", async () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe(RELEASE);
+    expect(doc.servers[0]!.url).toBe(srv.url);
+    // validate() dereferences in place: give it a copy.
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
+  });
+
+  it("documents only routes the server has, each once", () => {
+    const seen = new Set<string>();
+    for (const op of OPERATIONS) {
+      const url = op.path.replace(/\{(\w+)\}/g, ":$1");
+      expect(
+        srv.app.http.hasRoute({ method: op.method.toUpperCase() as "GET", url }),
+        `${op.method} ${url}`,
+      ).toBe(true);
+      const key = `${op.method} ${op.path}`;
+      expect(seen.has(key), key).toBe(false);
+      seen.add(key);
+    }
+  });
+
+  it("every documented operation answers as documented on the live server", async () => {
+    const successes: Call[] = [
+      { path: "/api", url: "/api", status: 200 },
+      { path: "/api/status", url: "/api/status", status: 200 },
+      { path: "/api/status", url: "/api/status?ladder=public", status: 200 },
+      { path: "/api/changelog", url: "/api/changelog", status: 200 },
+      { path: "/docs", url: "/docs", status: 200 },
+      { path: "/docs/{name}", url: "/docs/bot-guide", status: 200 },
+      { path: "/docs/schema/{name}", url: "/docs/schema/observation.json", status: 200 },
+      { path: "/download/bots", url: "/download/bots", status: 200 },
+      { path: "/api/leaderboard", url: "/api/leaderboard", status: 200 },
+      { path: "/api/lobby", url: "/api/lobby", status: 200 },
+      { path: "/api/bots/{name}", url: "/api/bots/api-bot", status: 200 },
+      { path: "/api/bots/{name}", url: "/api/bots/champion?ladder=public", status: 200 },
+      { path: "/api/bots/{name}/ratings", url: "/api/bots/api-bot/ratings", status: 200 },
+      { path: "/api/bots/{name}/ratings", url: "/api/bots/api-bot/ratings?days=7", status: 200 },
+      { path: "/api/users/{handle}", url: "/api/users/api-owner", status: 200 },
+      { path: "/api/matches", url: "/api/matches", status: 200 },
+      { path: "/api/matches", url: "/api/matches?bot=api-bot&limit=5&stats=1", status: 200 },
+      { path: "/api/matches/{id}", url: `/api/matches/${matchId}`, status: 200 },
+      { path: "/api/matches/{id}/stats", url: `/api/matches/${matchId}/stats`, status: 200 },
+      { path: "/replays/{file}", url: `/replays/${matchId}.jsonl.gz`, status: 200 },
+      { path: "/api/me", url: "/api/me", status: 200, token },
+      {
+        path: "/api/me/versions",
+        method: "post",
+        url: "/api/me/versions",
+        status: 201,
+        token,
+        body: { label: "v2", notes: "contract test" },
+      },
+      {
+        path: "/api/me/versions/{label}/retire",
+        method: "post",
+        url: "/api/me/versions/v2/retire",
+        status: 200,
+        token,
+      },
+      { path: "/api/bots", method: "post", url: "/api/bots", status: 201, body: { name: "api-bot-2" } },
+    ];
+    const called = new Set<string>();
+    for (const c of successes) {
+      await call(c);
+      called.add(`${c.method ?? "get"} ${c.path}`);
+    }
+    // Rotation last: it invalidates the token the calls above use.
+    const rotated = await call({
+      path: "/api/me/token",
+      method: "post",
+      url: "/api/me/token",
+      status: 200,
+      token,
+    });
+    called.add("post /api/me/token");
+    expect(rotated.token).not.toBe(token);
+
+    // The live match shows up with its ratings and stats.
+    const list = (await (await fetch(`${srv.url}/api/matches?bot=api-bot&stats=1`)).json()) as Json[];
+    expect(list.map((m) => m.id)).toContain(matchId);
+
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${path}`),
+    );
+    expect([...called].sort()).toEqual(documented.sort());
+  });
+
+  it("documented error responses carry the Error shape", async () => {
+    const failures: Call[] = [
+      { path: "/api/status", url: "/api/status?ladder=nope", status: 404 },
+      { path: "/docs/{name}", url: "/docs/nope", status: 404 },
+      { path: "/docs/schema/{name}", url: "/docs/schema/nope.json", status: 404 },
+      { path: "/api/leaderboard", url: "/api/leaderboard?ladder=nope", status: 404 },
+      { path: "/api/lobby", url: "/api/lobby?ladder=nope", status: 404 },
+      { path: "/api/bots/{name}", url: "/api/bots/no-such-bot", status: 404 },
+      { path: "/api/bots/{name}", url: "/api/bots/x", status: 404 },
+      { path: "/api/bots/{name}/ratings", url: "/api/bots/api-bot/ratings?days=-1", status: 400 },
+      { path: "/api/users/{handle}", url: "/api/users/nobody-here", status: 404 },
+      { path: "/api/matches", url: "/api/matches?limit=0", status: 400 },
+      { path: "/api/matches", url: "/api/matches?ladder=nope", status: 404 },
+      { path: "/api/matches/{id}", url: "/api/matches/nope", status: 404 },
+      { path: "/api/matches/{id}/stats", url: "/api/matches/nope/stats", status: 404 },
+      { path: "/replays/{file}", url: "/replays/nope.jsonl.gz", status: 404 },
+      { path: "/api/bots", method: "post", url: "/api/bots", status: 400, body: { name: "a" } },
+      { path: "/api/me", url: "/api/me", status: 401 },
+      { path: "/api/me", url: "/api/me", status: 401, token: "not-a-token" },
+      {
+        path: "/api/me/versions",
+        method: "post",
+        url: "/api/me/versions",
+        status: 401,
+        body: { label: "x" },
+      },
+      {
+        path: "/api/me/versions/{label}/retire",
+        method: "post",
+        url: "/api/me/versions/v9/retire",
+        status: 401,
+      },
+      { path: "/api/me/token", method: "post", url: "/api/me/token", status: 401 },
+    ];
+    for (const c of failures) {
+      const body = await call(c);
+      expect(body.error, c.url).toEqual(expect.any(String));
+    }
+  });
+});

@@ -37,6 +37,14 @@ export interface AppDeps {
   /** Seconds a player waits for another player before a house bot is offered (default 2). */
   houseWaitMs?: number;
   workerTimeoutMs?: number;
+  /** Where the structured log goes (tests read it to prove no secret is logged); stdout by default. */
+  logStream?: NodeJS.WritableStream;
+}
+
+const SECRET_PARAMS = /([?&](?:token|token_hash|ticket|code|refresh_token|access_token|key)=)[^&#]*/gi;
+/** A request URL with the values of secret-bearing query parameters replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAMS, "$1[redacted]");
 }
 
 export interface App {
@@ -62,6 +70,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         "*.password",
         "*.email",
       ],
+      // Request lines are logged without the secrets some links carry in their query (emailed sign-in
+      // links, play tickets, PKCE codes).
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({
+          method: req.method,
+          url: redactUrl(req.url),
+          remoteAddress: req.ip,
+        }),
+      },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
     },
     bodyLimit: 64 * 1024,
     forceCloseConnections: true,

@@ -3,6 +3,9 @@
 // and a quick signed-in account through the built-in identity provider's HTTP routes.
 import { createServer } from "node:net";
 import { SMTPServer } from "smtp-server";
+import type { AppDeps } from "../../server/app.ts";
+import type { Config } from "../../server/config.ts";
+import { startServer, type TestServer } from "./server.ts";
 
 export interface Inbox {
   port: number;
@@ -86,4 +89,111 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+export interface SignedIn {
+  email: string;
+  access: string;
+  refresh: string;
+  /** The identity subject, which is the account id. */
+  id: string;
+}
+
+/** The newest outbox email to `to` in a server's data dir (the no-SMTP delivery), waiting briefly. */
+export async function outboxMail(dataDir: string, to: string, after = 0, timeoutMs = 5_000): Promise<string> {
+  const { readdir, readFile } = await import("node:fs/promises");
+  const { join } = await import("node:path");
+  const dir = join(dataDir, "outbox");
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const files = (await readdir(dir).catch(() => [] as string[])).sort().reverse();
+    for (const f of files) {
+      if (Number(f.split("-")[0]) < after) continue;
+      const raw = await readFile(join(dir, f), "utf8");
+      if (raw.toLowerCase().includes(`to: ${to.toLowerCase()}`)) return raw;
+    }
+    if (Date.now() > until) throw new Error(`no outbox email to ${to}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Signs up through the built-in provider's HTTP routes, confirms through the outbox link (implicit flow:
+ * the session comes back in the redirect's fragment), and optionally sets a handle.
+ */
+export async function signUp(
+  srv: { url: string; dataDir: string },
+  email: string,
+  handle?: string,
+  password = "a long test password",
+): Promise<SignedIn> {
+  const index = (await (await fetch(`${srv.url}/api`)).json()) as {
+    accounts: { identity_url: string; publishable_key: string };
+  };
+  const started = Date.now() - 1;
+  const res = await fetch(`${index.accounts.identity_url}/signup`, {
+    method: "POST",
+    headers: { apikey: index.accounts.publishable_key, "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  if (res.status !== 200) throw new Error(`signup ${res.status} ${await res.text()}`);
+  const link = linkIn(await outboxMail(srv.dataDir, email, started));
+  const confirmed = await fetch(link, { redirect: "manual" });
+  const frag = new URLSearchParams(new URL(confirmed.headers.get("location")!).hash.slice(1));
+  const access = frag.get("access_token");
+  if (!access) throw new Error(`confirmation gave no session: ${confirmed.headers.get("location")}`);
+  const id = JSON.parse(Buffer.from(access.split(".")[1]!, "base64url").toString()).sub as string;
+  const who = { email, access, refresh: frag.get("refresh_token")!, id };
+  if (handle) {
+    const r = await fetch(`${srv.url}/api/account/handle`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${access}`, "content-type": "application/json" },
+      body: JSON.stringify({ handle }),
+    });
+    if (r.status !== 200) throw new Error(`handle ${r.status} ${await r.text()}`);
+  }
+  return who;
+}
+
+/** A JSON call with an optional bearer credential; returns status, body and headers. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: Record<string, unknown> & { code?: string }; headers: Headers }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+      ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(opts.headers ?? {}),
+    },
+    ...(opts.body !== undefined
+      ? { body: typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body) }
+      : {}),
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = { text };
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+/**
+ * A server whose public address is its real one (a free port chosen first), so the identity provider's
+ * issuer, GET /api's identity_url and the emailed links all point at it.
+ */
+export async function startAccountServer(
+  over: Partial<Config> = {},
+  deps: AppDeps = {},
+): Promise<TestServer> {
+  const port = await freePort();
+  return startServer(
+    { port, host: "127.0.0.1", publicUrl: `http://127.0.0.1:${port}`, anonymousDev: false, ...over },
+    deps,
+  );
 }

@@ -4,20 +4,15 @@
 // handle, create an agent key, register a bot with it, connect the bot and play a match to the end.
 import { AuthClient } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type Inbox, linkIn, startInbox } from "../helpers/accounts.ts";
-import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
+import { type Inbox, linkIn, startAccountServer, startInbox } from "../helpers/accounts.ts";
+import { BotClient, type TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
 let inbox: Inbox;
 
 beforeAll(async () => {
   inbox = await startInbox();
-  const port = await freePort();
-  srv = await startServer({
-    port,
-    host: "127.0.0.1",
-    publicUrl: `http://127.0.0.1:${port}`,
-    anonymousDev: false,
+  srv = await startAccountServer({
     smtpUrl: `smtp://127.0.0.1:${inbox.port}`,
     tickMs: 200,
     startupMs: 1000,
@@ -41,7 +36,8 @@ function memoryStorage() {
 
 describe("account journey with @supabase/auth-js against the built-in identity provider", () => {
   it("signs up, confirms by email, signs in, refreshes, sets a handle, makes a key, registers and plays", async () => {
-    const index = (await srv.get<{ accounts: { identity_url: string; publishable_key: string } }>("/api")).body;
+    const index = (await srv.get<{ accounts: { identity_url: string; publishable_key: string } }>("/api"))
+      .body;
     expect(index.accounts.identity_url).toBe(`${srv.url}/auth/v1`);
     const auth = new AuthClient({
       url: index.accounts.identity_url,
@@ -102,7 +98,11 @@ describe("account journey with @supabase/auth-js against the built-in identity p
         },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+      return {
+        status: res.status,
+        body: (await res.json()) as Record<string, unknown>,
+        headers: res.headers,
+      };
     };
 
     // The account exists on first use, without a handle yet.
@@ -112,7 +112,9 @@ describe("account journey with @supabase/auth-js against the built-in identity p
     expect(account.headers.get("cache-control")).toBe("private, no-store");
     expect((await api("POST", "/api/account/keys", {})).body).toMatchObject({ code: "handle_required" });
 
-    expect((await api("PUT", "/api/account/handle", { handle: "Ada" })).body).toMatchObject({ handle: "Ada" });
+    expect((await api("PUT", "/api/account/handle", { handle: "Ada" })).body).toMatchObject({
+      handle: "Ada",
+    });
 
     const key = await api("POST", "/api/account/keys", { label: "my agent" });
     expect(key.status).toBe(201);
@@ -123,7 +125,12 @@ describe("account journey with @supabase/auth-js against the built-in identity p
     expect(JSON.stringify((await api("GET", "/api/account")).body)).not.toContain(key.body.key as string);
 
     // Register with the agent key; the owner is the account's handle whatever the body says.
-    const reg = await api("POST", "/api/bots", { name: "ada-bot", owner: "someone-else" }, key.body.key as string);
+    const reg = await api(
+      "POST",
+      "/api/bots",
+      { name: "ada-bot", owner: "someone-else" },
+      key.body.key as string,
+    );
     expect(reg.status).toBe(201);
     expect(reg.body).toMatchObject({ name: "ada-bot", bot_endpoint: expect.stringMatching(/\/bot$/) });
     const me = await fetch(`${srv.url}/api/me`, { headers: { authorization: `Bearer ${reg.body.token}` } });
@@ -141,13 +148,18 @@ describe("account journey with @supabase/auth-js against the built-in identity p
     const matches = await srv.get<{ bots: { name: string }[] }[]>("/api/matches?bot=ada-bot");
     expect(matches.body[0]!.bots.map((b) => b.name)).toContain("ada-bot");
     const mine = await api("GET", "/api/account");
-    expect(mine.body.bots).toEqual([expect.objectContaining({ name: "ada-bot", played: true, status: "active" })]);
+    expect(mine.body.bots).toEqual([
+      expect.objectContaining({ name: "ada-bot", played: true, status: "active" }),
+    ]);
   }, 120_000);
 
   it("recovers a forgotten password through an emailed link and a new password", async () => {
     const auth = new AuthClient({
       url: `${srv.url}/auth/v1`,
-      headers: { apikey: ((await srv.get<{ accounts: { publishable_key: string } }>("/api")).body.accounts).publishable_key },
+      headers: {
+        apikey: (await srv.get<{ accounts: { publishable_key: string } }>("/api")).body.accounts
+          .publishable_key,
+      },
       storage: memoryStorage(),
       persistSession: true,
       autoRefreshToken: false,

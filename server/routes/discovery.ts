@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
-import { accountsInfo } from "../auth/discovery-info.ts";
+import { type AccountsInfo, accountsInfo } from "../auth/discovery-info.ts";
 import type { AppContext } from "../context.ts";
 import { loadDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
@@ -46,6 +46,13 @@ function endpointList(): string[] {
   return [...ops, ...OTHER_ENDPOINTS];
 }
 
+/** The built-in identity provider's address is made from the configured public address; on a development
+ * ladder answering on another address (publicBase), point it at that address too, so it resolves. */
+function onBase(info: AccountsInfo | null, base: string, configured: string): AccountsInfo | null {
+  if (!info || base === configured || !info.identity_url.startsWith(configured)) return info;
+  return { ...info, identity_url: base + info.identity_url.slice(configured.length) };
+}
+
 export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { config } = ctx;
   const docs = loadDocs();
@@ -54,7 +61,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   const apiIndex = (base: string) => ({
     bot_endpoint: `${wsBase(base)}/bot`,
-    accounts: accountsInfo(ctx),
+    accounts: onBase(accountsInfo(ctx), base, config.publicUrl),
     authentication_required: !config.anonymousDev,
     mcp: null,
     openapi: `${base}/openapi.json`,

@@ -21,6 +21,11 @@ import { parseQuery } from "./matches.ts";
 
 /** Routes GET /api lists besides the documented JSON operations: sockets, pages and files. */
 const OTHER_ENDPOINTS = [
+  "DELETE /api/bots/<name>",
+  "GET /api/account",
+  "PUT /api/account/handle",
+  "POST /api/account/keys",
+  "POST /api/account/claim",
   "GET /openapi.json",
   "GET /docs/rules.json",
   "GET /guide",
@@ -59,9 +64,9 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
   const endpoints = endpointList();
   const versions = () => ({ ...VERSIONS, schema: ctx.store.schema });
 
-  const apiIndex = (base: string) => ({
+  const apiIndex = (base: string, accounts = onBase(accountsInfo(ctx), base, config.publicUrl)) => ({
     bot_endpoint: `${wsBase(base)}/bot`,
-    accounts: onBase(accountsInfo(ctx), base, config.publicUrl),
+    accounts,
     authentication_required: !config.anonymousDev,
     mcp: null,
     openapi: `${base}/openapi.json`,
@@ -73,8 +78,9 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
       account_url: `${base}/account`,
       signup_url: `${base}/account`,
       guide_url: `${base}/guide/bot-guide`,
-      signup_endpoint: null,
-      token_endpoint: null,
+      // The identity provider's sign-up and password sign-in (SPEC 5 rule 5); null without accounts.
+      signup_endpoint: accounts ? `${accounts.identity_url}/signup` : null,
+      token_endpoint: accounts ? `${accounts.identity_url}/token?grant_type=password` : null,
       handle_endpoint: `${base}/api/account/handle`,
       registration_endpoint: `${base}/api/bots`,
       claim_endpoint: `${base}/api/account/claim`,

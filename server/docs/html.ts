@@ -33,13 +33,23 @@ export function siteHref(href: string): string {
   return href;
 }
 
+// Ids already used on the page being rendered: a repeated heading gets `-2`, `-3`, ... (reset per page;
+// rendering is synchronous, so pages cannot interleave).
+let usedIds = new Set<string>();
+function uniqueId(id: string): string {
+  let out = id;
+  for (let n = 2; usedIds.has(out); n++) out = `${id}-${n}`;
+  usedIds.add(out);
+  return out;
+}
+
 function markdownRenderer(): Marked {
   const marked = new Marked({ gfm: true });
   marked.use({
     renderer: {
       heading(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { tokens, depth, text }) {
         const inner = this.parser.parseInline(tokens);
-        const id = slug(text);
+        const id = uniqueId(slug(text));
         return `<h${depth} id="${escapeHtml(id)}"><a class="anchor" href="#${escapeHtml(id)}">${inner}</a></h${depth}>\n`;
       },
       link(this: { parser: { parseInline(t: Tokens.Generic[]): string } }, { href, title, tokens }) {
@@ -57,6 +67,7 @@ function markdownRenderer(): Marked {
 const renderer = markdownRenderer();
 
 export function markdownToHtml(markdown: string): string {
+  usedIds = new Set();
   return renderer.parse(markdown, { async: false });
 }
 

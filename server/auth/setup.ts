@@ -4,6 +4,7 @@
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
+import { errors } from "../errors.ts";
 import { Accounts } from "./accounts.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
 import { makeMailer } from "./mailer.ts";
@@ -20,11 +21,11 @@ export async function setUpAccounts(
   // that ask are limited. The 429 body has the service's error shape.
   await http.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_req, c) => ({
-      statusCode: 429,
-      error: `too many requests; try again in ${Math.ceil(c.ttl / 1000)} s`,
-      code: "rate_limited",
-    }),
+    // Thrown by the plugin, so it goes through the one error handler like every other ApiError.
+    errorResponseBuilder: (_req, c) =>
+      Object.assign(errors.rateLimited(`too many requests; try again in ${Math.ceil(c.ttl / 1000)} s`), {
+        statusCode: 429,
+      }),
   });
   if (config.accounts === "none") {
     ctx.accounts = new Accounts(ctx, null);

@@ -13,7 +13,7 @@ import * as R from "./routes/responses.ts";
 type Json = Record<string, unknown>;
 
 export interface Operation {
-  method: "get" | "post";
+  method: "get" | "post" | "delete";
   /** OpenAPI path template, e.g. /api/bots/{name}. */
   path: string;
   operationId: string;
@@ -209,6 +209,23 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
   {
+    method: "delete",
+    path: "/api/bots/{name}",
+    operationId: "deleteBot",
+    summary:
+      "Delete an account's bot that never played (its name is freed); a played bot must be retired from the account instead",
+    tag: "registration",
+    params: BotNameParams,
+    security: [{ AgentBearer: [] }, { OwnerKey: [] }],
+    ok: { status: 200, schema: R.RemovedBot },
+    errors: {
+      401: "`missing_authorization`; `invalid_token`: unknown agent key; `invalid_credential`: not an agent key",
+      403: "`account_banned`",
+      404: "`no_such_bot`: no such bot, or another account's",
+      409: "`bot_has_played`: it played, so retire it with DELETE /api/account/bots/<name>; `bot_moderated`",
+    },
+  },
+  {
     method: "get",
     path: "/api/me",
     operationId: "getMyBot",
@@ -370,6 +387,11 @@ export function openApiDocument(base: string): Json {
           type: "http",
           scheme: "bearer",
           description: "an account agent key or a browser session's access token; not bot tokens",
+        },
+        AgentBearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "an account agent key (POST /api/account/keys); shown once, revocable",
         },
         OwnerKey: {
           type: "apiKey",

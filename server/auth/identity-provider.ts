@@ -198,12 +198,18 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       : "Someone asked to reset the password of your Arena Ladder account. If it was not you, ignore this email.";
     const note = "Open the link in the same browser you used to ask for it. It works once";
     const valid = signup ? "for 24 hours" : "for one hour";
-    await mailer.send({
-      to: u.email,
-      subject,
-      text: `${lead}\n\n${link}\n\n${note}, ${valid}.\n`,
-      html: `<p>${lead}</p><p><a href="${link.replace(/&/g, "&amp;")}">${signup ? "Confirm my email" : "Reset my password"}</a></p><p>${note}, ${valid}.</p>`,
-    });
+    try {
+      await mailer.send({
+        to: u.email,
+        subject,
+        text: `${lead}\n\n${link}\n\n${note}, ${valid}.\n`,
+        html: `<p>${lead}</p><p><a href="${link.replace(/&/g, "&amp;")}">${signup ? "Confirm my email" : "Reset my password"}</a></p><p>${note}, ${valid}.</p>`,
+      });
+    } catch {
+      // The user exists; let them ask again at once rather than after the resend pause.
+      lastSent.delete(key);
+      throw idpError(503, "email_send_failed", "the email could not be sent; try again shortly with /resend");
+    }
   }
 
   function requireApiKey(req: FastifyRequest): void {

@@ -298,6 +298,8 @@ export const MyBot = z.object({
 });
 
 export const Ok = z.object({ ok: z.boolean() });
+/** DELETE /api/bots/<name> (SPEC 3.4). */
+export const RemovedBot = z.object({ name: z.string(), outcome: z.enum(["deleted", "retired"]) });
 export const NewToken = z.object({
   token: z.string().describe("the new bot token; the old one stops working"),
 });

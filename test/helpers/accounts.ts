@@ -131,13 +131,15 @@ export async function signUp(
     accounts: { identity_url: string; publishable_key: string };
   };
   const started = Date.now() - 1;
-  const res = await fetch(`${index.accounts.identity_url}/signup`, {
+  const res = await fetch(`${srv.url}${new URL(index.accounts.identity_url).pathname}/signup`, {
     method: "POST",
     headers: { apikey: index.accounts.publishable_key, "content-type": "application/json" },
     body: JSON.stringify({ email, password }),
   });
   if (res.status !== 200) throw new Error(`signup ${res.status} ${await res.text()}`);
-  const link = linkIn(await outboxMail(srv.dataDir, email, started));
+  // The link names the server's configured address; a test server on a random port is reached at srv.url.
+  const emailed = new URL(linkIn(await outboxMail(srv.dataDir, email, started)));
+  const link = `${srv.url}${emailed.pathname}${emailed.search}`;
   const confirmed = await fetch(link, { redirect: "manual" });
   const frag = new URLSearchParams(new URL(confirmed.headers.get("location")!).hash.slice(1));
   const access = frag.get("access_token");

@@ -7,6 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELEASE } from "../../engine/versions.ts";
 import { OPERATIONS } from "../../server/openapi.ts";
+import { signUp } from "../helpers/accounts.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
 type Json = Record<string, unknown>;
@@ -25,6 +26,7 @@ let srv: TestServer;
 let doc: Doc;
 let token = "";
 let matchId = "";
+let agentKey = "";
 
 beforeAll(async () => {
   // A short startup window: the live match is a forfeit, over as soon as the window closes.
@@ -38,6 +40,14 @@ beforeAll(async () => {
   bot.close();
   await bot.closed();
   doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as Doc;
+  // An account with an agent key, for the routes that take one.
+  const who = await signUp(srv, "contract@example.com", "contract");
+  const key = await fetch(`${srv.url}/api/account/keys`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${who.access}`, "content-type": "application/json" },
+    body: "{}",
+  });
+  agentKey = ((await key.json()) as { key: string }).key;
 });
 afterAll(async () => {
   await srv?.stop();
@@ -68,7 +78,7 @@ function checkAgainstDocument(path: string, method: string, status: number, type
 interface Call {
   /** Document path template. */
   path: string;
-  method?: "get" | "post";
+  method?: "get" | "post" | "delete";
   /** The concrete address. */
   url: string;
   status: number;
@@ -157,6 +167,15 @@ describe("/openapi.json", () => {
         token,
       },
       { path: "/api/bots", method: "post", url: "/api/bots", status: 201, body: { name: "api-bot-2" } },
+      {
+        path: "/api/bots",
+        method: "post",
+        url: "/api/bots",
+        status: 201,
+        body: { name: "key-bot" },
+        token: agentKey,
+      },
+      { path: "/api/bots/{name}", method: "delete", url: "/api/bots/key-bot", status: 200, token: agentKey },
     ];
     const called = new Set<string>();
     for (const c of successes) {
@@ -202,6 +221,8 @@ describe("/openapi.json", () => {
       { path: "/replays/{file}", url: "/replays/nope.jsonl.gz", status: 404 },
       { path: "/api/bots", method: "post", url: "/api/bots", status: 400, body: { name: "a" } },
       { path: "/api/me", url: "/api/me", status: 401 },
+      { path: "/api/bots/{name}", method: "delete", url: "/api/bots/api-bot", status: 401 },
+      { path: "/api/bots/{name}", method: "delete", url: "/api/bots/champion", status: 404, token: agentKey },
       { path: "/api/me", url: "/api/me", status: 401, token: "not-a-token" },
       {
         path: "/api/me/versions",

@@ -38,6 +38,12 @@ export const DOCS: readonly DocEntry[] = [
     about: "Every HTTP route with examples, authentication and error codes",
   },
   {
+    name: "accounts",
+    file: "accounts.md",
+    title: "Accounts, keys and administration",
+    about: "Sign-up and sign-in, handles, agent keys, your bots' lifecycle, and the admin routes",
+  },
+  {
     name: "rules",
     file: "rules.md",
     title: "Game rules",

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
+import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
 import type { MatchSetup } from "../pool/protocol.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
@@ -12,6 +13,7 @@ import { setUpAccounts } from "./auth/setup.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
+import { HUMAN_TICK_MS, HumanPlay } from "./human/human-play.ts";
 import { Lobby, type Participant } from "./ladder/lobby.ts";
 import { Matchmaker, REMATCH_HOLD_MS, type StartPlan } from "./matchmaker/matchmaker.ts";
 import { QuotaCounts } from "./matchmaker/quotas.ts";
@@ -139,18 +141,23 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     },
   };
 
-  function startMatch(plan: StartPlan): void {
+  function startMatch(
+    plan: Pick<StartPlan, "seats" | "map" | "seed">,
+    mode: "ranked" | "human" = "ranked",
+  ): RunningMatch {
     const pair = plan.seats;
     const setup: MatchSetup = {
       matchId: `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`,
       seed: plan.seed,
       map: plan.map,
-      mode: "ranked",
+      mode,
       ladderId: "public",
+      // A person gets the fixed two-minute tick (SPEC 8.4) and no reply budget beyond it; ten timeouts in a
+      // row still disqualify.
       deadlines: {
-        startup_ms: config.startupMs,
-        tick_ms: config.tickMs,
-        match_budget_ms: config.matchBudgetMs,
+        startup_ms: mode === "human" ? Math.max(config.startupMs, 60_000) : config.startupMs,
+        tick_ms: mode === "human" ? HUMAN_TICK_MS : config.tickMs,
+        match_budget_ms: mode === "human" ? 24 * 3600_000 : config.matchBudgetMs,
         max_consecutive_failures: 10,
         reconnect_grace_ms: config.reconnectGraceMs,
       },
@@ -161,10 +168,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       })) as MatchSetup["fighters"],
       seats: seatKinds(pair[0], pair[1]),
     };
-    quotas.started(
-      setup.matchId,
-      pair.map((p) => ({ botId: p.bot.id, owner: p.bot.owner, house: p.bot.house })),
-    );
+    if (mode === "ranked") {
+      quotas.started(
+        setup.matchId,
+        pair.map((p) => ({ botId: p.bot.id, owner: p.bot.owner, house: p.bot.house })),
+      );
+    }
     const now = Date.now();
     for (const p of pair) {
       p.lastStartAt = now;
@@ -179,6 +188,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       p.matches.add(m.id);
       if (!p.house) matchByBot.set(p.bot.id, m);
     }
+    return m;
   }
 
   const runningForOwner = (owner: string) =>
@@ -220,6 +230,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   });
   ctx.hub = hub;
   ctx.matchmaker = matchmaker;
+  // Human games start at once: the Public ladder's house bots are always queued (SPEC 1.2 rule 8).
+  const humanPlay = new HumanPlay({
+    ctx,
+    start: (human, house) =>
+      startMatch(
+        {
+          seats: [human, house],
+          seed: randomBytes(4).readUInt32LE(0) >>> 1,
+          map: MAP_NAMES[randomBytes(1)[0]! % MAP_NAMES.length]!,
+        },
+        "human",
+      ),
+  });
+  ctx.humanPlay = humanPlay;
 
   if (config.houseBots) {
     for (const strategy of Object.values(HOUSE_BOTS)) {
@@ -275,6 +299,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 
   http.server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0];
+    if (path === "/human") return humanPlay.handleUpgrade(req, socket, head);
     if (path !== "/bot") {
       socket.end(
         'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"no WebSocket at this path","code":"not_found"}',
@@ -292,6 +317,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clearInterval(trimTimer);
     matchmaker.paused = true;
     hub.closeAll();
+    humanPlay.closeAll();
     // Abandoned matches are stored as void (no `end`: their sockets are closed); wait for those writes, a
     // little, so they do not race the store closing below.
     const abandoned = [...matches.values()].map((m) => m.abandon());
@@ -315,6 +341,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       matchmaker.paused = true;
       const deadline = new Date(Date.now() + config.drainTimeoutMs);
       hub.drain(deadline.toISOString());
+      humanPlay.drain(deadline.toISOString());
       log.info({ matches: matches.size, deadline }, "draining");
       if (matches.size > 0) {
         await new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import type { MatchPool } from "../pool/pool.ts";
 import type { Accounts } from "./auth/accounts.ts";
 import type { Mailer } from "./auth/mailer.ts";
 import type { Config } from "./config.ts";
+import type { HumanPlay } from "./human/human-play.ts";
 import type { Lobby } from "./ladder/lobby.ts";
 import type { Matchmaker } from "./matchmaker/matchmaker.ts";
 import type { RatingBook } from "./ratings/book.ts";
@@ -16,6 +17,8 @@ export interface AppContext {
   config: Config;
   /** Credentials, accounts and the admin rule (SPEC 5). */
   accounts: Accounts;
+  /** Play tickets and the `/human` socket (SPEC 1.7). */
+  humanPlay: HumanPlay;
   /** The identity provider GET /api points sign-up at: the built-in one, or null (external or none). */
   identity: { url: string; publishableKey: string; mailer: Mailer } | null;
   store: Store;

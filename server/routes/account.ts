@@ -189,6 +189,12 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: A
     };
   });
 
+  // SPEC 4.4: one minute, single use; connect to /human?ticket=<ticket>&opponent=<house bot>.
+  app.post("/api/account/play-ticket", async (req, reply) => {
+    const caller = await accounts.session(req, reply, { handle: true });
+    return ctx.humanPlay.issue(caller.account);
+  });
+
   app.delete("/api/account/keys/:id", async (req, reply) => {
     const caller = await accounts.session(req, reply);
     const { id } = req.params as { id: string };

@@ -1,0 +1,211 @@
+// Human play (SPEC 1.7, 1.2 rule 8, 4.4 play ticket, 8.4): a signed-in person gets a one-minute, single-use
+// ticket, opens `/human?ticket=<ticket>&opponent=<house bot>` and plays an online Public-ladder house bot over
+// the same messages a bot uses (hello, ready, observation, turn, end). The person's seat has the fixed
+// two-minute tick deadline; ten timeouts in a row disqualify, as for bots. Human games are mode `human`:
+// stored and replayable, never rated, never in forecasts. A reconnect with a new ticket resumes the game.
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer } from "ws";
+import type { AppContext } from "../context.ts";
+import type { Participant } from "../ladder/lobby.ts";
+import type { RunningMatch } from "../runner/match-runner.ts";
+import { BotConnection } from "../socket/connection.ts";
+import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES } from "../socket/hub.ts";
+import type { AccountRow } from "../store/account-store.ts";
+import type { BotRow } from "../store/types.ts";
+
+export const TICKET_MS = 60_000;
+/** SPEC 8.4: a person gets two minutes per tick. */
+export const HUMAN_TICK_MS = 120_000;
+
+interface Ticket {
+  accountId: string;
+  handle: string;
+  expires: number;
+}
+
+export interface HumanPlayDeps {
+  ctx: AppContext;
+  /** Starts a human game against a house bot; the caller owns match bookkeeping. */
+  start(human: Participant, house: Participant): RunningMatch;
+}
+
+/** The seat a person plays in; its id can never be a bot's, so it cannot be claimed or queued. */
+export function humanBotId(accountId: string): string {
+  return `human:${accountId}`;
+}
+
+export class HumanPlay {
+  private readonly tickets = new Map<string, Ticket>();
+  private readonly conns = new Set<BotConnection>();
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_MESSAGE_BYTES,
+    perMessageDeflate: false,
+  });
+  private readonly pinger: NodeJS.Timeout;
+  private drainDeadline: string | null = null;
+  private closing = false;
+
+  constructor(private readonly d: HumanPlayDeps) {
+    this.pinger = setInterval(() => {
+      for (const c of this.conns) if (!c.ping()) this.conns.delete(c);
+    }, d.ctx.config.pingIntervalMs);
+    this.pinger.unref();
+  }
+
+  /** POST /api/account/play-ticket. */
+  issue(account: AccountRow): { ticket: string; expires_in_ms: number } {
+    const now = Date.now();
+    for (const [t, v] of this.tickets) if (v.expires <= now) this.tickets.delete(t);
+    const ticket = `pt_${randomBytes(18).toString("base64url")}`;
+    this.tickets.set(ticket, {
+      accountId: account.id,
+      handle: account.handle ?? account.id,
+      expires: now + TICKET_MS,
+    });
+    return { ticket, expires_in_ms: TICKET_MS };
+  }
+
+  /** Single use: a ticket is gone once presented, valid or late. */
+  private take(ticket: string | null): Ticket | null {
+    if (!ticket) return null;
+    const t = this.tickets.get(ticket);
+    this.tickets.delete(ticket);
+    return t && t.expires > Date.now() ? t : null;
+  }
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? "/", "http://x");
+    const ticket = this.take(url.searchParams.get("ticket"));
+    const opponent = url.searchParams.get("opponent") ?? "";
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const refuse = (code: string, message: string) => {
+        ws.send(JSON.stringify({ type: "error", code, message }));
+        ws.close(1008, code);
+        setTimeout(() => ws.terminate(), 5_000).unref();
+      };
+      if (this.closing) return void ws.close(1012, "server restarting");
+      if (!ticket) return refuse("invalid_ticket", "missing, used or expired play ticket; get a new one");
+      void this.admit(ticket, opponent).then(
+        (r) => {
+          if (ws.readyState !== ws.OPEN) return;
+          if (typeof r === "string") return refuse(r, MESSAGES[r]);
+          this.attach(ws, ticket, r);
+        },
+        (err: unknown) => {
+          this.d.ctx.log.error({ err }, "human play admission failed");
+          ws.close(1011, "internal error");
+        },
+      );
+    });
+  }
+
+  private async admit(ticket: Ticket, opponent: string): Promise<Participant | keyof typeof MESSAGES> {
+    const account = await this.d.ctx.store.accounts.account(ticket.accountId);
+    if (!account) return "account_required";
+    if (account.banned_at) return "account_banned";
+    // A game already running for this person is resumed, whatever opponent the page names.
+    if (this.running(ticket.accountId)) return this.running(ticket.accountId)!.house;
+    // Only the Public ladder's house bots that are online here (SPEC 7.1 unknown_opponent).
+    const house = this.d.ctx.lobby
+      .all()
+      .find((p) => p.house && p.bot.name.toLowerCase() === opponent.toLowerCase());
+    if (!house) return "unknown_opponent";
+    if (this.drainDeadline) return "server_draining";
+    if (this.d.ctx.matches.size >= this.d.ctx.config.maxConcurrent) return "capacity";
+    return house;
+  }
+
+  private running(accountId: string): { match: RunningMatch; seat: number; house: Participant } | null {
+    const id = humanBotId(accountId);
+    for (const m of this.d.ctx.matches.values()) {
+      const seat = m.seats.findIndex((s) => s.participant.bot.id === id);
+      if (seat >= 0) return { match: m, seat, house: m.seats[1 - seat]!.participant };
+    }
+    return null;
+  }
+
+  private attach(ws: import("ws").WebSocket, ticket: Ticket, house: Participant): void {
+    const now = new Date().toISOString();
+    const bot: BotRow = {
+      id: humanBotId(ticket.accountId),
+      name: ticket.handle,
+      display_name: ticket.handle,
+      owner: ticket.handle,
+      house: false,
+      status: "active",
+      avatar: null,
+      created: now,
+      account_id: ticket.accountId,
+    };
+    const conn = new BotConnection(ws, bot);
+    this.conns.add(conn);
+    if (this.drainDeadline) conn.send({ type: "server_draining", drain_deadline: this.drainDeadline });
+    let current = this.running(ticket.accountId);
+    if (current) {
+      current.match.attach(current.seat, conn);
+    } else {
+      const human: Participant = {
+        bot,
+        conn,
+        house: null,
+        state: "playing",
+        version: "human",
+        ladderId: "public",
+        queuedAt: Date.now(),
+        lastStartAt: 0,
+        lastMet: new Map(),
+        matches: new Set(),
+        starts: [],
+        quotaNotices: new Map(),
+      };
+      const match = this.d.start(human, house);
+      current = { match, seat: match.seatOf(bot.id), house };
+    }
+    const { match, seat } = current;
+    ws.on("message", (data: Buffer, binary: boolean) => {
+      if (conn.closed) return;
+      if (!match.playing) {
+        const r = conn.rate(IDLE_MESSAGES_PER_SECOND, Date.now());
+        if (r === "flood") return void conn.close(1008, "rate_limited");
+        if (r === "limited") return;
+      }
+      let msg: unknown = binary ? null : data.toString("utf8");
+      try {
+        msg = JSON.parse(msg as string);
+      } catch {
+        // not JSON: the match refuses it as `schema`
+      }
+      const type = msg && typeof msg === "object" ? (msg as { type?: unknown }).type : undefined;
+      if (type === "queue" || type === "leave")
+        return void conn.error("schema", "a human seat plays one game; queue and leave do not apply");
+      match.fromBot(seat, msg);
+    });
+    ws.on("close", () => {
+      this.conns.delete(conn);
+      if (match.seats[seat]?.conn === conn) match.detach(seat);
+    });
+  }
+
+  drain(deadline: string): void {
+    this.drainDeadline = deadline;
+    for (const c of this.conns) c.send({ type: "server_draining", drain_deadline: deadline });
+  }
+
+  closeAll(): void {
+    this.closing = true;
+    for (const c of this.conns) c.close(1012, "server restarting");
+    this.conns.clear();
+    clearInterval(this.pinger);
+  }
+}
+
+const MESSAGES = {
+  account_required: "the account no longer exists",
+  account_banned: "this account is banned",
+  unknown_opponent: "pick an online house bot of the Public ladder: ts-starter, brawler, kiter or champion",
+  server_draining: "the server is shutting down; no new games start",
+  capacity: "the server is at capacity; try again shortly",
+} as const;

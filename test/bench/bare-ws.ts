@@ -2,7 +2,9 @@
 // first message (its "queue") puts it in a FIFO; two waiting clients make a "match": the server sends both the
 // same observation-sized JSON text, waits for both replies (any message counts), sends the next one, and
 // after `ticks` ticks sends a small `end`; a client queues again by sending another message. Same library,
-// same options (no compression, the SPEC's maxPayload) and the same message sizes as the ladder.
+// same options (no compression, the SPEC's maxPayload) and the same message sizes as the ladder. Like any
+// lockstep server it reads what the clients send (decodes the text and parses the JSON) and counts only a
+// `turn` as a reply; it does nothing else with it (no validation, no simulation: that is the ladder's work).
 //
 // It runs as its own process (forked by test/bench/live-bench.ts through startBare), like the ladder server,
 // so the clients of both runs live in the same benchmark process and see the same machine.
@@ -36,7 +38,14 @@ export function serveBare(observation: string): Promise<{ port: number; close():
   wss.on("connection", (ws, req) => {
     const ticks = Number(new URL(req.url ?? "/", "http://x").searchParams.get("ticks") ?? 300);
     pairOf.set(ws, null);
-    ws.on("message", () => {
+    ws.on("message", (data: Buffer, binary: boolean) => {
+      let type: unknown;
+      try {
+        const m = JSON.parse(binary ? "" : data.toString("utf8")) as { type?: unknown } | null;
+        type = m && typeof m === "object" ? m.type : undefined;
+      } catch {
+        type = undefined;
+      }
       const p = pairOf.get(ws);
       if (!p) {
         if (waiting.some((w) => w.ws === ws)) return; // already waiting
@@ -52,7 +61,7 @@ export function serveBare(observation: string): Promise<{ port: number; close():
         step(pair);
         return;
       }
-      if (++p.replies < 2) return;
+      if (type !== "turn" || ++p.replies < 2) return;
       p.tick++;
       step(p);
     });

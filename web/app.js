@@ -147,7 +147,8 @@ function liveDashboard() {
     if (document.hidden) document.addEventListener("visibilitychange", schedule, { once: true });
     else void poll();
   }
-  void poll();
+  // The page arrived with fresh sections: the first look is one interval later, after first paint.
+  setTimeout(schedule, every);
 }
 
 initSorting();

@@ -390,7 +390,7 @@ function buildCards(fighters) {
       const meter = document.createElement("meter");
       meter.className = "hp";
       meter.min = 0;
-      meter.max = viewer.header?.rules.fighter.hp ?? 100;
+      meter.max = viewer.header?.rules?.fighter.hp ?? 100;
       meter.low = meter.max * 0.25;
       meter.high = meter.max * 0.5;
       meter.optimum = meter.max;
@@ -507,8 +507,10 @@ document.getElementById("btn-step").addEventListener("click", () => {
   show(viewer.frame + 1);
 });
 scrub.addEventListener("input", () => {
+  // Read the slider before pause() redraws the panel, which writes the current frame back into it.
+  const frame = Number(scrub.value);
   pause();
-  show(Number(scrub.value));
+  show(frame);
 });
 speedSel.addEventListener("change", () => setSpeed(Number(speedSel.value)));
 document.addEventListener("keydown", (e) => {

@@ -440,7 +440,7 @@ function updatePanel() {
     shoutList.scrollTop = shoutList.scrollHeight;
   }
   statusEl.textContent = viewer.atEnd && viewer.end ? endText() : "";
-  playBtn.textContent = viewer.playing ? "⏸" : "▶";
+  playBtn.textContent = viewer.playing ? "||" : "▶";
   playBtn.setAttribute("aria-label", viewer.playing ? "Pause" : "Play");
 }
 

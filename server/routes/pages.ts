@@ -357,7 +357,7 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
       page: "bot",
       ladder,
       body: html`<header class="page-head">
-<h1>${avatar(bot.avatar, bot.display_name)} ${bot.display_name} <span class="muted small">${bot.name}</span></h1>
+<h1>${avatar(bot.avatar, bot.display_name)} ${bot.display_name}${bot.display_name !== bot.name ? html` <span class="muted small">${bot.name}</span>` : ""}</h1>
 <p>${bot.house ? html`<span class="badge house">house bot</span>` : html`by ${userLink(bot.owner, false, ladder)}`}
 · ${bot.online ? html`<span class="badge online">online${bot.online_version ? ` (${bot.online_version})` : ""}</span>` : html`<span class="badge">offline</span>`}
 · registered ${when(bot.created)}</p>
@@ -535,11 +535,11 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
 <ol class="shouts" id="shouts" aria-label="Shouts"></ol>
 </div>
 <div class="controls" role="group" aria-label="Playback">
-<button type="button" id="btn-start" aria-label="First frame" title="First frame (Home)">⏮</button>
-<button type="button" id="btn-back" aria-label="Step back" title="Step back (←)">◀︎|</button>
+<button type="button" id="btn-start" aria-label="First frame" title="First frame (Home)">|◀◀</button>
+<button type="button" id="btn-back" aria-label="Step back" title="Step back (←)">◀|</button>
 <button type="button" id="btn-play" class="primary" aria-label="Play" title="Play or pause (Space)">▶</button>
-<button type="button" id="btn-step" aria-label="Step forward" title="Step forward (→)">|▶︎</button>
-<button type="button" id="btn-end" aria-label="Last frame" title="Last frame (End)">⏭</button>
+<button type="button" id="btn-step" aria-label="Step forward" title="Step forward (→)">|▶</button>
+<button type="button" id="btn-end" aria-label="Last frame" title="Last frame (End)">▶▶|</button>
 <label class="scrub"><span class="visually-hidden">Tick</span><input type="range" id="scrub" min="0" max="0" value="0" step="1"></label>
 <output id="tick-out" for="scrub">tick 0</output>
 <label class="speed">Speed <select id="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option><option value="4">4×</option><option value="8">8×</option></select></label>

@@ -13,8 +13,8 @@ export interface RatingPoint {
   map: string;
 }
 
-const W = 640;
-const H = 220;
+const W = 900;
+const H = 240;
 const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
 
 export function ratingChart(points: RatingPoint[], title: string): Html {
@@ -40,6 +40,14 @@ export function ratingChart(points: RatingPoint[], title: string): Html {
       .filter((s): s is string => s !== null);
     return html`<polyline class="series s${vi % 6}" points="${pts.join(" ")}"><title>version ${v}</title></polyline>`;
   });
+  // Markers with a tooltip each while there are few enough to tell apart (and so one game still shows).
+  const markers =
+    points.length > 200
+      ? []
+      : points.map(
+          (p, i) =>
+            html`<circle class="series s${versions.indexOf(p.version) % 6}" cx="${x(i).toFixed(1)}" cy="${y(p.rating).toFixed(1)}" r="3.5"><title>${p.result} vs ${p.opponent} on ${p.map}: ${p.rating} (${p.delta >= 0 ? "+" : ""}${p.delta})</title></circle>`,
+        );
   const ticks = [lo, (lo + hi) / 2, hi].map(
     (r) =>
       html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(r).toFixed(1)}" y2="${y(r).toFixed(1)}"></line><text x="${PAD.left - 6}" y="${(y(r) + 4).toFixed(1)}" text-anchor="end">${Math.round(r)}</text></g>`,
@@ -52,6 +60,7 @@ export function ratingChart(points: RatingPoint[], title: string): Html {
 <desc id="chart-desc">${summary}</desc>
 ${ticks}
 ${lines}
+${markers}
 <text class="axis" x="${PAD.left}" y="${H - 8}">first game</text>
 <text class="axis" x="${W - PAD.right}" y="${H - 8}" text-anchor="end">latest</text>
 </svg>

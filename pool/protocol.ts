@@ -37,6 +37,8 @@ export type ToWorker =
   | { t: "tick"; tick: number; inputs: [TurnInput | null, TurnInput | null] }
   /** A fresh hello and observation for a seat that reconnected. */
   | { t: "resume"; seat: number }
+  /** The replay lines from index `since` on, for a spectator following the match live. */
+  | { t: "peek"; id: number; since: number }
   | { t: "abort"; why: string };
 
 /** Worker to front process. */
@@ -45,7 +47,8 @@ export type FromWorker =
   | { t: "hello"; hello: [string, string]; thread: number }
   /** The observations for the tick to play, serialised (UTF-8 JSON text), with each seat's deadline. */
   | { t: "tick"; tick: number; obs: [Uint8Array | null, Uint8Array | null]; deadlineMs: [number, number] }
-  | { t: "resume"; seat: number; hello: string; obs: string | null };
+  | { t: "resume"; seat: number; hello: string; obs: string | null }
+  | { t: "peek"; id: number; lines: string[] };
 
 export interface MatchOutcome {
   winner: number | null;

@@ -544,15 +544,17 @@ document.addEventListener("keydown", (e) => {
 window.addEventListener("resize", () => drawFrame());
 
 // ---- live matches ----------------------------------------------------------------------------------------
-// The front process knows a running match's map, fighters and tick; the tick states reach the browser with
-// the replay file when the match ends. Until then the board shows the map and the match's progress.
+// A running match's replay lines come from /api/matches/<id>/live?since=<n> as the worker writes them: the
+// board draws each new tick as it arrives (scrubbing back works on what has arrived). When the match ends the
+// replay file is loaded and played from its start.
 async function follow() {
   viewer.status = "live";
   root.dataset.state = "live";
+  const collected = [];
   for (;;) {
     let live;
     try {
-      const res = await fetch(config.live_url, { cache: "no-store" });
+      const res = await fetch(`${config.live_url}?since=${collected.length}`, { cache: "no-store" });
       if (res.status === 404) throw new Error("this match does not exist any more");
       live = await res.json();
     } catch (err) {
@@ -564,20 +566,33 @@ async function follow() {
       if (live.voided) throw new Error("the match was void: it has no replay");
       return;
     }
-    if (!viewer.header) {
-      viewer.header = { map: live.map, fighters: live.fighters };
-      walls = wallGrid(live.map);
-      buildCards(live.fighters);
+    if (Array.isArray(live.lines) && live.since === collected.length) {
+      for (const l of live.lines) collected.push(JSON.parse(l));
     }
     viewer.liveTick = live.tick;
     root.dataset.liveTick = String(live.tick);
-    sizeCanvas();
-    drawMap(live.map, canvas.width / live.map.width);
+    if (collected[0]?.type === "header") {
+      // Stay on the newest tick unless the spectator stepped back to look at something.
+      const atEdge = viewer.frames.length === 0 || viewer.frame >= viewer.frames.length - 1;
+      load(collected);
+      viewer.status = "live";
+      root.dataset.state = "live";
+      if (viewer.frames.length > 0) show(atEdge ? viewer.frames.length - 1 : viewer.frame);
+      else drawMap(collected[0].map, sizeCanvas());
+    } else {
+      if (!viewer.header) {
+        viewer.header = { map: live.map, fighters: live.fighters };
+        walls = wallGrid(live.map);
+        buildCards(live.fighters);
+      }
+      sizeCanvas();
+      drawMap(live.map, canvas.width / live.map.width);
+    }
     statusEl.textContent =
       live.status === "starting"
         ? "Live: the bots are getting ready…"
-        : `Live: tick ${live.tick} of at most ${live.tick_limit}. The replay plays as soon as the match ends.`;
-    await new Promise((r) => setTimeout(r, 1000));
+        : `Live: tick ${live.tick} of at most ${live.tick_limit}.`;
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 

@@ -550,15 +550,24 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
   });
 
   // ---- live feed for the viewer ---------------------------------------------------------------------------
-  // What the front process knows of a running match: its map, fighters and current tick. The per-tick state
-  // lives in the pool worker until the match ends, when the replay file appears; the viewer then plays it.
+  // A running match's map, fighters and current tick, and its replay lines so far from `?since=<index>` on
+  // (asked of the pool worker, which writes them): the viewer draws them as they come, then switches to the
+  // replay file when the match ends.
   app.get("/api/matches/:id/live", async (req, reply) => {
     const id = (req.params as { id: string }).id;
     reply.header("cache-control", "no-store");
+    const sinceRaw = (req.query as { since?: string }).since;
+    const since = sinceRaw === undefined ? null : Number(sinceRaw);
+    if (since !== null && !(Number.isInteger(since) && since >= 0 && since <= 1_000_000))
+      return reply
+        .code(400)
+        .send({ error: "since must be a whole number of replay lines", code: "bad_request" });
     const running = MATCH_ID.test(id) ? ctx.matches.get(id) : undefined;
     if (running) {
       const map = parseMap(running.setup.map);
+      const lines = since === null ? null : await running.peek(since);
       return {
+        ...(lines ? { since, lines } : {}),
         id,
         status: running.started ? "playing" : "starting",
         tick: running.tick,

@@ -50,6 +50,9 @@ export class RunningMatch {
   started: string | null = null;
   tick = 0;
   private phase: "startup" | "playing" | "ending" = "startup";
+  /** Spectators' pending requests for replay lines (see peek). */
+  private readonly peeks = new Map<number, (lines: string[] | null) => void>();
+  private peekSeq = 0;
   private hello: [string, string] | null = null;
   private startupTimer: NodeJS.Timeout | null = null;
   // Per-tick timers are lazy: a tick only writes due times, and one timer per match (deadlines) and one for
@@ -200,6 +203,10 @@ export class RunningMatch {
         this.maybeResolve();
         break;
       }
+      case "peek": {
+        this.peeks.get(m.id)?.(m.lines);
+        break;
+      }
       case "resume": {
         const s = this.seats[m.seat]!;
         s.resuming = false;
@@ -283,9 +290,33 @@ export class RunningMatch {
     this.watchdog.unref();
   }
 
+  /**
+   * The replay lines written so far from index `since` on (header, inputs, tick states), for a spectator
+   * following the match live; null once the match is ending (the replay file is about to appear) or when
+   * the worker does not answer within two seconds.
+   */
+  peek(since: number): Promise<string[] | null> {
+    if (this.phase === "ending") return Promise.resolve(null);
+    const id = ++this.peekSeq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.peeks.delete(id);
+        resolve(null);
+      }, 2_000);
+      timer.unref();
+      this.peeks.set(id, (lines) => {
+        clearTimeout(timer);
+        this.peeks.delete(id);
+        resolve(lines);
+      });
+      this.channel.send({ t: "peek", id, since });
+    });
+  }
+
   private async finish(outcome: MatchOutcome | null, err: Error | null): Promise<void> {
     if (this.phase === "ending") return;
     this.phase = "ending";
+    for (const answer of [...this.peeks.values()]) answer(null);
     this.disarmWatchdog();
     if (this.watchdog) clearTimeout(this.watchdog);
     if (this.startupTimer) clearTimeout(this.startupTimer);

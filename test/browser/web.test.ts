@@ -74,7 +74,8 @@ describe.skipIf(!HAVE_CHROMIUM)("web pages in headless Chromium", () => {
     matchId = hello.match_id as string;
     const stop = bot.autoplay((o: Msg) => {
       const turn = { type: "turn", tick: o.tick, move: (o.moves as { dir: string }[])[0]?.dir };
-      void released.then(() => bot.send(turn));
+      // Once released, a little slower than instant, so the match runs long enough to be watched tick by tick.
+      void released.then(() => setTimeout(() => bot.send(turn), 40));
       return undefined;
     });
     const since = bot.received.length;
@@ -87,9 +88,19 @@ describe.skipIf(!HAVE_CHROMIUM)("web pages in headless Chromium", () => {
     // The viewer opened while the match runs follows it live.
     const viewer = await open(`/view/${matchId}`);
     await viewer.waitForSelector('#viewer[data-state="live"]', { timeout: 10_000 });
-    await viewer.screenshot({ path: join(SHOTS, "view-live-desktop.png") });
 
     release();
+    // Ticks arrive while the match runs: the live board draws each new one.
+    await viewer.waitForFunction(
+      () => {
+        const v = (window as unknown as { __viewer: { status: string; frames: unknown[]; frame: number } })
+          .__viewer;
+        return v.status === "live" && v.frames.length >= 3 && v.frame === v.frames.length - 1;
+      },
+      null,
+      { timeout: 20_000 },
+    );
+    await viewer.screenshot({ path: join(SHOTS, "view-live-desktop.png") });
     await bot.next("end", undefined, 60_000, since);
     stop();
 

@@ -5,10 +5,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
 import type { AppContext } from "../context.ts";
-import { WebAssets } from "../web/assets.ts";
+import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
-import { avatar, href, layout, plural, table, td, when } from "../web/layout.ts";
+import { avatar, href, plural, sendPage, table, td, when } from "../web/layout.ts";
 import {
   type LeaderboardRowJ,
   type LobbyJ,
@@ -96,7 +96,7 @@ interface StatsJ {
 }
 
 export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const assets = new WebAssets();
+  const assets = webAssets();
   assets.routes(app);
   const shell = {
     css: assets.url("style.css"),
@@ -116,21 +116,7 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
   const scope = (ladder: string | null, sep = "?") =>
     ladder ? `${sep}ladder=${encodeURIComponent(ladder)}` : "";
 
-  function send(reply: FastifyReply, page: Parameters<typeof layout>[0], status = 200) {
-    reply
-      .code(status)
-      .header("content-type", "text/html; charset=utf-8")
-      // Pages show live data: always revalidate. Assets carry their own long cache.
-      .header("cache-control", "no-cache")
-      .header("x-content-type-options", "nosniff")
-      .header("referrer-policy", "same-origin")
-      .header(
-        "content-security-policy",
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-      );
-    if (page.noindex) reply.header("x-robots-tag", "noindex");
-    return reply.send(layout(page));
-  }
+  const send = sendPage;
 
   function notFound(reply: FastifyReply, ladder: string | null, what: string, detail: string) {
     return send(

@@ -67,3 +67,10 @@ export class WebAssets {
     });
   }
 }
+
+let shared: WebAssets | null = null;
+/** The one WebAssets of the process: every page module names its files through it. */
+export function webAssets(): WebAssets {
+  shared ??= new WebAssets();
+  return shared;
+}

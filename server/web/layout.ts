@@ -1,5 +1,7 @@
 // The document shell every page shares (head, navigation, footer) and the small formatting helpers pages use.
 // `?ladder=<id>` is carried through every internal link so a scoped visit stays scoped.
+import type { FastifyReply } from "fastify";
+import { webAssets } from "./assets.ts";
 import { type Html, html } from "./html.ts";
 
 export interface PageShell {
@@ -12,14 +14,40 @@ export interface PageShell {
   noindex?: boolean;
   /** Extra module scripts (asset URLs). */
   scripts?: string[];
+  /** Extra stylesheets (asset URLs) after the shared one. */
+  styles?: string[];
   css: string;
   appJs: string;
   icon: string;
 }
 
+/** The shared assets every page links: the stylesheet, the page script and the icon. */
+export function shellAssets(): Pick<PageShell, "css" | "appJs" | "icon"> {
+  const assets = webAssets();
+  return { css: assets.url("style.css"), appJs: assets.url("app.js"), icon: assets.url("icon.svg") };
+}
+
+/** Sends a page with the headers every page carries (strict CSP, no-cache, noindex when asked). */
+export function sendPage(reply: FastifyReply, page: PageShell, status = 200) {
+  reply
+    .code(status)
+    .header("content-type", "text/html; charset=utf-8")
+    // Pages show live data: always revalidate. Assets carry their own long cache.
+    .header("cache-control", "no-cache")
+    .header("x-content-type-options", "nosniff")
+    .header("referrer-policy", "same-origin")
+    .header(
+      "content-security-policy",
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
+  if (page.noindex) reply.header("x-robots-tag", "noindex");
+  return reply.send(layout(page));
+}
+
 const NAV: [string, string][] = [
   ["/ladder", "Ladder"],
   ["/create-bot", "Build a bot"],
+  ["/play", "Play"],
   ["/guide", "Guides"],
 ];
 
@@ -40,6 +68,7 @@ export function layout(p: PageShell): string {
 ${p.noindex ? html`<meta name="robots" content="noindex">` : ""}
 <link rel="icon" href="${p.icon}" type="image/svg+xml">
 <link rel="stylesheet" href="${p.css}">
+${(p.styles ?? []).map((s) => html`<link rel="stylesheet" href="${s}">`)}
 <script type="module" src="${p.appJs}"></script>
 ${(p.scripts ?? []).map((s) => html`<script type="module" src="${s}"></script>`)}
 </head>

@@ -26,6 +26,7 @@ import { discoveryRoutes } from "./routes/discovery.ts";
 import { ladderRoutes } from "./routes/ladder.ts";
 import { matchRoutes } from "./routes/matches.ts";
 import { pageRoutes } from "./routes/pages.ts";
+import { playPageRoutes } from "./routes/play-page.ts";
 import { RunningMatch, seatKinds } from "./runner/match-runner.ts";
 import { BotHub, MESSAGES_PER_TICK } from "./socket/hub.ts";
 import { openStore } from "./store/sql-store.ts";
@@ -296,6 +297,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   adminRoutes(http, ctx, ctx.accounts);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
+  playPageRoutes(http, ctx);
 
   http.server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0];

@@ -1,0 +1,81 @@
+// /play (SPEC 1.7, 1.2 rule 8): a signed-in person picks an online Public-ladder house bot and fights it on a
+// board drawn in the browser, with the keyboard or the mouse. The page takes a play ticket
+// (POST /api/account/play-ticket) and speaks the bot protocol over /human; web/play.js does the rest.
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../context.ts";
+import { webAssets } from "../web/assets.ts";
+import { html } from "../web/html.ts";
+import { avatar, sendPage, shellAssets } from "../web/layout.ts";
+
+interface LobbyEntryJ {
+  name: string;
+  display_name: string;
+  house: boolean;
+  difficulty: string | null;
+  avatar: string | null;
+}
+
+export function playPageRoutes(app: FastifyInstance, _ctx: AppContext): void {
+  app.get("/play", async (_req, reply) => {
+    const assets = webAssets();
+    // Human games are against the Public ladder's house bots that are online here.
+    const lobby = (await app.inject({ method: "GET", url: "/api/lobby" })).json() as LobbyEntryJ[];
+    const opponents = lobby.filter((e) => e.house && e.difficulty !== null);
+    return sendPage(reply, {
+      ...shellAssets(),
+      styles: [assets.url("play.css")],
+      scripts: [assets.url("play.js")],
+      title: "Play a house bot",
+      description:
+        "Fight one of the ladder's house bots yourself, in the browser, with the keyboard or the mouse.",
+      page: "play",
+      ladder: null,
+      body: html`<h1>Play</h1>
+<p class="lead">Fight a house bot yourself. Games against people are unrated and never change a bot's rating, but
+they are stored and can be replayed. You have two minutes for each turn.</p>
+<div id="play" data-state="loading">
+<p id="play-status" class="status" role="status" aria-live="polite"></p>
+<section id="signin-needed" hidden>
+<p>Sign in to play: <a class="button primary" href="/account">Sign in or create an account</a></p>
+</section>
+<section id="choose" aria-labelledby="choose-title" hidden>
+<h2 id="choose-title">Pick an opponent</h2>
+${
+  opponents.length === 0
+    ? html`<p class="muted">No house bot is online right now.</p>`
+    : html`<ul class="opponents">${opponents.map(
+        (o) =>
+          html`<li><button type="button" class="opponent" data-opponent="${o.name}">${avatar(o.avatar, o.display_name)}<span class="name">${o.display_name}</span><span class="difficulty">${o.difficulty}</span></button></li>`,
+      )}</ul>`
+}
+</section>
+<section id="game" aria-labelledby="game-title" hidden>
+<h2 id="game-title" class="visually-hidden">Game</h2>
+<div class="arena">
+<canvas id="board" width="630" height="630" tabindex="0" aria-label="The arena. Use the keys listed beside it to play; click a tile to attack it." aria-describedby="keys"></canvas>
+<aside class="hud" aria-label="Game state">
+<div class="fighter me"><span class="label">You</span> <span id="me-hp">—</span><meter id="me-meter" min="0" max="100" value="100"></meter></div>
+<div class="fighter them"><span class="label" id="them-name">Opponent</span> <span id="them-hp">—</span><meter id="them-meter" min="0" max="100" value="100"></meter></div>
+<p>Tick <strong id="tick">0</strong> · <span id="clock">2:00</span> left for this turn</p>
+<fieldset class="attacks"><legend>Attack (1-3)</legend>
+<label><input type="radio" name="attack" value="ranged" checked> 1 Ranged <span class="cd" data-cd="ranged"></span></label>
+<label><input type="radio" name="attack" value="frostburst"> 2 Frostburst <span class="cd" data-cd="frostburst"></span></label>
+<label><input type="radio" name="attack" value="repulsor"> 3 Repulsor <span class="cd" data-cd="repulsor"></span></label>
+</fieldset>
+<label><input type="checkbox" id="autofire" checked> Auto-fire at the opponent when you move (F)</label>
+<div id="keys" class="keys">
+<p><kbd>↑</kbd><kbd>↓</kbd><kbd>←</kbd><kbd>→</kbd> or <kbd>W</kbd><kbd>A</kbd><kbd>S</kbd><kbd>D</kbd> move; <kbd>Q</kbd><kbd>E</kbd><kbd>Z</kbd><kbd>C</kbd> move diagonally; hold <kbd>Shift</kbd> to dash.</p>
+<p><kbd>Space</kbd> stay and attack the opponent; <kbd>.</kbd> wait; click a tile to attack it.</p>
+</div>
+</aside>
+</div>
+</section>
+<section id="over" aria-labelledby="over-title" hidden>
+<h2 id="over-title">Game over</h2>
+<p id="result" class="result"></p>
+<p><a class="button primary" id="watch" href="#">Watch the replay</a> <button type="button" id="again" class="button">Play again</button></p>
+</section>
+</div>`,
+    });
+  });
+}

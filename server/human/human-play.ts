@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { AppContext } from "../context.ts";
-import type { Participant } from "../ladder/lobby.ts";
+import { newParticipant, type Participant } from "../ladder/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { BotConnection } from "../socket/connection.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES } from "../socket/hub.ts";
@@ -147,20 +147,8 @@ export class HumanPlay {
     if (current) {
       current.match.attach(current.seat, conn);
     } else {
-      const human: Participant = {
-        bot,
-        conn,
-        house: null,
-        state: "playing",
-        version: "human",
-        ladderId: "public",
-        queuedAt: Date.now(),
-        lastStartAt: 0,
-        lastMet: new Map(),
-        matches: new Set(),
-        starts: [],
-        quotaNotices: new Map(),
-      };
+      // Never in the lobby: a person cannot be queued or paired, only seated here.
+      const human: Participant = { ...newParticipant(bot, conn), state: "playing", version: "human" };
       const match = this.d.start(human, house);
       current = { match, seat: match.seatOf(bot.id), house };
     }

@@ -27,6 +27,28 @@ export interface Participant {
   quotaNotices: Map<string, number>;
 }
 
+/** A participant as it enters: house bots are always queued with their version, bots start idle. */
+export function newParticipant(
+  bot: BotRow,
+  conn: BotConnection | null,
+  house: Strategy | null = null,
+): Participant {
+  return {
+    bot,
+    conn,
+    house,
+    state: house ? "waiting" : "idle",
+    version: house ? house.version : null,
+    ladderId: "public",
+    queuedAt: Date.now(),
+    lastStartAt: 0,
+    lastMet: new Map(),
+    matches: new Set(),
+    starts: [],
+    quotaNotices: new Map(),
+  };
+}
+
 export class Lobby {
   private readonly byBot = new Map<string, Participant>();
 
@@ -41,20 +63,7 @@ export class Lobby {
   join(bot: BotRow, conn: BotConnection | null, house: Strategy | null = null): Participant {
     let p = this.byBot.get(bot.id);
     if (!p) {
-      p = {
-        bot,
-        conn,
-        house,
-        state: house ? "waiting" : "idle",
-        version: house ? house.version : null,
-        ladderId: "public",
-        queuedAt: Date.now(),
-        lastStartAt: 0,
-        lastMet: new Map(),
-        matches: new Set(),
-        starts: [],
-        quotaNotices: new Map(),
-      };
+      p = newParticipant(bot, conn, house);
       this.byBot.set(bot.id, p);
     } else {
       p.bot = bot;

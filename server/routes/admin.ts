@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Accounts } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { operationalPolicy } from "../ladder/policy.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import { BOT_NAME, HANDLE, parseBody } from "./account-bots.ts";
 
@@ -201,13 +202,7 @@ export function adminRoutes(app: FastifyInstance, ctx: AppContext, accounts: Acc
     const owners = new Set([...hour.byOwner.keys(), ...day.byOwner.keys()]);
     return {
       limits: {
-        matchIntervalMs: config.matchIntervalMs,
-        maxConcurrentMatches: config.maxConcurrent,
-        maxConcurrentPerOwner: config.ownerConcurrency,
-        matchesPerHourPerBot: config.hourlyQuota,
-        matchesPerDayPerOwner: config.dailyOwnerQuota,
-        maxBotsPerOwner: config.maxBots,
-        newVersionsPerDay: config.newVersionsPerDay,
+        ...operationalPolicy(config),
         registrationsPerHourPerAccount: config.registrationRateLimit,
         authRequestsPerMinutePerAddress: config.authRateLimit,
       },

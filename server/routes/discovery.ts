@@ -8,11 +8,9 @@ import { type AccountsInfo, accountsInfo } from "../auth/discovery-info.ts";
 import type { AppContext } from "../context.ts";
 import { loadDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
-import { DISCOVERY_EVERY, REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
+import { operationalPolicy } from "../ladder/policy.ts";
 import { OPERATIONS, openApiDocument } from "../openapi.ts";
 import { publicBase, wsBase } from "../public-address.ts";
-import { QUALIFYING_GAMES } from "../ratings/book.ts";
-import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, MESSAGES_PER_TICK } from "../socket/hub.ts";
 import { crawlerRoutes } from "./crawler.ts";
 import { docsRoutes } from "./docs.ts";
 import { downloadRoutes } from "./downloads.ts";
@@ -85,30 +83,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
       registration_endpoint: `${base}/api/bots`,
       claim_endpoint: `${base}/api/account/claim`,
     },
-    operational_policy: {
-      startup_ms: config.startupMs,
-      tick_ms: config.tickMs,
-      match_budget_ms: config.matchBudgetMs,
-      max_consecutive_failures: 10,
-      reconnect_grace_ms: config.reconnectGraceMs,
-      max_message_bytes: MAX_MESSAGE_BYTES,
-      messages_per_tick: MESSAGES_PER_TICK,
-      idle_messages_per_second: IDLE_MESSAGES_PER_SECOND,
-      matchIntervalMs: config.matchIntervalMs,
-      maxConcurrentMatches: config.maxConcurrent,
-      maxConcurrentPerOwner: config.ownerConcurrency,
-      matchesPerHourPerBot: config.hourlyQuota,
-      matchesPerDayPerOwner: config.dailyOwnerQuota,
-      maxBotsPerOwner: config.maxBots,
-      newVersionsPerDay: config.newVersionsPerDay,
-      qualifyingGames: QUALIFYING_GAMES,
-      rematch_hold_ms: REMATCH_HOLD_MS,
-      discovery_share: `1/${DISCOVERY_EVERY}`,
-      replaysPerBot: 200,
-      drain_timeout_ms: config.drainTimeoutMs,
-      ping_interval_ms: config.pingIntervalMs,
-      anonymous_development: config.anonymousDev,
-    },
+    operational_policy: operationalPolicy(config),
     changelog: {
       page: `${base}/changelog`,
       markdown: `${base}/docs/changelog`,

@@ -135,7 +135,11 @@ describe("the admin email list", () => {
 
 describe("claiming bots", () => {
   it("moves an anonymous bot into an account with its token, versions and history; others get already_claimed", async () => {
-    const srv = await startAccountServer({ anonymousDev: true, tickMs: 200 });
+    const srv = await startAccountServer({
+      anonymousDev: true,
+      tickMs: 200,
+      adminEmails: ["op@example.com"],
+    });
     try {
       const token = await srv.register("old-timer");
       const bot = new BotClient(srv.wsUrl, token);

@@ -20,6 +20,7 @@ import { QuotaCounts } from "./matchmaker/quotas.ts";
 import { RatingBook, ratedGame } from "./ratings/book.ts";
 import { ReplayFiles } from "./replays.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { accountPageRoutes } from "./routes/account-pages.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
@@ -297,6 +298,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   adminRoutes(http, ctx, ctx.accounts);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
+  accountPageRoutes(http, ctx);
   playPageRoutes(http, ctx);
 
   http.server.on("upgrade", (req, socket, head) => {

@@ -49,6 +49,7 @@ const NAV: [string, string][] = [
   ["/create-bot", "Build a bot"],
   ["/play", "Play"],
   ["/guide", "Guides"],
+  ["/account", "Account"],
 ];
 
 /** An internal link that keeps the ladder scope. */

@@ -1,0 +1,338 @@
+// The HTML shells of /account and /admin (SPEC 1.1). Everything on them is private, so the server renders only
+// the empty structure and the identity provider's address; web/account.js and web/admin.js fill it in from
+// the account and admin routes with the browser's session (web/session.js). Nothing private is ever rendered
+// here, so the pages can be cached like any other and a non-admin's /admin holds no admin data.
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { accountsInfo } from "../auth/discovery-info.ts";
+import type { AppContext } from "../context.ts";
+import { webAssets } from "../web/assets.ts";
+import { type Html, html, jsonScript } from "../web/html.ts";
+import { layout, shellAssets } from "../web/layout.ts";
+
+export function accountPageRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const assets = webAssets();
+
+  function send(
+    reply: FastifyReply,
+    o: { title: string; description: string; page: string; script: string; body: Html },
+  ) {
+    const info = accountsInfo(ctx);
+    // An external identity provider lives on another origin: the page must be allowed to call it.
+    let connect = "'self'";
+    if (info) {
+      const origin = new URL(info.identity_url).origin;
+      if (origin !== new URL(ctx.config.publicUrl).origin) connect += ` ${origin}`;
+    }
+    reply
+      .header("content-type", "text/html; charset=utf-8")
+      .header("cache-control", "no-cache")
+      .header("x-content-type-options", "nosniff")
+      // The emailed links carry a one-time code in the query: never pass it on to another site.
+      .header("referrer-policy", "no-referrer")
+      .header("x-robots-tag", "noindex")
+      .header(
+        "content-security-policy",
+        `default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${connect}; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`,
+      );
+    return reply.send(
+      layout({
+        ...shellAssets(),
+        styles: [assets.url("account.css")],
+        title: o.title,
+        description: o.description,
+        page: o.page,
+        ladder: null,
+        noindex: true,
+        scripts: [assets.url(o.script)],
+        body: html`<script type="application/json" id="arena-identity">${jsonScript(info)}</script>
+<noscript><p class="notice">This page needs JavaScript: it talks to the account routes with your session.</p></noscript>
+${o.body}`,
+      }),
+    );
+  }
+
+  app.get("/account", async (_req, reply) =>
+    send(reply, {
+      title: "Account",
+      description: "Sign in, choose a handle, register and manage your bots and agent keys.",
+      page: "account",
+      script: "account.js",
+      body: accountBody(),
+    }),
+  );
+
+  app.get("/admin", async (_req, reply) =>
+    send(reply, {
+      title: "Admin console",
+      description: "Accounts, bots, moderation, usage and the audit log, for the ladder's admins.",
+      page: "admin",
+      script: "admin.js",
+      body: adminBody(),
+    }),
+  );
+}
+
+const AVATARS = [
+  "gladiator",
+  "ronin",
+  "berserker",
+  "titan",
+  "sentinel",
+  "cyclops",
+  "reaper",
+  "shade",
+  "arcanist",
+  "monarch",
+  "jester",
+  "brute",
+  "prowler",
+  "alpha",
+  "sage",
+  "wyrm",
+  "specter",
+  "sunny",
+  "corsair",
+  "luchador",
+];
+
+const PREFERENCES: [string, string][] = [
+  ["onboarding", "Getting started tips"],
+  ["achievements", "Achievements"],
+  ["bot_health", "Bot health warnings"],
+  ["event_reminders", "Event reminders"],
+  ["weekly_digest", "Weekly digest"],
+  ["admin_warnings", "Messages from the admins"],
+];
+
+/** The one-time secret panel (bot token, agent key, owner key): filled by the script, never stored. */
+function secretPanel(): Html {
+  return html`<section class="secret" id="secret-panel" hidden aria-labelledby="secret-title" tabindex="-1">
+<h2 id="secret-title">Shown once</h2>
+<p id="secret-note"></p>
+<div class="secret-row"><code id="secret-value"></code>
+<button type="button" class="button" id="secret-copy">Copy</button></div>
+<p class="muted small">It is not stored in this page: copy it now. Reloading or leaving hides it for good.</p>
+<p><button type="button" class="button" id="secret-done">I have copied it</button></p>
+</section>`;
+}
+
+function accountBody(): Html {
+  return html`<h1>Account</h1>
+<p class="status" id="account-status" role="status" aria-live="polite"></p>
+<p class="loading" id="account-loading">Loading…</p>
+
+<div id="signed-out" class="auth-grid" hidden>
+<section class="card" aria-labelledby="h-signin">
+<h2 id="h-signin">Sign in</h2>
+<form id="signin-form" novalidate>
+<label for="signin-email">Email</label>
+<input id="signin-email" name="email" type="email" autocomplete="username" required>
+<label for="signin-password">Password</label>
+<input id="signin-password" name="password" type="password" autocomplete="current-password" required>
+<p class="actions"><button class="button primary" type="submit">Sign in</button></p>
+</form>
+<p class="actions small"><button type="button" class="link" id="show-recover">Forgot your password?</button>
+<button type="button" class="link" id="resend-confirmation">Send the confirmation email again</button></p>
+</section>
+<section class="card" aria-labelledby="h-signup">
+<h2 id="h-signup">Create an account</h2>
+<p class="muted small">An account lets you register bots and play. Watching the ladder needs none.</p>
+<form id="signup-form" novalidate>
+<label for="signup-email">Email</label>
+<input id="signup-email" name="email" type="email" autocomplete="email" required>
+<label for="signup-password">Password <span class="muted small">(at least 8 characters)</span></label>
+<input id="signup-password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="200" required>
+<p class="actions"><button class="button primary" type="submit">Create account</button></p>
+</form>
+</section>
+<section class="card" id="recover" aria-labelledby="h-recover" hidden>
+<h2 id="h-recover">Reset your password</h2>
+<p class="muted small">We email you a link. Open it in this browser to choose a new password.</p>
+<form id="recover-form" novalidate>
+<label for="recover-email">Email</label>
+<input id="recover-email" name="email" type="email" autocomplete="email" required>
+<p class="actions"><button class="button primary" type="submit">Email me a link</button></p>
+</form>
+</section>
+</div>
+
+<section class="card" id="new-password" aria-labelledby="h-newpw" hidden>
+<h2 id="h-newpw">Choose a new password</h2>
+<form id="new-password-form" novalidate>
+<label for="new-password-input">New password <span class="muted small">(at least 8 characters)</span></label>
+<input id="new-password-input" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="200" required>
+<p class="actions"><button class="button primary" type="submit">Save the password</button></p>
+</form>
+</section>
+
+<div id="signed-in" hidden>
+<section class="card who" aria-labelledby="h-who">
+<h2 id="h-who" class="visually-hidden">You</h2>
+<p>Signed in as <strong id="who-email"></strong><span id="who-handle"></span>
+<span id="who-admin" hidden> · <a href="/admin">Admin console</a></span></p>
+<p><button type="button" class="button" id="sign-out">Sign out</button></p>
+</section>
+
+${secretPanel()}
+
+<section class="card" aria-labelledby="h-handle">
+<h2 id="h-handle">Handle</h2>
+<p class="muted small" id="handle-hint">Your public name: it is shown as the owner of your bots. 2-39 letters, digits, <code>-</code>, <code>_</code> or <code>.</code>, starting with a letter or digit.</p>
+<form id="handle-form" class="inline" novalidate>
+<label for="handle-input">Handle</label>
+<input id="handle-input" name="handle" autocomplete="nickname" pattern="[A-Za-z0-9][A-Za-z0-9._\\-]{1,38}" required aria-describedby="handle-hint">
+<button class="button primary" type="submit">Save handle</button>
+</form>
+</section>
+
+<section class="card" aria-labelledby="h-bots" id="bots-section">
+<h2 id="h-bots" tabindex="-1">Bots <span class="muted small" id="bot-count"></span></h2>
+<p class="muted small needs-handle" hidden>Choose a handle to register bots.</p>
+<div id="bot-list"></div>
+<form id="register-form" class="inline" novalidate>
+<label for="register-name">New bot name</label>
+<input id="register-name" name="name" pattern="[A-Za-z0-9_\\-]{2,24}" required aria-describedby="register-hint">
+<button class="button primary" type="submit">Register bot</button>
+</form>
+<p class="muted small" id="register-hint">2-24 letters, digits, <code>-</code> or <code>_</code>. You get the bot's token once.</p>
+<details class="claim">
+<summary>Claim a bot registered without an account</summary>
+<form id="claim-form" class="inline" novalidate>
+<label for="claim-token">Bot token</label>
+<input id="claim-token" name="token" type="password" autocomplete="off" required>
+<button class="button" type="submit">Claim</button>
+</form>
+</details>
+<template id="bot-row">
+<li class="bot">
+<div class="bot-head"><span class="orb" aria-hidden="true"></span> <a class="bot-name"></a> <span class="badges"></span></div>
+<details class="bot-manage">
+<summary>Manage</summary>
+<form class="rename inline" novalidate>
+<label>New name <input name="name" pattern="[A-Za-z0-9_\\-]{2,24}" required></label>
+<button class="button" type="submit">Rename</button>
+</form>
+<form class="avatar inline">
+<label>Avatar <select name="avatar"><option value="">plain orb</option>${AVATARS.map((a) => html`<option value="${a}">${a}</option>`)}</select></label>
+<button class="button" type="submit">Set avatar</button>
+</form>
+<p class="actions"><button type="button" class="button rotate">New token</button>
+<button type="button" class="button danger remove">Delete</button></p>
+</details>
+</li>
+</template>
+</section>
+
+<section class="card" aria-labelledby="h-keys">
+<h2 id="h-keys" tabindex="-1">Agent keys</h2>
+<p class="muted small">A key lets a program (a CI job, an AI agent) register and delete bots for you. Send it as
+<code>Authorization: Bearer ak_…</code>. <span id="key-count"></span></p>
+<ul id="key-list" class="plain-list"></ul>
+<form id="key-form" class="inline" novalidate>
+<label for="key-label">Label <span class="muted small">(optional)</span></label>
+<input id="key-label" name="label" maxlength="64">
+<button class="button primary" type="submit">Create key</button>
+</form>
+</section>
+
+<section class="card" aria-labelledby="h-mail">
+<h2 id="h-mail">Email</h2>
+<form id="notifications-form" novalidate>
+<fieldset>
+<legend>What we may email you</legend>
+<label class="check"><input type="checkbox" name="email_announcements"> Announcements</label>
+${PREFERENCES.map(([k, label]) => html`<label class="check"><input type="checkbox" name="pref-${k}" data-pref="${k}"> ${label}</label>`)}
+</fieldset>
+<p class="actions"><button class="button" type="submit">Save email settings</button></p>
+</form>
+</section>
+</div>`;
+}
+
+function adminBody(): Html {
+  return html`<h1>Admin console</h1>
+<p class="status" id="admin-status" role="status" aria-live="polite"></p>
+<p class="loading" id="admin-loading">Loading…</p>
+
+<section class="card" id="admin-signed-out" hidden aria-labelledby="h-admin-out">
+<h2 id="h-admin-out">Sign in first</h2>
+<p>The admin console needs an admin's account. <a class="button primary" href="/account">Sign in</a></p>
+</section>
+
+<section class="card refused" id="admin-refused" hidden aria-labelledby="h-refused">
+<h2 id="h-refused">Not an admin</h2>
+<p id="refused-text">Your account is not an admin of this ladder, so the console is closed to you.</p>
+<p><a class="button" href="/account">Back to your account</a></p>
+</section>
+
+<div id="admin-console" hidden>
+${secretPanel()}
+<section class="card" aria-labelledby="h-overview">
+<h2 id="h-overview">Overview</h2>
+<div id="overview"></div>
+</section>
+
+<section class="card" aria-labelledby="h-moderate">
+<h2 id="h-moderate" tabindex="-1">Moderate a bot</h2>
+<p class="muted small">Suspended bots are disconnected and refused until activated; a ban also replaces the token and is final.</p>
+<form id="bot-action-form" class="inline" novalidate>
+<label for="bot-action-name">Bot name</label>
+<input id="bot-action-name" name="name" pattern="[A-Za-z0-9_\\-]{2,24}" required>
+<button class="button" type="submit" name="action" value="suspend">Suspend</button>
+<button class="button" type="submit" name="action" value="activate">Activate</button>
+<button class="button danger" type="submit" name="action" value="ban">Ban</button>
+</form>
+<h3>Suspended and banned bots</h3>
+<div id="moderated"></div>
+</section>
+
+<section class="card" aria-labelledby="h-accounts">
+<h2 id="h-accounts" tabindex="-1">Accounts</h2>
+<form id="account-search" class="inline" role="search">
+<label for="account-q">Handle, id or bot name</label>
+<input id="account-q" name="q" type="search" maxlength="100">
+<button class="button" type="submit">Search</button>
+</form>
+<div id="accounts"></div>
+</section>
+
+<section class="card" aria-labelledby="h-owners">
+<h2 id="h-owners">Owner keys</h2>
+<p class="muted small">Legacy keys that register bots on anonymous local ladders only; never deletion.</p>
+<form id="owner-form" class="inline" novalidate>
+<label for="owner-name">Owner name</label>
+<input id="owner-name" name="name" required>
+<label for="owner-max">Bot limit <span class="muted small">(optional)</span></label>
+<input id="owner-max" name="max_bots" type="number" min="1" max="100000" inputmode="numeric">
+<button class="button primary" type="submit">Create owner key</button>
+</form>
+<div id="owners"></div>
+</section>
+
+<section class="card" aria-labelledby="h-usage">
+<h2 id="h-usage">Usage</h2>
+<div id="usage"></div>
+</section>
+
+<section class="card" aria-labelledby="h-audit">
+<h2 id="h-audit">Audit log</h2>
+<form id="audit-form" class="inline">
+<label for="audit-kind">Kind</label>
+<select id="audit-kind" name="kind"><option value="">all</option>${[
+    "registration",
+    "handle",
+    "rename",
+    "token_rotated",
+    "claim",
+    "agent_key",
+    "bot_deleted",
+    "bot_retired",
+    "admin",
+    "throttle",
+  ].map((k) => html`<option value="${k}">${k}</option>`)}</select>
+<button class="button" type="submit">Show</button>
+</form>
+<div id="audit"></div>
+</section>
+</div>`;
+}

@@ -1,0 +1,133 @@
+// Small DOM helpers shared by the account page and the admin console: elements built without innerHTML (so
+// names and handles can never become markup), the status line, busy buttons, sortable tables and the
+// one-time secret panel.
+import { initSorting, initTimes } from "./app.js";
+
+/** `el("a", {href}, "text", child)`: attributes set as attributes, children as text or nodes. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : String(c));
+  }
+  return node;
+}
+
+/** The page's aria-live status line: `say(text, "error" | "success" | "info")`. */
+export function statusLine(node) {
+  return (text, kind = "info") => {
+    node.textContent = text;
+    node.dataset.kind = kind;
+  };
+}
+
+export function setBusy(button, busy) {
+  if (!button) return;
+  button.disabled = busy;
+  if (busy) button.setAttribute("aria-busy", "true");
+  else button.removeAttribute("aria-busy");
+}
+
+/** A UTC timestamp as a <time> that app.js rewrites as "5 min ago". */
+export function time(iso) {
+  if (!iso) return "—";
+  return el("time", { datetime: iso }, `${iso.slice(0, 16).replace("T", " ")} UTC`);
+}
+
+/**
+ * A data table in the same markup as the server's (server/web/layout.ts), so it looks the same and sorts by
+ * column heading. `columns`: [{label, numeric?, hideNarrow?}]; `rows`: arrays of cells (text, nodes, or
+ * {value, sort} for a cell whose text does not sort by itself).
+ */
+export function table({ id, caption, columns, rows, empty }) {
+  if (rows.length === 0) return el("p", { class: "empty", id }, empty);
+  const cls = (c) =>
+    [c.numeric ? "num" : "", c.hideNarrow ? "wide-only" : ""].filter(Boolean).join(" ") || null;
+  const t = el(
+    "table",
+    { class: "data sortable", id },
+    el("caption", { class: "visually-hidden" }, caption),
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        columns.map((c) =>
+          el("th", { scope: "col", class: cls(c) }, el("button", { type: "button", class: "sort" }, c.label)),
+        ),
+      ),
+    ),
+    el(
+      "tbody",
+      {},
+      rows.map((r) =>
+        el(
+          "tr",
+          {},
+          r.map((cell, i) => {
+            const plain =
+              cell === null || typeof cell !== "object" || cell instanceof Node || Array.isArray(cell);
+            return el(
+              "td",
+              { class: cls(columns[i]), "data-sort": plain ? null : (cell.sort ?? "") },
+              plain ? cell : cell.value,
+            );
+          }),
+        ),
+      ),
+    ),
+  );
+  const wrap = el("div", { class: "table-wrap" }, t);
+  initSorting(wrap);
+  initTimes(wrap);
+  return wrap;
+}
+
+/** The one-time secret panel's buttons: copy, and "I have copied it", which wipes the value from the page. */
+export function bindSecretPanel(say) {
+  const panel = document.getElementById("secret-panel");
+  const value = document.getElementById("secret-value");
+  let returnTo = null;
+  document.getElementById("secret-copy").addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(value.textContent);
+      say("Copied to the clipboard.", "success");
+    } catch {
+      // No clipboard permission (or no secure context): select it so Ctrl+C or the menu copies it.
+      const range = document.createRange();
+      range.selectNodeContents(value);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      say("Selected: copy it with Ctrl+C (or ⌘C).");
+    }
+  });
+  document.getElementById("secret-done").addEventListener("click", () => {
+    hideSecret();
+    (returnTo?.isConnected ? returnTo : document.getElementById("main")).focus();
+  });
+  panel.addEventListener("secret-shown", (e) => {
+    returnTo = e.detail;
+  });
+}
+
+/** Shows a secret once, moves focus to it (so a screen reader reads it next) and keeps it only in the DOM. */
+export function showSecret(note, secret) {
+  const panel = document.getElementById("secret-panel");
+  panel.dispatchEvent(new CustomEvent("secret-shown", { detail: document.activeElement }));
+  document.getElementById("secret-note").textContent = note;
+  document.getElementById("secret-value").textContent = secret;
+  panel.hidden = false;
+  panel.scrollIntoView({ block: "nearest" });
+  panel.focus();
+}
+
+export function hideSecret() {
+  document.getElementById("secret-value").textContent = "";
+  document.getElementById("secret-note").textContent = "";
+  document.getElementById("secret-panel").hidden = true;
+}

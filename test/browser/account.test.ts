@@ -108,6 +108,7 @@ describe.skipIf(!HAVE_CHROMIUM)("account and admin pages in headless Chromium", 
     await page.locator("#signed-in").waitFor();
     await status(page, "account-status", "confirmed");
     expect(page.url()).toBe(`${srv.url}/account`);
+    expect(await page.locator("#signed-out").isHidden()).toBe(true);
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("arena.session") ?? "null"));
     expect(Object.keys(stored).sort()).toEqual(["access_token", "expires_at", "refresh_token"]);
     expect(stored.expires_at).toBeGreaterThan(Date.now() / 1000);

@@ -8,6 +8,7 @@ import type { AppContext } from "../context.ts";
 import { webAssets } from "../web/assets.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
 import { layout, shellAssets } from "../web/layout.ts";
+import { AVATARS } from "./account-bots.ts";
 
 export function accountPageRoutes(app: FastifyInstance, ctx: AppContext): void {
   const assets = webAssets();
@@ -71,29 +72,6 @@ ${o.body}`,
     }),
   );
 }
-
-const AVATARS = [
-  "gladiator",
-  "ronin",
-  "berserker",
-  "titan",
-  "sentinel",
-  "cyclops",
-  "reaper",
-  "shade",
-  "arcanist",
-  "monarch",
-  "jester",
-  "brute",
-  "prowler",
-  "alpha",
-  "sage",
-  "wyrm",
-  "specter",
-  "sunny",
-  "corsair",
-  "luchador",
-];
 
 const PREFERENCES: [string, string][] = [
   ["onboarding", "Getting started tips"],

@@ -2,19 +2,13 @@
 // identity provider: sign up, confirm through the emailed PKCE link in the same browser, set a handle, see a
 // bot token and an agent key exactly once, rotate a token, sign out and in; a non-admin is refused /admin
 // and an admin (configured by email) moderates a bot. Screenshots go to test-artifacts/screenshots/.
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, linkIn, outboxMail, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  console.warn(`browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium package)`);
-}
-const SHOTS = join(process.cwd(), "test-artifacts", "screenshots");
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const SIZES = [
@@ -31,21 +25,8 @@ describe.skipIf(!HAVE_CHROMIUM)("account and admin pages in headless Chromium", 
   const password = "correct horse battery";
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     srv = await startAccountServer({ adminEmails: ["root@example.com"] });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();

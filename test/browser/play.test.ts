@@ -1,39 +1,20 @@
 // Human play in real headless Chromium: a signed-in person opens /play, picks a house bot and plays the game
 // to the end with the keyboard; the result is shown and the game is stored as an unrated `human` match.
 // Screenshots of /play (picker, board, result) at desktop and phone width go to test-artifacts/screenshots/.
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUp, startAccountServer } from "../helpers/accounts.ts";
+import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM)
-  console.warn(`browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium package)`);
-const SHOTS = join(process.cwd(), "test-artifacts", "screenshots");
 
 describe.skipIf(!HAVE_CHROMIUM)("human play in headless Chromium", () => {
   let srv: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     srv = await startAccountServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -2,19 +2,13 @@
 // appear and finish without a reload, tables sort by heading, the replay viewer follows a live match and
 // plays a stored replay to its last frame, which must equal the replay's final state line. Screenshots of
 // every page at desktop and phone width go to test-artifacts/screenshots/ for a reviewer to look at.
-import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  console.warn(`browser tests skipped: ${CHROMIUM} is missing (install Debian's chromium package)`);
-}
-const SHOTS = join(process.cwd(), "test-artifacts", "screenshots");
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -27,22 +21,9 @@ describe.skipIf(!HAVE_CHROMIUM)("web pages in headless Chromium", () => {
   let matchId = "";
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     // A long tick deadline so the bot can hold its answers while the pages look at the running match.
     srv = await startServer({ tickMs: 3000, startupMs: 1000 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchBrowser();
     bot = new BotClient(srv.wsUrl, await srv.register("web-bot", "webtester"));
     await bot.open();
   });

@@ -5,8 +5,8 @@ import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { AccountStore } from "./account-store.ts";
-import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
 import { IdentityStore } from "./identity-store.ts";
+import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
 import type {
   AuditEntry,
   BotRow,

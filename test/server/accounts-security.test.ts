@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
+import { generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../server/db/db.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Inbox, linkIn, startAccountServer, startInbox } from "../helpers/accounts.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
+const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
 let srv: TestServer;
 let inbox: Inbox;
 
@@ -69,10 +71,10 @@ describe("account journey with @supabase/auth-js against the built-in identity p
     const back = new URL(confirmed.headers.get("location")!);
     expect(`${back.origin}${back.pathname}`).toBe(`${srv.url}/account`);
     const code = back.searchParams.get("code")!;
-    expect(code).toBeTruthy();
+    expect(code).toMatch(/^[\w-]{20,}$/);
     const exchanged = await auth.exchangeCodeForSession(code);
     expect(exchanged.error).toBeNull();
-    expect(exchanged.data.session?.access_token).toBeTruthy();
+    expect(exchanged.data.session?.access_token).toMatch(JWT);
     // The link is single use.
     const again = await fetch(link, { redirect: "manual" });
     expect(again.headers.get("location")).toContain("error_code=otp_expired");
@@ -85,9 +87,9 @@ describe("account journey with @supabase/auth-js against the built-in identity p
     expect(refreshed.error).toBeNull();
     const session = refreshed.data.session!;
     expect(session.refresh_token).not.toBe(first.refresh_token);
-    expect(session.access_token).toBeTruthy();
+    expect(session.access_token).toMatch(JWT);
     const { data: who } = await auth.getUser(session.access_token);
-    expect(who.user?.email_confirmed_at).toBeTruthy();
+    expect(who.user?.email_confirmed_at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
 
     const api = async (method: string, path: string, body?: unknown, token = session.access_token) => {
       const res = await fetch(`${srv.url}${path}`, {

@@ -11,6 +11,7 @@ import type { AppContext } from "../context.ts";
 import { newParticipant, type Participant } from "../ladder/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { BotConnection } from "../socket/connection.ts";
+import { ConnectionSet } from "../socket/connection-set.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES } from "../socket/hub.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
@@ -38,21 +39,15 @@ export function humanBotId(accountId: string): string {
 
 export class HumanPlay {
   private readonly tickets = new Map<string, Ticket>();
-  private readonly conns = new Set<BotConnection>();
+  private readonly conns: ConnectionSet;
   private readonly wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_MESSAGE_BYTES,
     perMessageDeflate: false,
   });
-  private readonly pinger: NodeJS.Timeout;
-  private drainDeadline: string | null = null;
-  private closing = false;
 
   constructor(private readonly d: HumanPlayDeps) {
-    this.pinger = setInterval(() => {
-      for (const c of this.conns) if (!c.ping()) this.conns.delete(c);
-    }, d.ctx.config.pingIntervalMs);
-    this.pinger.unref();
+    this.conns = new ConnectionSet(d.ctx.config.pingIntervalMs);
   }
 
   /** POST /api/account/play-ticket. */
@@ -86,7 +81,7 @@ export class HumanPlay {
         ws.close(1008, code);
         setTimeout(() => ws.terminate(), 5_000).unref();
       };
-      if (this.closing) return void ws.close(1012, "server restarting");
+      if (this.conns.closing) return void ws.close(1012, "server restarting");
       if (!ticket) return refuse("invalid_ticket", "missing, used or expired play ticket; get a new one");
       void this.admit(ticket, opponent).then(
         (r) => {
@@ -113,7 +108,7 @@ export class HumanPlay {
       .all()
       .find((p) => p.house && p.bot.name.toLowerCase() === opponent.toLowerCase());
     if (!house) return "unknown_opponent";
-    if (this.drainDeadline) return "server_draining";
+    if (this.conns.drainDeadline) return "server_draining";
     if (this.d.ctx.matches.size >= this.d.ctx.config.maxConcurrent) return "capacity";
     return house;
   }
@@ -142,7 +137,6 @@ export class HumanPlay {
     };
     const conn = new BotConnection(ws, bot);
     this.conns.add(conn);
-    if (this.drainDeadline) conn.send({ type: "server_draining", drain_deadline: this.drainDeadline });
     let current = this.running(ticket.accountId);
     if (current) {
       current.match.attach(current.seat, conn);
@@ -178,15 +172,11 @@ export class HumanPlay {
   }
 
   drain(deadline: string): void {
-    this.drainDeadline = deadline;
-    for (const c of this.conns) c.send({ type: "server_draining", drain_deadline: deadline });
+    this.conns.drain(deadline);
   }
 
   closeAll(): void {
-    this.closing = true;
-    for (const c of this.conns) c.close(1012, "server restarting");
-    this.conns.clear();
-    clearInterval(this.pinger);
+    this.conns.closeAll();
   }
 }
 

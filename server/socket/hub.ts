@@ -14,6 +14,7 @@ import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import type { BotRow, Store, VersionRow } from "../store/types.ts";
 import { BotConnection } from "./connection.ts";
+import { ConnectionSet } from "./connection-set.ts";
 
 export const MAX_MESSAGE_BYTES = 4096;
 export const MESSAGES_PER_TICK = 5;
@@ -51,18 +52,12 @@ export class BotHub {
     perMessageDeflate: false,
     clientTracking: false,
   });
-  private readonly conns = new Set<BotConnection>();
+  private readonly conns: ConnectionSet;
   private readonly d: HubDeps;
-  private pinger: NodeJS.Timeout;
-  private closing = false;
-  drainDeadline: string | null = null;
 
   constructor(d: HubDeps) {
     this.d = d;
-    this.pinger = setInterval(() => {
-      for (const c of this.conns) if (!c.ping()) this.conns.delete(c);
-    }, d.config.pingIntervalMs);
-    this.pinger.unref();
+    this.conns = new ConnectionSet(d.config.pingIntervalMs);
   }
 
   get connections(): number {
@@ -82,7 +77,7 @@ export class BotHub {
           // (its close event has passed, so the bot would stay online in the lobby for good).
           if (ws.readyState !== ws.OPEN) return;
           // Accepted after closeAll() (the server is stopping): close it the same way.
-          if (this.closing) {
+          if (this.conns.closing) {
             ws.close(1012, "server restarting");
             return;
           }
@@ -130,7 +125,6 @@ export class BotHub {
     }
     this.conns.add(conn);
     const p = lobby.join(conn.bot, conn);
-    if (this.drainDeadline) conn.send({ type: "server_draining", drain_deadline: this.drainDeadline });
     const match = this.d.matchOf(conn.bot.id);
     if (match) {
       p.state = "playing";
@@ -241,16 +235,12 @@ export class BotHub {
 
   /** Shutdown begins: every authenticated socket, and each later one, is told (SPEC 3.10). */
   drain(deadline: string): void {
-    this.drainDeadline = deadline;
-    for (const c of this.conns) c.send({ type: "server_draining", drain_deadline: deadline });
+    this.conns.drain(deadline);
   }
 
   /** Closes every socket with the restart code; @fastify/websocket's own shutdown would send none. */
   closeAll(): void {
-    this.closing = true;
-    for (const c of this.conns) c.close(1012, "server restarting");
-    this.conns.clear();
-    clearInterval(this.pinger);
+    this.conns.closeAll();
   }
 }
 

@@ -41,6 +41,8 @@ export interface AppDeps {
   /** Seconds a player waits for another player before a house bot is offered (default 2). */
   houseWaitMs?: number;
   workerTimeoutMs?: number;
+  /** Tests shorten the fixed two-minute turn of human games to see its timeouts. */
+  humanTickMs?: number;
   /** Where the structured log goes (tests read it to prove no secret is logged); stdout by default. */
   logStream?: NodeJS.WritableStream;
 }
@@ -158,7 +160,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       // row still disqualify.
       deadlines: {
         startup_ms: mode === "human" ? Math.max(config.startupMs, 60_000) : config.startupMs,
-        tick_ms: mode === "human" ? HUMAN_TICK_MS : config.tickMs,
+        tick_ms: mode === "human" ? (deps.humanTickMs ?? HUMAN_TICK_MS) : config.tickMs,
         match_budget_ms: mode === "human" ? 24 * 3600_000 : config.matchBudgetMs,
         max_consecutive_failures: 10,
         reconnect_grace_ms: config.reconnectGraceMs,

@@ -95,6 +95,32 @@ describe("human play", () => {
     none.close();
   });
 
+  it("ten timeouts in a row disqualify the person, as for bots", async () => {
+    // The same server code with the two-minute turn shortened, so ten timeouts take a second.
+    const quick = await startAccountServer({}, { humanTickMs: 100 });
+    try {
+      const sam = await signUp(quick, "sam@example.com", "sam");
+      const r = await call(quick.url, "POST", "/api/account/play-ticket", { token: sam.access });
+      const c = new BotClient(
+        `${quick.url.replace(/^http/, "ws")}/human?ticket=${encodeURIComponent(r.body.ticket as string)}&opponent=brawler`,
+        null,
+      );
+      const hello = await c.next("hello", undefined, 10_000, 0);
+      expect(hello.deadlines).toMatchObject({ tick_ms: 100 });
+      c.send({ type: "ready" });
+      const end = await c.next("end", undefined, 30_000, 0);
+      expect(end.reason).toBe("disqualified");
+      const me = (
+        end.stats as { fighters: { id: number; disqualified: boolean; server_idles: { timeout?: number } }[] }
+      ).fighters[hello.bot_id as number]!;
+      expect(me.disqualified).toBe(true);
+      expect(me.server_idles.timeout).toBe(10);
+      c.close();
+    } finally {
+      await quick.stop();
+    }
+  }, 60_000);
+
   it("the ticket route needs a session with a handle and an unbanned account", async () => {
     expect((await call(srv.url, "POST", "/api/account/play-ticket")).body.code).toBe("missing_authorization");
     const nova = await signUp(srv, "nova@example.com");

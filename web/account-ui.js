@@ -10,7 +10,8 @@ export function el(tag, attrs = {}, ...children) {
     if (v === false || v === null || v === undefined) continue;
     node.setAttribute(k, v === true ? "" : String(v));
   }
-  for (const c of children.flat()) {
+  // Any depth: a table cell may be a list holding lists (a role and, after it, [" ", a badge]).
+  for (const c of children.flat(Number.POSITIVE_INFINITY)) {
     if (c === null || c === undefined || c === false) continue;
     node.append(c instanceof Node ? c : String(c));
   }

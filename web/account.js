@@ -27,7 +27,16 @@ function show(view) {
   $("signed-out").hidden = view !== "signed-out";
   $("signed-in").hidden = view !== "signed-in";
   $("new-password").hidden = view !== "new-password";
+  $("account-banned").hidden = view !== "banned";
 }
+
+/** A banned account can do nothing here: say so instead of showing forms the server would refuse. */
+function showBanned() {
+  current = null;
+  $("banned-email").textContent = whoami()?.email ?? "your account";
+  show("banned");
+}
+const isBanned = (err) => err instanceof ApiError && err.code === "account_banned";
 
 function showSignedOut(focus = false) {
   current = null;
@@ -45,6 +54,7 @@ function onSubmit(form, action) {
       await action(new FormData(form), form);
     } catch (err) {
       say(explain(err), "error");
+      if (isBanned(err)) showBanned();
       if (err instanceof ApiError && (err.code === "invalid_session" || err.code === "signed_out")) {
         await signOut();
         showSignedOut(true);
@@ -85,20 +95,22 @@ onSubmit($("signup-form"), async (data, form) => {
 });
 
 $("resend-confirmation").addEventListener("click", async (event) => {
+  // Kept before any await: event.currentTarget is null once the event has been dispatched.
+  const button = event.currentTarget;
   const email = $("signin-email").value.trim() || $("signup-email").value.trim();
   if (!email) {
     say("Enter your email in the sign-in form first, then ask again.", "error");
     $("signin-email").focus();
     return;
   }
-  setBusy(event.currentTarget, true);
+  setBusy(button, true);
   try {
     await auth(`/resend?redirect_to=${encodeURIComponent(backTo)}`, { body: { type: "signup", email } });
     say(`If ${email} is waiting for confirmation, a new link is on its way.`, "success");
   } catch (err) {
     say(explain(err), "error");
   } finally {
-    setBusy(event.currentTarget, false);
+    setBusy(button, false);
   }
 });
 
@@ -129,11 +141,13 @@ onSubmit($("new-password-form"), async (data, form) => {
 });
 
 // ---- signed in: handle, bots, keys, email -----------------------------------------------------------------
-$("sign-out").addEventListener("click", async () => {
-  await signOut();
-  showSignedOut(true);
-  say("You are signed out.");
-});
+for (const id of ["sign-out", "banned-sign-out"]) {
+  $(id).addEventListener("click", async () => {
+    await signOut();
+    showSignedOut(true);
+    say("You are signed out.");
+  });
+}
 
 onSubmit($("handle-form"), async (data) => {
   const first = current?.handle === null;
@@ -215,6 +229,7 @@ $("bot-list").addEventListener("submit", async (event) => {
     }
   } catch (err) {
     say(explain(err), "error");
+    if (isBanned(err)) showBanned();
   } finally {
     setBusy(button, false);
   }
@@ -248,6 +263,7 @@ $("bot-list").addEventListener("click", async (event) => {
     }
   } catch (err) {
     say(explain(err), "error");
+    if (isBanned(err)) showBanned();
   } finally {
     setBusy(button, false);
   }
@@ -266,6 +282,7 @@ $("key-list").addEventListener("click", async (event) => {
     $("h-keys").focus();
   } catch (err) {
     say(explain(err), "error");
+    if (isBanned(err)) showBanned();
   } finally {
     setBusy(button, false);
   }
@@ -374,7 +391,8 @@ async function load() {
     if (current.handle === null) $("handle-input").focus();
   } catch (err) {
     say(explain(err), "error");
-    if (err instanceof ApiError && err.status === 401) {
+    if (isBanned(err)) showBanned();
+    else if (err instanceof ApiError && err.status === 401) {
       await signOut();
       showSignedOut();
     } else show("signed-in");

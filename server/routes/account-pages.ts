@@ -143,6 +143,14 @@ function accountBody(): Html {
 </form>
 </section>
 
+<section class="card refused" id="account-banned" hidden aria-labelledby="h-banned">
+<h2 id="h-banned">This account is banned</h2>
+<p>Signed in as <strong id="banned-email"></strong>. A banned account cannot register, manage or claim bots,
+create agent keys or play, and its bots are refused on the ladder. If you think this is a mistake, ask the
+ladder's admins.</p>
+<p><button type="button" class="button" id="banned-sign-out">Sign out</button></p>
+</section>
+
 <div id="signed-in" hidden>
 <section class="card who" aria-labelledby="h-who">
 <h2 id="h-who" class="visually-hidden">You</h2>

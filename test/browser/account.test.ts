@@ -5,12 +5,11 @@
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contextFor as contextIn, DESKTOP, PHONE, status, watch } from "../helpers/account-pages.ts";
 import { call, linkIn, outboxMail, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
 
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const SIZES = [
   ["desktop", DESKTOP],
   ["phone", PHONE],
@@ -33,28 +32,8 @@ describe.skipIf(!HAVE_CHROMIUM)("account and admin pages in headless Chromium", 
     await srv?.stop();
   });
 
-  function watch(page: Page): Page {
-    page.on("pageerror", (err) => {
-      throw new Error(`page error on ${page.url()}: ${err.message}`);
-    });
-    // Confirmations (retire, new token) are accepted, as a person clicking OK would.
-    page.on("dialog", (d) => void d.accept());
-    return page;
-  }
-
-  /** A browser context already holding a session (as the account page stores it) for someone signed up by HTTP. */
-  async function contextFor(who: SignedIn, viewport: { width: number; height: number } = DESKTOP) {
-    const context = await browser.newContext({ viewport });
-    const exp = JSON.parse(Buffer.from(who.access.split(".")[1]!, "base64url").toString()).exp as number;
-    const session = JSON.stringify({ access_token: who.access, refresh_token: who.refresh, expires_at: exp });
-    await context.addInitScript((s) => {
-      if (!localStorage.getItem("arena.session")) localStorage.setItem("arena.session", s);
-    }, session);
-    return context;
-  }
-
-  const status = (page: Page, id: string, text: string) =>
-    page.locator(`#${id}`).filter({ hasText: text }).waitFor({ timeout: 10_000 });
+  const contextFor = (who: SignedIn, viewport: { width: number; height: number } = DESKTOP) =>
+    contextIn(browser, who, viewport);
 
   async function noSidewaysScroll(page: Page, what: string) {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -172,6 +172,26 @@ async function checkAfterRestart(
     });
   }
 
+  // A match cut off by the crash may still have been stored whole (the kill fell between the commit and the
+  // `end` message): its result then counts in the records like any other.
+  const storedCutOff: { winner: string | null; bots: { id: string; name: string; version: string }[] }[] = [];
+  for (const id of cutOff) {
+    const row = await getJson<{
+      voided: boolean;
+      mode: string;
+      winner: string | null;
+      bots: { id: string; name: string; version: string }[];
+    }>(url, `/api/matches/${id}`);
+    if (row.status === 200 && !row.body.voided && row.body.mode === "ranked") storedCutOff.push(row.body);
+  }
+  const cutOffCount = (name: string, label: string, r: string) =>
+    storedCutOff.filter((m) => {
+      const me = m.bots.find((b) => b.name === name && b.version === label);
+      if (!me) return false;
+      const result = m.winner === null ? "draw" : m.winner === me.id ? "win" : "loss";
+      return result === r;
+    }).length;
+
   for (const { name, token } of bots) {
     const me = await getJson<{
       name: string;
@@ -182,7 +202,8 @@ async function checkAfterRestart(
     expect(me.body.versions.map((v) => v.label)).toEqual(expect.arrayContaining(labels));
     for (const label of labels) {
       const told = [...finished.values()].flat().filter((s) => s.bot === name && s.version === label);
-      const count = (r: string) => told.filter((s) => s.end.result === r).length;
+      const count = (r: string) =>
+        told.filter((s) => s.end.result === r).length + cutOffCount(name, label, r);
       expect(
         me.body.versions.find((v) => v.label === label),
         `${name} ${label}`,

@@ -95,13 +95,18 @@ export class AccountStore {
 
   /** The account of an identity subject, created on first use (SPEC 4.4). */
   async ensureAccount(id: string): Promise<AccountRow> {
+    // last_seen moves at most every five minutes: most authenticated requests then only read.
     const rows = await this.db.query(
       `INSERT INTO accounts (id, last_seen) VALUES ($1, now())
        ON CONFLICT (id) DO UPDATE SET last_seen = now()
+         WHERE accounts.last_seen IS NULL OR accounts.last_seen < now() - interval '5 minutes'
        RETURNING *`,
       [id],
     );
-    return toAccount(rows[0]!);
+    if (rows[0]) return toAccount(rows[0]);
+    const existing = await this.account(id);
+    if (!existing) throw new Error(`ensureAccount: account ${JSON.stringify(id)} vanished`);
+    return existing;
   }
 
   async account(id: string): Promise<AccountRow | null> {

@@ -14,10 +14,16 @@ import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { HUMAN_TICK_MS, HumanPlay } from "./human/human-play.ts";
+import { EventBus } from "./kernel/bus.ts";
+import { type Authenticate, mountOperations } from "./kernel/operation.ts";
+import { Scheduler } from "./kernel/scheduler.ts";
+import { defaultLimits, Settings } from "./kernel/settings.ts";
 import { Lobby, type Participant } from "./ladder/lobby.ts";
-import { Matchmaker, REMATCH_HOLD_MS, type StartPlan } from "./matchmaker/matchmaker.ts";
-import { QuotaCounts } from "./matchmaker/quotas.ts";
-import { RatingBook, ratedGame } from "./ratings/book.ts";
+import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest } from "./ladders/manifest.ts";
+import { Membership } from "./ladders/membership.ts";
+import { Ladders } from "./ladders/registry.ts";
+import { ladderOperations } from "./ladders/routes.ts";
+import { REMATCH_HOLD_MS, type StartPlan } from "./matchmaker/matchmaker.ts";
 import { ReplayFiles } from "./replays.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
@@ -43,6 +49,8 @@ export interface AppDeps {
   workerTimeoutMs?: number;
   /** Tests shorten the fixed two-minute turn of human games to see its timeouts. */
   humanTickMs?: number;
+  /** The ladders to run, instead of the manifest file (tests). */
+  manifest?: Manifest;
   /** Where the structured log goes (tests read it to prove no secret is logged); stdout by default. */
   logStream?: NodeJS.WritableStream;
 }
@@ -106,16 +114,28 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const matchByBot = new Map<string, RunningMatch>();
   let drainDone: (() => void) | null = null;
 
-  const ratings = new RatingBook();
-  ratings.load((await store.ratedResults("public")).map(ratedGame));
-  const ctx = { config, store, pool, lobby, replays, ratings, log, matches, draining: false } as AppContext;
+  const bus = new EventBus(log);
+  const scheduler = new Scheduler(log);
+  const settings = new Settings(defaultLimits(config));
+  const manifest = deps.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
+  const ctx = {
+    config,
+    store,
+    pool,
+    lobby,
+    replays,
+    log,
+    matches,
+    bus,
+    settings,
+    draining: false,
+  } as AppContext;
   const identity = await setUpAccounts(ctx, http);
 
-  const quotas = new QuotaCounts(store);
-  await quotas.refresh(Date.now(), true);
   const runnerDeps = {
     pool,
-    ratings,
+    ratingsOf: (ladderId: string) => ladders.require(ladderId).ratings,
+    bus,
     store,
     replays,
     log,
@@ -124,7 +144,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
     onEnd(m: RunningMatch) {
       matches.delete(m.id);
-      quotas.stored(m.id);
+      const ladder = ladders.require(m.setup.ladderId);
+      ladder.quotas.stored(m.id);
       const now = Date.now();
       const [a, b] = m.seats.map((s) => s.participant) as [Participant, Participant];
       a.lastMet.set(b.bot.id, now);
@@ -140,30 +161,32 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       }
       if (ctx.draining && matches.size === 0) drainDone?.();
       // The rematch hold ends later; look again then.
-      setTimeout(() => matchmaker.pass(), REMATCH_HOLD_MS + 50).unref();
-      matchmaker.pass();
+      setTimeout(() => ladder.matchmaker.pass(), REMATCH_HOLD_MS + 50).unref();
+      ladder.matchmaker.pass();
     },
   };
 
   function startMatch(
     plan: Pick<StartPlan, "seats" | "map" | "seed">,
+    ladderId: string,
     mode: "ranked" | "human" = "ranked",
   ): RunningMatch {
     const pair = plan.seats;
+    const limits = settings.limits(ladderId);
     const setup: MatchSetup = {
       matchId: `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`,
       seed: plan.seed,
       map: plan.map,
       mode,
-      ladderId: "public",
+      ladderId,
       // A person gets the fixed two-minute tick (SPEC 8.4) and no reply budget beyond it; ten timeouts in a
       // row still disqualify.
       deadlines: {
-        startup_ms: mode === "human" ? Math.max(config.startupMs, 60_000) : config.startupMs,
-        tick_ms: mode === "human" ? (deps.humanTickMs ?? HUMAN_TICK_MS) : config.tickMs,
-        match_budget_ms: mode === "human" ? 24 * 3600_000 : config.matchBudgetMs,
+        startup_ms: mode === "human" ? Math.max(limits.startup_ms, 60_000) : limits.startup_ms,
+        tick_ms: mode === "human" ? (deps.humanTickMs ?? HUMAN_TICK_MS) : limits.tick_ms,
+        match_budget_ms: mode === "human" ? 24 * 3600_000 : limits.match_budget_ms,
         max_consecutive_failures: 10,
-        reconnect_grace_ms: config.reconnectGraceMs,
+        reconnect_grace_ms: limits.reconnect_grace_ms,
       },
       fighters: pair.map((p) => ({
         name: p.bot.name,
@@ -173,7 +196,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       seats: seatKinds(pair[0], pair[1]),
     };
     if (mode === "ranked") {
-      quotas.started(
+      ladders.require(ladderId).quotas.started(
         setup.matchId,
         pair.map((p) => ({ botId: p.bot.id, owner: p.bot.owner, house: p.bot.house })),
       );
@@ -200,40 +223,72 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       m.seats.some((s) => !s.participant.house && s.participant.bot.owner === owner),
     ).length;
 
-  const matchmaker = new Matchmaker({
+  const ladders = new Ladders(manifest, {
+    store,
     lobby,
-    config,
+    settings,
     log,
-    running: () => matches.size,
-    runningForOwner,
-    ratings,
-    quotas,
     seatBalance: await store.seatBalance(),
+    running: (ladderId) =>
+      ladderId === undefined
+        ? matches.size
+        : [...matches.values()].filter((m) => m.setup.ladderId === ladderId).length,
+    runningForOwner,
+    start: (plan, ladderId) => startMatch(plan, ladderId),
     audit: (kind, subject, detail) =>
       void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
-    start: startMatch,
     houseWaitMs: deps.houseWaitMs ?? 2_000,
   });
+  for (const l of ladders.all()) await l.load(store);
+  ctx.ladders = ladders;
+  const membership = new Membership(store, ladders, bus);
+  ctx.membership = membership;
+  // Revocation closes the way to queue at once: a waiting bot of the account leaves that ladder's queue.
+  bus.on("MembershipChanged", (e) => {
+    if (e.to !== "revoked") return;
+    for (const p of lobby.waiting(e.ladderId))
+      if (!p.house && p.bot.account_id === e.accountId) {
+        p.state = "idle";
+        p.conn?.error("enrollment_required", `your membership of the ladder ${e.ladderId} was revoked`);
+      }
+  });
+  const passAll = () => {
+    for (const l of ladders.all()) l.matchmaker.pass();
+  };
+  bus.on("LadderPhaseChanged", (e) => {
+    log.info(e, "ladder phase changed");
+    if (e.to === "open") ladders.require(e.ladderId).matchmaker.pass();
+    // A closed ladder starts nothing more: its queue is told so and emptied (SPEC 3.1).
+    if (e.to === "closed")
+      for (const p of lobby.waiting(e.ladderId)) {
+        if (p.house) continue;
+        p.state = "idle";
+        p.conn?.error("ladder_closed", `the ladder ${e.ladderId} has closed; no ranked match starts on it`);
+      }
+  });
+  scheduler.add(ladders.phaseJob(bus));
+  ctx.scheduler = scheduler;
   let pokeQueued = false;
   const hub = new BotHub({
     config,
     store,
     lobby,
     log,
+    limits: () => settings.limits(),
     matchOf: (botId) => matchByBot.get(botId),
-    estimatedWaitS: (p) => matchmaker.estimatedWaitS(p),
+    estimatedWaitS: (p) => ladders.require(p.ladderId).estimatedWaitS(p),
     admit: (bot) => ctx.accounts.admit(bot),
+    mayQueue: (bot, ladderId) => ladders.mayQueue(bot, ladderId, (l, a) => membership.state(l, a)),
     poke: () => {
       if (pokeQueued) return;
       pokeQueued = true;
       setImmediate(() => {
         pokeQueued = false;
-        matchmaker.pass();
+        passAll();
       });
     },
   });
   ctx.hub = hub;
-  ctx.matchmaker = matchmaker;
   // Human games start at once: the Public ladder's house bots are always queued (SPEC 1.2 rule 8).
   const humanPlay = new HumanPlay({
     ctx,
@@ -244,6 +299,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
           seed: randomBytes(4).readUInt32LE(0) >>> 1,
           map: MAP_NAMES[randomBytes(1)[0]! % MAP_NAMES.length]!,
         },
+        ladders.main.id,
         "human",
       ),
   });
@@ -266,7 +322,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     }
   }
 
-  const passTimer = setInterval(() => matchmaker.pass(), 250);
+  const passTimer = setInterval(passAll, 250);
   passTimer.unref();
   const trimTimer = setInterval(() => void trimReplays(), TRIM_EVERY_MS);
   trimTimer.unref();
@@ -296,6 +352,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   matchRoutes(http, ctx);
   botRoutes(http, ctx);
   ladderRoutes(http, ctx);
+  const authenticate: Authenticate = async (rule, req, reply) =>
+    rule === "none"
+      ? null
+      : rule === "session"
+        ? ctx.accounts.session(req, reply)
+        : ctx.accounts.admin(req, reply);
+  mountOperations(http, ladderOperations(ctx), authenticate);
   accountRoutes(http, ctx, ctx.accounts);
   adminRoutes(http, ctx, ctx.accounts);
   if (identity) identityProvider(http, identity);
@@ -321,7 +384,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     closed = true;
     clearInterval(passTimer);
     clearInterval(trimTimer);
-    matchmaker.paused = true;
+    scheduler.stop();
+    for (const l of ladders.all()) l.matchmaker.paused = true;
     hub.closeAll();
     humanPlay.closeAll();
     // Abandoned matches are stored as void (no `end`: their sockets are closed); wait for those writes, a
@@ -344,7 +408,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     async drain() {
       if (ctx.draining) return;
       ctx.draining = true;
-      matchmaker.paused = true;
+      for (const l of ladders.all()) l.matchmaker.paused = true;
       const deadline = new Date(Date.now() + config.drainTimeoutMs);
       hub.drain(deadline.toISOString());
       humanPlay.drain(deadline.toISOString());

@@ -72,6 +72,7 @@ const FLAGS = {
     def: "10000",
   },
   "ping-interval": { type: "string", help: "seconds between server WebSocket pings", def: "25" },
+  ladders: { type: "string", help: "ladder manifest file (default: server/ladders/ladders.json)" },
   "house-bots": { type: "boolean", help: "host the house bots (default on; --no-house-bots to disable)" },
   "log-level": { type: "string", help: "fatal, error, warn, info, debug, trace or silent", def: "info" },
   help: { type: "boolean", help: "show this help" },
@@ -133,6 +134,7 @@ const Schema = z.object({
   matchBudgetMs: num("match-budget-ms", 10, 86_400_000),
   reconnectGraceMs: num("reconnect-grace-ms", 0, 600_000),
   pingIntervalMs: num("ping-interval", 0.05, 3600, false).transform((s) => Math.round(s * 1000)),
+  laddersFile: z.string().min(1).optional(),
   houseBots: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
     error: "--log-level must be fatal, error, warn, info, debug, trace or silent",
@@ -205,6 +207,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     matchBudgetMs: get("match-budget-ms"),
     reconnectGraceMs: get("reconnect-grace-ms"),
     pingIntervalMs: get("ping-interval"),
+    laddersFile: values.ladders,
     houseBots: values["no-house-bots"] !== true,
     logLevel: get("log-level"),
   });

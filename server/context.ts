@@ -5,9 +5,12 @@ import type { Accounts } from "./auth/accounts.ts";
 import type { Mailer } from "./auth/mailer.ts";
 import type { Config } from "./config.ts";
 import type { HumanPlay } from "./human/human-play.ts";
+import type { EventBus } from "./kernel/bus.ts";
+import type { Scheduler } from "./kernel/scheduler.ts";
+import type { Settings } from "./kernel/settings.ts";
 import type { Lobby } from "./ladder/lobby.ts";
-import type { Matchmaker } from "./matchmaker/matchmaker.ts";
-import type { RatingBook } from "./ratings/book.ts";
+import type { Membership } from "./ladders/membership.ts";
+import type { Ladders } from "./ladders/registry.ts";
 import type { ReplayFiles } from "./replays.ts";
 import type { RunningMatch } from "./runner/match-runner.ts";
 import type { BotHub } from "./socket/hub.ts";
@@ -25,10 +28,17 @@ export interface AppContext {
   pool: MatchPool;
   lobby: Lobby;
   hub: BotHub;
-  matchmaker: Matchmaker;
+  /** Every ladder of the manifest, each with its rating book, matchmaker and quotas. */
+  ladders: Ladders;
+  /** Ladder membership and invitations (SPEC 3.7). */
+  membership: Membership;
+  /** Domain events: MatchFinished, LadderPhaseChanged, ... */
+  bus: EventBus;
+  /** The one reader of live limits. */
+  settings: Settings;
+  /** One clock for timed work (ladder phases). */
+  scheduler: Scheduler;
   replays: ReplayFiles;
-  /** Ratings of the public ladder's versions. */
-  ratings: RatingBook;
   log: Logger;
   /** Running matches by id. */
   matches: Map<string, RunningMatch>;

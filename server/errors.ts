@@ -100,6 +100,45 @@ export const errors = {
     new ApiError(409, "owner_taken", `the owner name ${JSON.stringify(name)} is taken`),
   rateLimited: (message: string) => new ApiError(429, "rate_limited", message),
   internal: () => new ApiError(500, "internal", "internal error"),
+
+  // Ladders, membership and settings (SPEC 3.1, 3.7, 4.4, 4.6).
+  ladderClosed: (id: string) =>
+    new ApiError(
+      409,
+      "ladder_closed",
+      `the ladder ${id} is closed; it takes no enrollment and starts no match`,
+    ),
+  ladderDisabled: (id: string) => new ApiError(409, "ladder_disabled", `the ladder ${id} is disabled`),
+  invitationRequired: (id: string) =>
+    new ApiError(
+      403,
+      "invitation_required",
+      `the ladder ${id} is by invitation: send {"invitation": "<code>"}`,
+    ),
+  invalidInvitation: () =>
+    new ApiError(
+      403,
+      "invalid_invitation",
+      "this invitation code is unknown, for another ladder or for another account",
+    ),
+  invitationUsed: () => new ApiError(409, "invitation_used", "this invitation has been used already"),
+  membershipRevoked: (id: string) =>
+    new ApiError(403, "membership_revoked", `your membership of the ladder ${id} was revoked by its staff`),
+  invalidTransition: (from: string | null, to: string) =>
+    new ApiError(409, "invalid_transition", `a membership cannot go from ${from ?? "none"} to ${to}`),
+  noSuchInvitation: (id: string) =>
+    new ApiError(404, "no_such_invitation", `no invitation ${JSON.stringify(id)} on this ladder`),
+  notInvitationLadder: (id: string) =>
+    new ApiError(409, "not_invitation_ladder", `the ladder ${id} is not by invitation`),
+  staleRevision: (current: number) =>
+    new ApiError(
+      409,
+      "stale_revision",
+      `the settings changed meanwhile (revision ${current}); reload and retry`,
+      {
+        revision: current,
+      },
+    ),
 };
 
 /** Codes sent over the bot socket as `{type: "error", code, message}`. */
@@ -115,6 +154,9 @@ export const SOCKET_ERRORS = {
   invalid_version: "version label must be 1-32 characters",
   version_retired: "this version is retired; queue with another label",
   unknown_ladder: "unknown ladder",
+  ladder_closed: "this ladder is closed; no ranked match starts on it",
+  ladder_disabled: "this ladder is disabled; no ranked match starts on it",
+  enrollment_required: "this ladder needs an active enrollment: POST /api/account/ladders/<id>/enrollment",
   already_queued: "already queued or playing; the version is unchanged",
   not_queued: "not in the queue",
   rate_limited: "too many messages",

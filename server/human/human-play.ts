@@ -109,7 +109,7 @@ export class HumanPlay {
       .find((p) => p.house && p.bot.name.toLowerCase() === opponent.toLowerCase());
     if (!house) return "unknown_opponent";
     if (this.conns.drainDeadline) return "server_draining";
-    if (this.d.ctx.matches.size >= this.d.ctx.config.maxConcurrent) return "capacity";
+    if (this.d.ctx.matches.size >= this.d.ctx.settings.limits().maxConcurrentMatches) return "capacity";
     return house;
   }
 

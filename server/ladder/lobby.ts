@@ -2,6 +2,7 @@
 // (SPEC 3.2: idle, waiting, playing), queued version and the facts the matchmaker needs (waiting since,
 // last match start, recent opponents). In memory only: queues do not survive a restart (SPEC 3.10).
 import type { Strategy } from "../../engine/bots/types.ts";
+import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { BotConnection } from "../socket/connection.ts";
 import type { BotRow } from "../store/types.ts";
 
@@ -14,6 +15,7 @@ export interface Participant {
   house: Strategy | null;
   state: LobbyState;
   version: string | null;
+  /** The ladder this bot queues on (one at a time per connection); house bots serve every ladder. */
   ladderId: string;
   queuedAt: number;
   lastStartAt: number;
@@ -39,7 +41,7 @@ export function newParticipant(
     house,
     state: house ? "waiting" : "idle",
     version: house ? house.version : null,
-    ladderId: "public",
+    ladderId: DEFAULT_LADDER,
     queuedAt: Date.now(),
     lastStartAt: 0,
     lastMet: new Map(),

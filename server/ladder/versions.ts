@@ -1,6 +1,6 @@
 // Creating a bot version on first use, within the new-versions-per-day limit (SPEC 8; house bots exempt).
 // Shared by the socket's `queue` and POST /api/me/versions so both enforce the same rule.
-import type { Config } from "../config.ts";
+import type { Limits } from "../kernel/settings.ts";
 import type { BotRow, Store, VersionRow } from "../store/types.ts";
 
 const DAY_MS = 24 * 3_600_000;
@@ -13,7 +13,7 @@ export class VersionLimitError extends Error {
 
 export async function useVersion(
   store: Store,
-  config: Config,
+  limits: Pick<Limits, "newVersionsPerDay">,
   bot: BotRow,
   label: string,
   notes = "",
@@ -22,12 +22,12 @@ export async function useVersion(
     const known = (await store.versions(bot.id)).some((v) => v.label === label);
     if (!known) {
       const recent = await store.versionsCreatedSince(bot.id, new Date(Date.now() - DAY_MS).toISOString());
-      if (recent >= config.newVersionsPerDay) {
+      if (recent >= limits.newVersionsPerDay) {
         await store.audit("throttle", bot.name, {
           reason: "new_versions_per_day",
-          limit: config.newVersionsPerDay,
+          limit: limits.newVersionsPerDay,
         });
-        throw new VersionLimitError(config.newVersionsPerDay);
+        throw new VersionLimitError(limits.newVersionsPerDay);
       }
     }
   }

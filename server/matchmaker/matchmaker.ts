@@ -5,7 +5,7 @@
 import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import type { Config } from "../config.ts";
+import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import { type Candidate, choosePairs, REMATCH_HOLD_MS } from "./pairing.ts";
@@ -25,16 +25,34 @@ export interface StartPlan {
   kind: "competitive" | "discovery";
 }
 
+/** The limits a pass reads, live (from the settings service, resolved for this ladder). */
+export type PassLimits = Pick<
+  Limits,
+  | "matchIntervalMs"
+  | "maxConcurrentMatches"
+  | "maxConcurrentPerOwner"
+  | "matchesPerHourPerBot"
+  | "matchesPerDayPerOwner"
+>;
+
 export interface MatchmakerDeps {
+  /** The ladder whose queue this matchmaker pairs. */
+  ladderId: string;
   lobby: Lobby;
-  config: Config;
+  limits(): PassLimits;
   log: Logger;
   ratings: RatingBook;
   quotas: QuotaCounts;
   /** Fighter-0 games minus fighter-1 games per bot; updated here on each start. */
   seatBalance: Map<string, number>;
+  /** Matches running on the whole server, and on this ladder (its share of capacity is its own limit). */
   running(): number;
+  runningOnLadder(): number;
   runningForOwner(owner: string): number;
+  /** Whether ranked matches may start now (the ladder is enabled and open); a queue otherwise waits. */
+  accepting(): boolean;
+  /** The server's own capacity, whatever a ladder's share. */
+  serverCapacity(): number;
   start(plan: StartPlan): void;
   audit(kind: string, subject: string, detail: Record<string, unknown>): void;
   /** How long a player waits for another player before a house bot is offered. */
@@ -52,23 +70,28 @@ export class Matchmaker {
 
   /** Seconds until this participant could start, as far as pacing and house availability tell. */
   estimatedWaitS(p: Participant, now = Date.now()): number {
-    const pacing = Math.max(0, p.lastStartAt + this.d.config.matchIntervalMs - now);
+    const pacing = Math.max(0, p.lastStartAt + this.d.limits().matchIntervalMs - now);
     const house = this.d.lobby.all().some((h) => h.house) ? this.d.houseWaitMs : 0;
     return Math.round(Math.max(pacing, house) / 100) / 10;
   }
 
   pass(now = Date.now()): void {
-    if (this.paused) return;
-    const { lobby, config, ratings } = this.d;
+    if (this.paused || !this.d.accepting()) return;
+    const { lobby, ratings, ladderId } = this.d;
+    const limits = this.d.limits();
     void this.d.quotas.refresh(now).catch((err) => this.d.log.error({ err }, "quota refresh failed"));
-    let running = this.d.running();
-    if (running >= config.maxConcurrent) {
-      for (const p of lobby.waiting("public"))
+    // Free places: the server's, and this ladder's share of them.
+    let free = Math.min(
+      this.d.serverCapacity() - this.d.running(),
+      limits.maxConcurrentMatches - this.d.runningOnLadder(),
+    );
+    if (free <= 0) {
+      for (const p of lobby.waiting(ladderId))
         if (!p.house)
-          this.notice(p, "capacity", `the server runs ${config.maxConcurrent} matches at most`, now);
+          this.notice(p, "capacity", `at most ${limits.maxConcurrentMatches} matches run at once here`, now);
       return;
     }
-    const players = lobby.waiting("public").filter((p) => !p.house && this.mayStart(p, now));
+    const players = lobby.waiting(ladderId).filter((p) => !p.house && this.mayStart(p, limits, now));
     if (players.length === 0) return;
     const houses = lobby.all().filter((p) => p.house && p.state === "waiting");
     const byId = new Map<string, { p: Participant; key: string }>();
@@ -92,11 +115,7 @@ export class Matchmaker {
     // One ranked start in seven is discovery. A pass may start many matches at once, so it reserves as
     // many discovery slots as the starts it could make would owe (at most one per pair of candidates
     // with a player in it, and no more than the free capacity).
-    const mostStarts = Math.min(
-      Math.floor(candidates.length / 2),
-      players.length,
-      config.maxConcurrent - running,
-    );
+    const mostStarts = Math.min(Math.floor(candidates.length / 2), players.length, free);
     const slots = Math.floor((this.sinceDiscovery + mostStarts) / DISCOVERY_EVERY);
     const pairs = choosePairs({
       now,
@@ -125,7 +144,7 @@ export class Matchmaker {
     let competitive = 0;
     let discovery = 0;
     for (const pair of pairs) {
-      if (running >= config.maxConcurrent) break;
+      if (free <= 0) break;
       const a = byId.get(pair.a.id)!.p;
       const b = byId.get(pair.b.id)!.p;
       // Owner concurrency, counting the starts of this pass too.
@@ -133,14 +152,14 @@ export class Matchmaker {
         (p) =>
           !p.house &&
           this.d.runningForOwner(p.bot.owner) + (ownerStarts.get(p.bot.owner) ?? 0) >=
-            config.ownerConcurrency,
+            limits.maxConcurrentPerOwner,
       );
       if (busy) continue;
       for (const p of [a, b])
         if (!p.house) ownerStarts.set(p.bot.owner, (ownerStarts.get(p.bot.owner) ?? 0) + 1);
       if (pair.kind === "discovery") discovery++;
       else competitive++;
-      running++;
+      free--;
       this.d.start(this.plan(a, b, pair.kind));
     }
     // Each competitive start adds one to the count since the last discovery and each discovery start
@@ -171,22 +190,27 @@ export class Matchmaker {
   }
 
   /** The hard per-bot limits; a blocked bot stays queued and is told at most once per 5 minutes per reason. */
-  private mayStart(p: Participant, now: number): boolean {
-    const { config, quotas } = this.d;
-    if (now - p.lastStartAt < config.matchIntervalMs) return false; // pacing, not a quota
-    if (quotas.botLastHour(p.bot.id, now) >= config.hourlyQuota) {
-      this.notice(p, "hourly_quota", `at most ${config.hourlyQuota} matches per hour per bot`, now);
+  private mayStart(p: Participant, limits: PassLimits, now: number): boolean {
+    const { quotas } = this.d;
+    if (now - p.lastStartAt < limits.matchIntervalMs) return false; // pacing, not a quota
+    if (quotas.botLastHour(p.bot.id, now) >= limits.matchesPerHourPerBot) {
+      this.notice(p, "hourly_quota", `at most ${limits.matchesPerHourPerBot} matches per hour per bot`, now);
       return false;
     }
-    if (quotas.ownerLastDay(p.bot.owner, now) >= config.dailyOwnerQuota) {
-      this.notice(p, "daily_owner_quota", `at most ${config.dailyOwnerQuota} matches per day per owner`, now);
+    if (quotas.ownerLastDay(p.bot.owner, now) >= limits.matchesPerDayPerOwner) {
+      this.notice(
+        p,
+        "daily_owner_quota",
+        `at most ${limits.matchesPerDayPerOwner} matches per day per owner`,
+        now,
+      );
       return false;
     }
-    if (this.d.runningForOwner(p.bot.owner) >= config.ownerConcurrency) {
+    if (this.d.runningForOwner(p.bot.owner) >= limits.maxConcurrentPerOwner) {
       this.notice(
         p,
         "owner_concurrency",
-        `at most ${config.ownerConcurrency} matches at once per owner`,
+        `at most ${limits.maxConcurrentPerOwner} matches at once per owner`,
         now,
       );
       return false;

@@ -22,7 +22,11 @@ export class QuotaCounts {
   private refreshing: Promise<void> | null = null;
   private readonly local = new Map<string, LocalStart[]>();
 
-  constructor(private readonly store: Store) {}
+  /** Counts starts on one ladder when `ladderId` is given (each ladder's quotas are its own). */
+  constructor(
+    private readonly store: Store,
+    private readonly ladderId?: string,
+  ) {}
 
   /** Refreshes from storage when the cache is older than 10 s (never concurrently). */
   async refresh(now = Date.now(), force = false): Promise<void> {
@@ -30,8 +34,8 @@ export class QuotaCounts {
     this.refreshing ??= (async () => {
       const queryStarted = Date.now();
       const [hour, day] = await Promise.all([
-        this.store.startsSince(new Date(queryStarted - HOUR_MS).toISOString()),
-        this.store.startsSince(new Date(queryStarted - DAY_MS).toISOString()),
+        this.store.startsSince(new Date(queryStarted - HOUR_MS).toISOString(), this.ladderId),
+        this.store.startsSince(new Date(queryStarted - DAY_MS).toISOString(), this.ladderId),
       ]);
       this.hourByBot = hour.byBot;
       this.dayByOwner = day.byOwner;

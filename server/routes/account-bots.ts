@@ -61,18 +61,18 @@ export async function registerBot(
 ) {
   const { store, config } = ctx;
   let owner: string;
-  let limit = config.maxBots;
+  let limit = ctx.settings.limits().maxBotsPerOwner;
   let accountId: string | null = null;
   let actor: string;
   if (who.kind === "session" || who.kind === "agent_key") {
     owner = who.account.handle!;
     accountId = who.account.id;
-    limit = who.account.max_bots ?? config.maxBots;
+    limit = who.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
     actor = who.kind === "agent_key" ? `agent_key:${who.keyId}` : `account:${who.account.id}`;
     await accounts?.throttle("bot registrations", who.account.id, config.registrationRateLimit, 3600_000);
   } else if (who.kind === "owner_key") {
     owner = who.owner.name;
-    limit = who.owner.max_bots ?? config.maxBots;
+    limit = who.owner.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
     actor = `owner_key:${who.owner.id}`;
   } else {
     // Without an owner, a bot owns itself: bots of one owner never meet, so a shared "anonymous" owner

@@ -53,7 +53,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: A
       handle: a.handle,
       // Sign-ups here are by email, for which SPEC 2 says the suggestion is empty.
       suggested_handle: "",
-      max_bots: a.max_bots ?? config.maxBots,
+      max_bots: a.max_bots ?? ctx.settings.limits().maxBotsPerOwner,
       bot_count: bots.filter((b) => b.status !== "retired").length,
       email_announcements: a.email_announcements,
       email_preferences: a.email_preferences,
@@ -162,7 +162,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: A
     if (!bot) throw errors.invalidToken();
     if (bot.account_id === caller.account.id) return { name: bot.name, owner: caller.account.handle };
     if (bot.account_id !== null || bot.house) throw errors.alreadyClaimed();
-    const limit = caller.account.max_bots ?? config.maxBots;
+    const limit = caller.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
     if (bot.status !== "retired" && (await store.accounts.countBots(caller.account.id)) >= limit)
       throw errors.botLimit(limit);
     const handle = caller.account.handle!;

@@ -64,7 +64,7 @@ export function adminRoutes(app: FastifyInstance, ctx: AppContext, accounts: Acc
       status: {
         connected_bots: ctx.hub.connections,
         running_matches: ctx.matches.size,
-        max_concurrent: config.maxConcurrent,
+        max_concurrent: ctx.settings.limits().maxConcurrentMatches,
         draining: ctx.draining,
       },
       bots: {
@@ -202,11 +202,11 @@ export function adminRoutes(app: FastifyInstance, ctx: AppContext, accounts: Acc
     const owners = new Set([...hour.byOwner.keys(), ...day.byOwner.keys()]);
     return {
       limits: {
-        ...operationalPolicy(config),
+        ...operationalPolicy(config, ctx.settings.limits()),
         registrationsPerHourPerAccount: config.registrationRateLimit,
         authRequestsPerMinutePerAddress: config.authRateLimit,
       },
-      capacity: { running: ctx.matches.size, max: config.maxConcurrent },
+      capacity: { running: ctx.matches.size, max: ctx.settings.limits().maxConcurrentMatches },
       bots: bots
         .filter((b) => hour.byBot.has(b.id) || day.byBot.has(b.id))
         .map((b) => ({

@@ -88,7 +88,7 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
   async function versionsOf(bot: BotRow) {
     const [versions, records] = await Promise.all([store.versions(bot.id), store.versionRecords(bot.id)]);
     return versions.map((v) =>
-      versionView(v, ctx.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
+      versionView(v, ctx.ladders.main.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
     );
   }
 
@@ -103,7 +103,7 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
     const v = body(NewVersion, req.body);
     let version: VersionRow;
     try {
-      ({ version } = await useVersion(store, config, bot, v.label, v.notes ?? ""));
+      ({ version } = await useVersion(store, ctx.settings.limits(), bot, v.label, v.notes ?? ""));
     } catch (err) {
       if (err instanceof VersionLimitError)
         throw errors.quotaExceeded(`${err.message} (new_versions_per_day)`);
@@ -113,7 +113,7 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
     reply.code(201);
     return versionView(
       version,
-      ctx.ratings.get(versionKey(bot.id, version.label)),
+      ctx.ladders.main.ratings.get(versionKey(bot.id, version.label)),
       records.get(version.label),
     );
   });

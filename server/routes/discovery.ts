@@ -83,7 +83,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
       registration_endpoint: `${base}/api/bots`,
       claim_endpoint: `${base}/api/account/claim`,
     },
-    operational_policy: operationalPolicy(config),
+    operational_policy: operationalPolicy(config, ctx.settings.limits()),
     changelog: {
       page: `${base}/changelog`,
       markdown: `${base}/docs/changelog`,
@@ -102,10 +102,14 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/api/status", async (req) => {
     const { ladder } = parseQuery(LadderQuery, req.query);
-    if (ladder !== undefined && ladder !== "public") throw errors.unknownLadder(ladder);
-    const running = [...ctx.matches.values()];
+    if (ladder !== undefined) ctx.ladders.require(ladder);
+    const running = [...ctx.matches.values()].filter(
+      (m) => ladder === undefined || m.setup.ladderId === ladder,
+    );
+    const online = ctx.lobby.online().filter((p) => ladder === undefined || p.house || p.ladderId === ladder);
+    const limits = ctx.settings.limits(ladder ?? null);
     return {
-      online: ctx.lobby.online().map((p) => ({
+      online: online.map((p) => ({
         name: p.bot.name,
         display_name: p.bot.display_name,
         house: p.bot.house,
@@ -120,7 +124,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
         names: m.seats.map((s) => s.participant.bot.name),
         display_names: m.seats.map((s) => s.participant.bot.display_name),
       })),
-      capacity: { running: running.length, max: config.maxConcurrent },
+      capacity: { running: running.length, max: limits.maxConcurrentMatches },
       draining: ctx.draining,
     };
   });

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { HEALTH_MATCHES, summariseHealth } from "../ladder/health.ts";
+import type { LadderRuntime } from "../ladders/runtime.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import type { BotRow, RatingPointRow } from "../store/types.ts";
 import { parseQuery } from "./matches.ts";
@@ -35,11 +36,7 @@ const DIFFICULTY: Record<string, string> = {
 
 export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
   const base = ctx.config.publicUrl;
-  const ladderOf = (q: { ladder?: string | undefined }) => {
-    const id = q.ladder ?? "public";
-    if (id !== "public") throw errors.unknownLadder(id);
-    return id;
-  };
+  const ladderOf = (q: { ladder?: string | undefined }) => ctx.ladders.require(q.ladder);
   const online = (bot: BotRow) => {
     const p = ctx.lobby.get(bot.id);
     return {
@@ -50,19 +47,19 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
   };
 
   /** Each bot's ranked versions, the one that last played a rated game first. */
-  async function rankedVersions(ladderId: string): Promise<Map<string, string[]>> {
-    const last = await ctx.store.lastRatedPlay(ladderId);
+  async function rankedVersions(ladder: LadderRuntime): Promise<Map<string, string[]>> {
+    const last = await ctx.store.lastRatedPlay(ladder.id);
     const byBot = new Map<string, { label: string; seq: number }[]>();
     for (const [key, seq] of last) {
       const [botId, label] = JSON.parse(key) as [string, string];
-      if (!ctx.ratings.get(versionKey(botId, label)).ranked) continue;
+      if (!ladder.ratings.get(versionKey(botId, label)).ranked) continue;
       byBot.set(botId, [...(byBot.get(botId) ?? []), { label, seq }]);
     }
     return new Map([...byBot].map(([id, vs]) => [id, vs.sort((a, b) => b.seq - a.seq).map((v) => v.label)]));
   }
 
-  async function leaderboard(ladderId: string) {
-    const ranked = await rankedVersions(ladderId);
+  async function leaderboard(ladder: LadderRuntime) {
+    const ranked = await rankedVersions(ladder);
     const bots = (await ctx.store.allBots()).filter((b) => b.status === "active" && ranked.has(b.id));
     const rows = [];
     for (const bot of bots) {
@@ -72,8 +69,12 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
       );
       const label = ranked.get(bot.id)!.find((l) => !retired.has(l));
       if (label === undefined) continue;
-      const record = (await ctx.store.versionRecords(bot.id)).get(label) ?? { wins: 0, losses: 0, draws: 0 };
-      const r = ctx.ratings.get(versionKey(bot.id, label));
+      const record = (await ctx.store.versionRecords(bot.id, ladder.id)).get(label) ?? {
+        wins: 0,
+        losses: 0,
+        draws: 0,
+      };
+      const r = ladder.ratings.get(versionKey(bot.id, label));
       const o = online(bot);
       rows.push({
         rank: 0,
@@ -109,12 +110,13 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
   }
 
   app.get("/api/bots/:name", async (req) => {
-    const ladderId = ladderOf(parseQuery(LadderQuery, req.query));
+    const ladder = ladderOf(parseQuery(LadderQuery, req.query));
+    const ladderId = ladder.id;
     const bot = await botNamed(req.params);
     const [versions, records, listed, recent] = await Promise.all([
       ctx.store.versions(bot.id),
-      ctx.store.versionRecords(bot.id),
-      leaderboard(ladderId),
+      ctx.store.versionRecords(bot.id, ladderId),
+      leaderboard(ladder),
       ctx.store.matches({ ladder: ladderId, botName: bot.name, limit: RECENT_MATCHES }),
     ]);
     const row = listed.find((r) => r.name === bot.name);
@@ -133,7 +135,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
       qualifying_games: QUALIFYING_GAMES,
       versions: await Promise.all(
         versions.map(async (v) => ({
-          ...versionView(v, ctx.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
+          ...versionView(v, ladder.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
           rank: row && row.version === v.label ? row.rank : null,
           health: summariseHealth(await ctx.store.versionStats(bot.id, v.label, HEALTH_MATCHES)),
         })),
@@ -144,7 +146,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/api/bots/:name/ratings", async (req) => {
     const q = parseQuery(RatingsQuery, req.query);
-    const ladderId = ladderOf(q);
+    const ladderId = ladderOf(q).id;
     const bot = await botNamed(req.params);
     const since = q.days === undefined ? null : new Date(Date.now() - q.days * 86_400_000).toISOString();
     const rows = await ctx.store.ratingPoints(bot.id, ladderId, since);
@@ -152,21 +154,21 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get("/api/users/:handle", async (req) => {
-    const ladderId = ladderOf(parseQuery(LadderQuery, req.query));
+    const ladder = ladderOf(parseQuery(LadderQuery, req.query));
     const { handle } = HandleParams.parse(req.params);
     const bots = (await ctx.store.allBots()).filter(
       (b) => !b.house && b.owner.toLowerCase() === handle.toLowerCase(),
     );
     if (bots.length === 0) throw errors.notFound(`user ${JSON.stringify(handle)}`);
-    const board = await leaderboard(ladderId);
+    const board = await leaderboard(ladder);
     return {
       handle: bots[0]!.owner,
       created: bots.map((b) => b.created).sort()[0],
-      ladder_id: ladderId,
+      ladder_id: ladder.id,
       bots: await Promise.all(
         bots.map(async (bot) => {
           const row = board.find((r) => r.name === bot.name);
-          const totals = [...(await ctx.store.versionRecords(bot.id)).values()].reduce(
+          const totals = [...(await ctx.store.versionRecords(bot.id, ladder.id)).values()].reduce(
             (t, r) => ({ wins: t.wins + r.wins, losses: t.losses + r.losses, draws: t.draws + r.draws }),
             { wins: 0, losses: 0, draws: 0 },
           );
@@ -193,9 +195,11 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.get("/api/lobby", async (req) => {
-    ladderOf(parseQuery(LadderQuery, req.query));
-    const entries = ctx.lobby.online().map((p) => {
-      const r = p.version ? ctx.ratings.get(versionKey(p.bot.id, p.version)) : null;
+    const ladder = ladderOf(parseQuery(LadderQuery, req.query));
+    // House bots serve every ladder; a player's bot shows on the ladder it queues on (or last queued on).
+    const here = ctx.lobby.online().filter((p) => p.house || p.ladderId === ladder.id);
+    const entries = here.map((p) => {
+      const r = p.version ? ladder.ratings.get(versionKey(p.bot.id, p.version)) : null;
       return {
         name: p.bot.name,
         display_name: p.bot.display_name,

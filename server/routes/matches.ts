@@ -41,7 +41,7 @@ export function matchRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   app.get("/api/matches", async (req) => {
     const q = parseQuery(MatchListQuery, req.query);
-    if (q.ladder !== undefined && q.ladder !== "public") throw errors.unknownLadder(q.ladder);
+    if (q.ladder !== undefined) ctx.ladders.require(q.ladder);
     const rows = await ctx.store.matches({
       limit: q.limit,
       ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),

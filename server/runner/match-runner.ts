@@ -6,6 +6,7 @@ import type { TurnInput } from "../../engine/match.ts";
 import type { DeadlinesT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind } from "../../pool/protocol.ts";
+import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../ladder/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
@@ -14,8 +15,10 @@ import type { MatchRecord, Store } from "../store/types.ts";
 
 export interface RunnerDeps {
   pool: MatchPool;
-  /** Rated results are recorded here (and the fit refitted) as each match ends. */
-  ratings: RatingBook;
+  /** The rating book of a ladder: rated results are recorded there (and the fit refitted) as each match ends. */
+  ratingsOf(ladderId: string): RatingBook;
+  /** MatchFinished is announced here once the result is committed. */
+  bus: EventBus;
   store: Store;
   replays: ReplayFiles;
   log: Logger;
@@ -337,7 +340,7 @@ export class RunningMatch {
     // Forfeits are rated (SPEC 1.2 rule 7); voided, aborted and human games are not.
     const rated = !voided && this.setup.mode === "ranked";
     const change = rated
-      ? deps.ratings.record({
+      ? deps.ratingsOf(this.setup.ladderId).record({
           a: versionKey(this.seats[0].participant.bot.id, this.setup.fighters[0].version),
           b: versionKey(this.seats[1].participant.bot.id, this.setup.fighters[1].version),
           score: winnerSeat === null ? 0.5 : winnerSeat === 0 ? 1 : 0,
@@ -375,8 +378,12 @@ export class RunningMatch {
       stats: outcome ? outcome.stats : null,
       replay_file: replayFile,
     };
+    const ratingChange = this.seats.map((_, i) =>
+      change ? Math.round(change.after[i]!) - Math.round(change.before[i]!) : null,
+    ) as [number | null, number | null];
     try {
       await deps.store.saveMatch(record);
+      deps.bus.emit("MatchFinished", { match: record, rated, ratingChange });
     } catch (e) {
       deps.log.error({ err: e, match: this.id }, "saving the match result failed");
     }
@@ -392,7 +399,7 @@ export class RunningMatch {
           reason,
           outcome ? outcome.finalTick : this.tick,
           outcome?.stats ?? null,
-          change ? Math.round(change.after[i]!) - Math.round(change.before[i]!) : null,
+          ratingChange[i] ?? null,
         ),
       );
     });

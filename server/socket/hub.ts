@@ -9,6 +9,7 @@ import { WebSocketServer } from "ws";
 import { QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../config.ts";
 import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
+import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
@@ -31,11 +32,18 @@ export function unstorableText(s: string): string | null {
   return null;
 }
 
+export interface QueueRefusal {
+  code: SocketErrorCode;
+  message: string;
+}
+
 export interface HubDeps {
   config: Config;
   store: Store;
   lobby: Lobby;
   log: Logger;
+  /** The live limits (the settings service). */
+  limits(): Limits;
   /** The running match a bot plays in, if any. */
   matchOf(botId: string): RunningMatch | undefined;
   estimatedWaitS(p: Participant): number;
@@ -43,6 +51,11 @@ export interface HubDeps {
   poke(): void;
   /** Account rules beyond the token (no owner account, banned account): a connection error, or null. */
   admit?(bot: BotRow): Promise<SocketErrorCode | null>;
+  /**
+   * Whether this bot may queue on the ladder a `queue` names (undefined: the default ladder): the ladder's
+   * id, or the refusal (unknown ladder, closed, enrollment required) to send back.
+   */
+  mayQueue(bot: BotRow, ladderId: string | undefined): Promise<{ ladderId: string } | QueueRefusal>;
 }
 
 export class BotHub {
@@ -206,12 +219,12 @@ export class BotHub {
     }
     const unstorable = unstorableText(parsed.data.version);
     if (unstorable) return conn.error("invalid_version", `version label ${unstorable}`);
-    const ladder = parsed.data.ladder_id ?? "public";
-    if (ladder !== "public")
-      return conn.error("unknown_ladder", `unknown ladder ${JSON.stringify(ladder)}; use "public"`);
+    const admitted = await this.d.mayQueue(conn.bot, parsed.data.ladder_id);
+    if ("code" in admitted) return conn.error(admitted.code, admitted.message);
+    const ladder = admitted.ladderId;
     let version: VersionRow;
     try {
-      ({ version } = await useVersion(this.d.store, this.d.config, conn.bot, parsed.data.version));
+      ({ version } = await useVersion(this.d.store, this.d.limits(), conn.bot, parsed.data.version));
     } catch (err) {
       if (err instanceof VersionLimitError)
         return conn.error("quota_exceeded", `${err.message} (new_versions_per_day)`);

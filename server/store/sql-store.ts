@@ -4,6 +4,8 @@ import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
+import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
+import { LadderStore } from "../ladders/store.ts";
 import { AccountStore } from "./account-store.ts";
 import { IdentityStore } from "./identity-store.ts";
 import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
@@ -91,6 +93,7 @@ export class SqlStore implements Store {
   readonly driver: "pg" | "pglite";
   readonly accounts: AccountStore;
   readonly identity: IdentityStore;
+  readonly ladders: LadderStore;
 
   constructor(
     private readonly db: Db,
@@ -99,6 +102,7 @@ export class SqlStore implements Store {
     this.driver = db.driver;
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);
+    this.ladders = new LadderStore(db);
   }
 
   // --- Bots and tokens ---
@@ -322,7 +326,7 @@ export class SqlStore implements Store {
   }
 
   /** Only versions that played a counted match appear; a draw is a non-voided match without a winner. */
-  async versionRecords(botId: string) {
+  async versionRecords(botId: string, ladderId?: string) {
     const rows = await this.db.query<{ version: string; wins: unknown; losses: unknown; draws: unknown }>(
       `SELECT mb.version,
               count(*) FILTER (WHERE m.winner_bot_id = mb.bot_id) AS wins,
@@ -330,8 +334,9 @@ export class SqlStore implements Store {
               count(*) FILTER (WHERE m.winner_bot_id IS NULL) AS draws
        FROM match_bots mb JOIN matches m ON m.id = mb.match_id
        WHERE mb.bot_id = $1 AND m.mode = 'ranked' AND NOT m.voided
+         AND ($2::text IS NULL OR m.ladder_id = $2::text)
        GROUP BY mb.version`,
-      [botId],
+      [botId, ladderId ?? null],
     );
     return new Map(
       rows.map((r) => [
@@ -464,13 +469,14 @@ export class SqlStore implements Store {
     }));
   }
 
-  async startsSince(since: string) {
+  async startsSince(since: string, ladderId?: string) {
     const rows = await this.db.query(
       `SELECT mb.bot_id, b.owner, count(*) AS n
        FROM match_bots mb JOIN matches m ON m.id = mb.match_id JOIN bots b ON b.id = mb.bot_id
        WHERE m.started >= $1::timestamptz AND NOT mb.house
+         AND ($2::text IS NULL OR m.ladder_id = $2::text)
        GROUP BY mb.bot_id, b.owner`,
-      [since],
+      [since, ladderId ?? null],
     );
     const byBot = new Map<string, number>();
     const byOwner = new Map<string, number>();
@@ -498,11 +504,11 @@ export class SqlStore implements Store {
   }
 
   async audit(kind: string, subject: string, detail: Record<string, unknown> = {}): Promise<void> {
-    await this.db.query("INSERT INTO audit (kind, subject, detail) VALUES ($1, $2, $3::jsonb)", [
-      kind,
-      subject,
-      JSON.stringify(detail),
-    ]);
+    await auditIn(this.db, kind, subject, detail);
+  }
+
+  work<T>(fn: (u: Unit) => Promise<T>): Promise<T> {
+    return runUnit(this.db, fn);
   }
 
   async auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]> {

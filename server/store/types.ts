@@ -2,6 +2,8 @@
 // (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
 // transaction; a match result is written once (idempotent on match id).
 import type { MatchStatsT } from "../../engine/protocol.ts";
+import type { Unit } from "../kernel/unit-of-work.ts";
+import type { LadderStore } from "../ladders/store.ts";
 import type { AccountStore } from "./account-store.ts";
 import type { IdentityStore } from "./identity-store.ts";
 
@@ -116,6 +118,10 @@ export interface Store {
   readonly accounts: AccountStore;
   /** The built-in identity provider's users and tokens. */
   readonly identity: IdentityStore;
+  /** Ladder memberships, invitations and the live settings. */
+  readonly ladders: LadderStore;
+  /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */
+  work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
 
   // Bots and tokens. Tokens are stored as sha256 hashes only.
   createBot(b: {
@@ -150,8 +156,11 @@ export interface Store {
     label: string,
     limit: number,
   ): Promise<{ fighter: number; stats: MatchStatsT }[]>;
-  /** Per version: wins, losses, draws over rated, non-voided matches. */
-  versionRecords(botId: string): Promise<Map<string, { wins: number; losses: number; draws: number }>>;
+  /** Per version: wins, losses, draws over rated, non-voided matches (of one ladder when named). */
+  versionRecords(
+    botId: string,
+    ladderId?: string,
+  ): Promise<Map<string, { wins: number; losses: number; draws: number }>>;
   /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
   trimReplays(keep: number): Promise<string[]>;
 
@@ -167,8 +176,11 @@ export interface Store {
   /** Per version of a ladder: the newest rated match's order number (for "the version that last played"). */
   lastRatedPlay(ladderId: string): Promise<Map<string, number>>;
   ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]>;
-  /** Match starts since a time, per bot and per owner (player bots only). */
-  startsSince(since: string): Promise<{ byBot: Map<string, number>; byOwner: Map<string, number> }>;
+  /** Match starts since a time, per bot and per owner (player bots only; of one ladder when named). */
+  startsSince(
+    since: string,
+    ladderId?: string,
+  ): Promise<{ byBot: Map<string, number>; byOwner: Map<string, number> }>;
   versionsCreatedSince(botId: string, since: string): Promise<number>;
   /** Replay files that stored matches refer to (relative to the data dir). */
   replayFiles(): Promise<Set<string>>;

@@ -9,7 +9,9 @@ import { pathToFileURL } from "node:url";
 import pino from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { testConfig } from "../../server/config.ts";
+import { defaultLimits } from "../../server/kernel/settings.ts";
 import { Lobby, type Participant } from "../../server/ladder/lobby.ts";
+import { DEFAULT_LADDER } from "../../server/ladders/manifest.ts";
 import { Matchmaker, type StartPlan } from "../../server/matchmaker/matchmaker.ts";
 import type { QuotaCounts } from "../../server/matchmaker/quotas.ts";
 import { type RatedGame, RatingBook, versionKey } from "../../server/ratings/book.ts";
@@ -172,9 +174,16 @@ export function benchMatchmaker(ladder: BenchLadder, book: RatingBook, queued: n
     ownerLastDay: () => 0,
   } as unknown as QuotaCounts;
   const plans: StartPlan[] = [];
+  const limits = defaultLimits(
+    testConfig({ maxConcurrent: 100_000, ownerConcurrency: 100_000, matchIntervalMs: 300 }),
+  );
   const mm = new Matchmaker({
+    ladderId: DEFAULT_LADDER,
     lobby,
-    config: testConfig({ maxConcurrent: 100_000, ownerConcurrency: 100_000, matchIntervalMs: 300 }),
+    limits: () => limits,
+    serverCapacity: () => limits.maxConcurrentMatches,
+    runningOnLadder: () => 0,
+    accepting: () => true,
     log: silent,
     ratings: book,
     quotas,

@@ -264,7 +264,7 @@ describe("the bot socket (no house bots: a lone queued bot stays waiting)", () =
     a.send({ type: "queue", version: "v1" });
     b.send({ type: "queue", version: "v1" });
     await Promise.all([a.next("queued"), b.next("queued")]);
-    srv.app.ctx.matchmaker.pass();
+    srv.app.ctx.ladders.main.matchmaker.pass();
     const ids = await Promise.all(
       ["conn-same-a", "conn-same-b"].map(async (n) => (await srv.app.ctx.store.botByName(n))!.id),
     );

@@ -74,7 +74,7 @@ describe("drain while a match runs", () => {
     // A queued bot stays unmatched, though house bots are waiting.
     idle.send({ type: "queue", version: "v1" });
     await idle.next("queued", undefined, 10_000, 0);
-    srv.app.ctx.matchmaker.pass();
+    srv.app.ctx.ladders.main.matchmaker.pass();
     expect(srv.app.ctx.matches.size).toBe(1);
     const idleId = (await srv.app.ctx.store.botByName("drain-idle"))!.id;
     expect(srv.app.ctx.lobby.get(idleId)?.state).toBe("waiting");

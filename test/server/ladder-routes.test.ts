@@ -3,7 +3,7 @@
 // stats, and ?ladder= scoping. One match is played live over a real WebSocket (a forfeit against a house
 // bot: the quickest rated game); reaching 30 rated games per version that way would take minutes (the
 // 10 s rematch hold alone), so the rest are saved straight through srv.app.ctx.store and recorded in
-// srv.app.ctx.ratings exactly as the match runner does (rated games only; human and voided games saved
+// srv.app.ctx.ladders.main.ratings exactly as the match runner does (rated games only; human and voided games saved
 // unrated). A restarted server then rebuilds the same ratings from storage alone. The even sampling of
 // long histories is unit-tested on `sample` directly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -55,7 +55,8 @@ async function play(
   winner: 0 | 1 | null,
   o: { mode?: "ranked" | "human"; voided?: boolean; endedAgoMs?: number } = {},
 ): Promise<void> {
-  const { ratings, store } = srv.app.ctx;
+  const { store } = srv.app.ctx;
+  const ratings = srv.app.ctx.ladders.main.ratings;
   const mode = o.mode ?? "ranked";
   const voided = o.voided ?? false;
   const map = MAP_NAMES[seq % MAP_NAMES.length]!;
@@ -204,7 +205,7 @@ describe("GET /api/leaderboard", () => {
       expect(Object.keys(row).sort()).toEqual(LEADERBOARD_ROW);
       expect(row.rank).toBe(i + 1);
       if (i > 0) expect(row.leaderboard_score).toBeLessThanOrEqual(r.body[i - 1]!.leaderboard_score);
-      const rating = srv.app.ctx.ratings.get(versionKey(bots.get(row.name)!.id, row.version));
+      const rating = srv.app.ctx.ladders.main.ratings.get(versionKey(bots.get(row.name)!.id, row.version));
       expect(rating.ranked).toBe(true);
       expect(row).toMatchObject({
         rating: Math.round(rating.rating),
@@ -261,7 +262,7 @@ describe("GET /api/lobby", () => {
     const queued = new BotClient(srv.wsUrl, queuedToken);
     await Promise.all([idle.open(), queued.open()]);
     // Paused so the queued bot stays waiting instead of meeting a house bot at once.
-    srv.app.ctx.matchmaker.paused = true;
+    srv.app.ctx.ladders.main.matchmaker.paused = true;
     try {
       queued.send({ type: "queue", version: "q1" });
       await queued.next("queued");
@@ -277,7 +278,9 @@ describe("GET /api/lobby", () => {
       for (const [name, d] of Object.entries(difficulty)) {
         const e = by.get(name)!;
         expect(e).toMatchObject({ difficulty: d, house: true, state: "waiting" });
-        const rating = srv.app.ctx.ratings.get(versionKey(bots.get(name)!.id, e.version as string));
+        const rating = srv.app.ctx.ladders.main.ratings.get(
+          versionKey(bots.get(name)!.id, e.version as string),
+        );
         expect(e.leaderboard_score).toBe(rating.leaderboardScore);
         expect(e.rating).toBe(Math.round(rating.rating));
       }
@@ -307,7 +310,7 @@ describe("GET /api/lobby", () => {
       expect(r.body.at(-1)!.name).toBe("fresh-bot");
       expect((await srv.get<Json>("/api/lobby?ladder=nope")).status).toBe(404);
     } finally {
-      srv.app.ctx.matchmaker.paused = false;
+      srv.app.ctx.ladders.main.matchmaker.paused = false;
       idle.close();
       queued.close();
       await Promise.all([idle.closed(), queued.closed()]);
@@ -336,7 +339,7 @@ describe("GET /api/bots/<name>", () => {
     expect(versions.map((v) => v.label).sort()).toEqual(["v1", "v2"]);
     const v1 = versions.find((v) => v.label === "v1")!;
     const v2 = versions.find((v) => v.label === "v2")!;
-    const rating = srv.app.ctx.ratings.get(versionKey(bots.get("alpha")!.id, "v1"));
+    const rating = srv.app.ctx.ladders.main.ratings.get(versionKey(bots.get("alpha")!.id, "v1"));
     const rec = record.get("alpha@v1")!;
     expect(v1).toMatchObject({
       retired: false,
@@ -424,7 +427,7 @@ describe("GET /api/bots/<name>/ratings", () => {
     // The first game of a version starts from 1500; the last point is the version's current rating.
     const first = r.body.points[0]!;
     expect((first.rating as number) - (first.delta as number)).toBe(1500);
-    const rating = srv.app.ctx.ratings.get(versionKey(bots.get("alpha")!.id, "v1"));
+    const rating = srv.app.ctx.ladders.main.ratings.get(versionKey(bots.get("alpha")!.id, "v1"));
     // The book refits everything after each game, so v1's rating drifts a little as its opponents play on.
     expect(Math.abs((r.body.points[29]!.rating as number) - rating.rating)).toBeLessThan(40);
   });
@@ -607,7 +610,7 @@ describe("a restarted server", () => {
     const keys = [...bots.values()].flatMap((b) =>
       ["v1", "v2", "1", ...houses.map(([, v]) => v)].map((v) => versionKey(b.id, v)),
     );
-    const before = new Map(keys.map((k) => [k, srv.app.ctx.ratings.get(k)]));
+    const before = new Map(keys.map((k) => [k, srv.app.ctx.ladders.main.ratings.get(k)]));
     await srv.app.close();
     const again = await startServer({
       tickMs: 200,
@@ -618,7 +621,7 @@ describe("a restarted server", () => {
     try {
       for (const k of keys) {
         const a = before.get(k)!;
-        const b = again.app.ctx.ratings.get(k);
+        const b = again.app.ctx.ladders.main.ratings.get(k);
         expect(b.games, k).toBe(a.games);
         expect(Math.abs(b.rating - a.rating), k).toBeLessThan(0.01);
         expect(Math.abs(b.deviation - a.deviation), k).toBeLessThan(0.01);

@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 import type { Strategy } from "../../engine/bots/types.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { type Config, testConfig } from "../../server/config.ts";
+import { defaultLimits } from "../../server/kernel/settings.ts";
 import { Lobby, type Participant } from "../../server/ladder/lobby.ts";
+import { DEFAULT_LADDER } from "../../server/ladders/manifest.ts";
 import { DISCOVERY_EVERY, Matchmaker, type StartPlan } from "../../server/matchmaker/matchmaker.ts";
 import {
   type Candidate,
@@ -118,8 +120,12 @@ class World {
     this.book = o.book ?? new StubBook();
     this.quotas = new QuotaCounts(o.store ?? quotaStore());
     this.mm = new Matchmaker({
+      ladderId: DEFAULT_LADDER,
       lobby: this.lobby,
-      config: this.config,
+      limits: () => defaultLimits(this.config),
+      serverCapacity: () => this.config.maxConcurrent,
+      runningOnLadder: () => this.running.size,
+      accepting: () => true,
       log: pino({ level: "silent" }),
       ratings: this.book as RatingBook,
       quotas: this.quotas,

@@ -1,0 +1,136 @@
+// The one reader of live limits (SPEC 8). Start-up flags are the defaults; an admin's overrides (global, and
+// per ladder for the limits that make sense per ladder) sit on top and change while the server runs. Nothing
+// else reads a limit from the frozen Config: the matchmaker, the runner, the socket and GET /api ask here, so
+// a change takes effect at the next read.
+import { z } from "zod";
+import type { Config } from "../config.ts";
+
+/** Limits by their SPEC 8 / operational_policy names. */
+export interface Limits {
+  startup_ms: number;
+  tick_ms: number;
+  match_budget_ms: number;
+  reconnect_grace_ms: number;
+  matchIntervalMs: number;
+  maxConcurrentMatches: number;
+  maxConcurrentPerOwner: number;
+  matchesPerHourPerBot: number;
+  matchesPerDayPerOwner: number;
+  maxBotsPerOwner: number;
+  newVersionsPerDay: number;
+}
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** What may be overridden, with the same bounds as the flags. */
+export const LIMIT_SCHEMAS = {
+  startup_ms: int(10, 600_000),
+  tick_ms: int(10, 600_000),
+  match_budget_ms: int(10, 86_400_000),
+  reconnect_grace_ms: int(0, 600_000),
+  matchIntervalMs: int(0, 3_600_000),
+  maxConcurrentMatches: int(1, 100_000),
+  maxConcurrentPerOwner: int(1, 100_000),
+  matchesPerHourPerBot: int(1, 10_000_000),
+  matchesPerDayPerOwner: int(1, 100_000_000),
+  maxBotsPerOwner: int(1, 100_000),
+  newVersionsPerDay: int(1, 1_000_000),
+} as const satisfies Record<keyof Limits, z.ZodType<number>>;
+
+/**
+ * Limits that a ladder may set for itself. Bots, versions and owners are shared by every ladder, so their
+ * limits are global only; a ladder's maxConcurrentMatches is its share of the server's capacity.
+ */
+export const LADDER_LIMITS = [
+  "startup_ms",
+  "tick_ms",
+  "match_budget_ms",
+  "reconnect_grace_ms",
+  "matchIntervalMs",
+  "maxConcurrentMatches",
+  "maxConcurrentPerOwner",
+  "matchesPerHourPerBot",
+  "matchesPerDayPerOwner",
+] as const satisfies readonly (keyof Limits)[];
+
+export const GlobalOverrides = z.object(LIMIT_SCHEMAS).partial().strict();
+export const LadderOverrides = z
+  .object(
+    Object.fromEntries(LADDER_LIMITS.map((k) => [k, LIMIT_SCHEMAS[k]])) as {
+      [K in (typeof LADDER_LIMITS)[number]]: (typeof LIMIT_SCHEMAS)[K];
+    },
+  )
+  .partial()
+  .strict();
+export const Overrides = z
+  .object({
+    global: GlobalOverrides.default({}),
+    ladders: z.record(z.string(), LadderOverrides).default({}),
+  })
+  .strict();
+export type Overrides = z.infer<typeof Overrides>;
+
+export function defaultLimits(config: Config): Limits {
+  return {
+    startup_ms: config.startupMs,
+    tick_ms: config.tickMs,
+    match_budget_ms: config.matchBudgetMs,
+    reconnect_grace_ms: config.reconnectGraceMs,
+    matchIntervalMs: config.matchIntervalMs,
+    maxConcurrentMatches: config.maxConcurrent,
+    maxConcurrentPerOwner: config.ownerConcurrency,
+    matchesPerHourPerBot: config.hourlyQuota,
+    matchesPerDayPerOwner: config.dailyOwnerQuota,
+    maxBotsPerOwner: config.maxBots,
+    newVersionsPerDay: config.newVersionsPerDay,
+  };
+}
+
+/** Effective limits: defaults, then global overrides, then the ladder's own (never above the server's cap). */
+export function resolveLimits(defaults: Limits, overrides: Overrides, ladderId: string | null): Limits {
+  const global = { ...defaults, ...overrides.global };
+  if (ladderId === null) return global;
+  const own = overrides.ladders[ladderId] ?? {};
+  const merged = { ...global, ...own };
+  merged.maxConcurrentMatches = Math.min(merged.maxConcurrentMatches, global.maxConcurrentMatches);
+  return merged;
+}
+
+export interface SettingsState {
+  revision: number;
+  overrides: Overrides;
+  updated: string | null;
+  updated_by: string | null;
+}
+
+export class Settings {
+  private state: SettingsState = {
+    revision: 0,
+    overrides: { global: {}, ladders: {} },
+    updated: null,
+    updated_by: null,
+  };
+  private cache = new Map<string | null, Limits>();
+
+  constructor(readonly defaults: Limits) {}
+
+  /** The limits in force, server-wide (null) or on one ladder. */
+  limits(ladderId: string | null = null): Limits {
+    let l = this.cache.get(ladderId);
+    if (!l) {
+      l = resolveLimits(this.defaults, this.state.overrides, ladderId);
+      this.cache.set(ladderId, l);
+    }
+    return l;
+  }
+
+  get current(): SettingsState {
+    return this.state;
+  }
+
+  /** Installs a state read from (or just committed to) storage. */
+  apply(state: SettingsState): void {
+    this.state = state;
+    this.cache = new Map();
+  }
+}

@@ -1,0 +1,108 @@
+// One ladder at run time: its definition and phase, its own rating book, quota counters and matchmaker pass
+// over its own queue. Accounts, bots, versions, the lobby of connections and the match pool are shared by
+// every ladder; what a ladder owns is what makes its ratings, match history and limits independent.
+import type { Logger } from "pino";
+import type { Settings } from "../kernel/settings.ts";
+import type { Lobby, Participant } from "../ladder/lobby.ts";
+import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
+import { QuotaCounts } from "../matchmaker/quotas.ts";
+import { RatingBook, ratedGame } from "../ratings/book.ts";
+import type { Store } from "../store/types.ts";
+import type { LadderDefinition, Phase } from "./manifest.ts";
+import { phaseAt } from "./manifest.ts";
+
+export interface RuntimeDeps {
+  store: Store;
+  lobby: Lobby;
+  settings: Settings;
+  log: Logger;
+  /** Fighter-0 games minus fighter-1 games per bot: a bot's seat history spans every ladder. */
+  seatBalance: Map<string, number>;
+  /** Matches running on the whole server, and on one ladder. */
+  running(ladderId?: string): number;
+  runningForOwner(owner: string): number;
+  start(plan: StartPlan, ladderId: string): void;
+  audit(kind: string, subject: string, detail: Record<string, unknown>): void;
+  houseWaitMs: number;
+}
+
+export class LadderRuntime {
+  readonly ratings = new RatingBook();
+  readonly quotas: QuotaCounts;
+  readonly matchmaker: Matchmaker;
+  /** The phase last announced (LadderPhaseChanged compares against it). */
+  phase: Phase;
+
+  constructor(
+    public def: LadderDefinition,
+    d: RuntimeDeps,
+    now = Date.now(),
+  ) {
+    this.phase = phaseAt(def, now);
+    this.quotas = new QuotaCounts(d.store, def.id);
+    const id = def.id;
+    this.matchmaker = new Matchmaker({
+      ladderId: id,
+      lobby: d.lobby,
+      limits: () => d.settings.limits(id),
+      log: d.log.child({ ladder: id }),
+      ratings: this.ratings,
+      quotas: this.quotas,
+      seatBalance: d.seatBalance,
+      running: () => d.running(),
+      runningOnLadder: () => d.running(id),
+      serverCapacity: () => d.settings.limits().maxConcurrentMatches,
+      runningForOwner: d.runningForOwner,
+      start: (plan) => d.start(plan, id),
+      audit: d.audit,
+      houseWaitMs: d.houseWaitMs,
+      accepting: () => this.accepting(),
+    });
+  }
+
+  get id(): string {
+    return this.def.id;
+  }
+
+  /** Ranked matches may start: enabled and open. */
+  accepting(now = Date.now()): boolean {
+    return this.def.enabled && phaseAt(this.def, now) === "open";
+  }
+
+  /** Enrollment is taken while upcoming and open (preregistration, SPEC 3.1), never once closed. */
+  takesEnrollment(now = Date.now()): boolean {
+    return this.def.enabled && phaseAt(this.def, now) !== "closed";
+  }
+
+  /** Seconds until a queued bot could start: pacing and house availability, and while upcoming the opening. */
+  estimatedWaitS(p: Participant, now = Date.now()): number {
+    const wait = this.matchmaker.estimatedWaitS(p, now);
+    if (this.def.opens_at && phaseAt(this.def, now) === "upcoming")
+      return Math.max(wait, Math.round((Date.parse(this.def.opens_at) - now) / 100) / 10);
+    return wait;
+  }
+
+  /** Loads the stored rated results and the quota counts of this ladder. */
+  async load(store: Store): Promise<void> {
+    this.ratings.load((await store.ratedResults(this.id)).map(ratedGame));
+    await this.quotas.refresh(Date.now(), true);
+  }
+
+  /** The Ladder resource of SPEC 2. */
+  view(base: string, now = Date.now()) {
+    const d = this.def;
+    return {
+      id: d.id,
+      name: d.name,
+      description: d.description,
+      enabled: d.enabled,
+      visible: d.visible,
+      access: d.access,
+      phase: phaseAt(d, now),
+      opens_at: d.opens_at,
+      closes_at: d.closes_at,
+      leaderboard_url: `${base}/api/leaderboard?ladder=${encodeURIComponent(d.id)}`,
+      events: [] as { id: string; name: string }[],
+    };
+  }
+}

@@ -8,6 +8,7 @@ import { HOUSE_BOTS } from "../engine/bots/index.ts";
 import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
 import type { MatchSetup } from "../pool/protocol.ts";
+import { settingsOperations } from "./admin/settings-routes.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
 import type { Config } from "./config.ts";
@@ -239,6 +240,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
     houseWaitMs: deps.houseWaitMs ?? 2_000,
   });
+  await settings.load(
+    store,
+    ladders.all().map((l) => l.id),
+  );
   for (const l of ladders.all()) await l.load(store);
   ctx.ladders = ladders;
   const membership = new Membership(store, ladders, bus);
@@ -358,7 +363,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       : rule === "session"
         ? ctx.accounts.session(req, reply)
         : ctx.accounts.admin(req, reply);
-  mountOperations(http, ladderOperations(ctx), authenticate);
+  mountOperations(http, [...ladderOperations(ctx), ...settingsOperations(ctx)], authenticate);
   accountRoutes(http, ctx, ctx.accounts);
   adminRoutes(http, ctx, ctx.accounts);
   if (identity) identityProvider(http, identity);

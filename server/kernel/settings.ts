@@ -4,6 +4,9 @@
 // a change takes effect at the next read.
 import { z } from "zod";
 import type { Config } from "../config.ts";
+import { errors } from "../errors.ts";
+import type { Store } from "../store/types.ts";
+import type { EventBus } from "./bus.ts";
 
 /** Limits by their SPEC 8 / operational_policy names. */
 export interface Limits {
@@ -103,6 +106,14 @@ export interface SettingsState {
   updated_by: string | null;
 }
 
+export interface LimitChange {
+  /** null: server-wide. */
+  ladder: string | null;
+  limit: keyof Limits;
+  from: number;
+  to: number;
+}
+
 export class Settings {
   private state: SettingsState = {
     revision: 0,
@@ -132,5 +143,77 @@ export class Settings {
   apply(state: SettingsState): void {
     this.state = state;
     this.cache = new Map();
+  }
+
+  /** Reads the stored overrides at start-up (they survive restarts); a ladder no longer defined is dropped. */
+  async load(store: Store, ladderIds: readonly string[]): Promise<void> {
+    const stored = await store.ladders.settings();
+    if (!stored) return;
+    const parsed = Overrides.safeParse(stored.overrides);
+    const overrides = parsed.success ? parsed.data : { global: {}, ladders: {} };
+    for (const id of Object.keys(overrides.ladders))
+      if (!ladderIds.includes(id)) delete overrides.ladders[id];
+    this.apply({
+      revision: stored.revision,
+      overrides,
+      updated: stored.updated,
+      updated_by: stored.updated_by,
+    });
+  }
+
+  /** Checks overrides against the schema and the known ladders; a bad one is a 400 naming the problem. */
+  validate(body: unknown, ladderIds: readonly string[]): Overrides {
+    const parsed = Overrides.safeParse(body ?? {});
+    if (!parsed.success)
+      throw errors.badRequest(
+        `overrides: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+      );
+    for (const id of Object.keys(parsed.data.ladders))
+      if (!ladderIds.includes(id)) throw errors.unknownLadder(id);
+    return parsed.data;
+  }
+
+  /** What would change, server-wide and on each named ladder, if `overrides` replaced the current ones. */
+  preview(overrides: Overrides, ladderIds: readonly (string | null)[]): LimitChange[] {
+    const changes: LimitChange[] = [];
+    for (const ladder of ladderIds) {
+      const before = this.limits(ladder);
+      const after = resolveLimits(this.defaults, overrides, ladder);
+      for (const limit of Object.keys(before) as (keyof Limits)[])
+        if (before[limit] !== after[limit])
+          changes.push({ ladder, limit, from: before[limit], to: after[limit] });
+    }
+    return changes;
+  }
+
+  /**
+   * Replaces the overrides if `revision` is still current: one unit of work with its audit entry, then the
+   * new limits are in force at once and SettingsChanged is announced. A stale revision changes nothing (409).
+   */
+  async update(
+    store: Store,
+    bus: EventBus,
+    revision: number,
+    overrides: Overrides,
+    by: string,
+    detail: Record<string, unknown> = {},
+  ): Promise<SettingsState> {
+    const changes = this.preview(overrides, [
+      null,
+      ...Object.keys({ ...overrides.ladders, ...this.state.overrides.ladders }),
+    ]);
+    const next = await store.work(async (u) => {
+      const written = await store.ladders.writeSettings(u.q, revision, overrides, by);
+      if (written === null) return null;
+      await u.audit("settings", "settings", { revision: written, by, overrides, changes, ...detail });
+      return written;
+    });
+    if (next === null) {
+      const stored = await store.ladders.settings();
+      throw errors.staleRevision(stored?.revision ?? 0);
+    }
+    this.apply({ revision: next, overrides, updated: new Date().toISOString(), updated_by: by });
+    bus.emit("SettingsChanged", { revision: next, by });
+    return this.state;
   }
 }

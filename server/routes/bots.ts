@@ -49,7 +49,7 @@ function body<T extends z.ZodType>(schema: T, value: unknown, invalid = errors.b
 }
 
 export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { config, store } = ctx;
+  const { store } = ctx;
 
   // SPEC 4.2: AccountBearer or OwnerKey; anonymous registration (with `owner`) only on anonymous ladders.
   app.post("/api/bots", async (req, reply) => {

@@ -11,6 +11,7 @@ import type { MatchSetup } from "../pool/protocol.ts";
 import { settingsOperations } from "./admin/settings-routes.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
+import { BotDirectory } from "./bots/directory.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
@@ -271,6 +272,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         p.conn?.error("ladder_closed", `the ladder ${e.ladderId} has closed; no ranked match starts on it`);
       }
   });
+  // Leaderboards follow committed results.
+  bus.on("MatchFinished", (e) => ladders.get(e.match.ladder_id)?.leaderboard.recordMatch(e.match));
+  ctx.bots = new BotDirectory(store);
   scheduler.add(ladders.phaseJob(bus));
   ctx.scheduler = scheduler;
   let pokeQueued = false;

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { MatchPool } from "../pool/pool.ts";
 import type { Accounts } from "./auth/accounts.ts";
 import type { Mailer } from "./auth/mailer.ts";
+import type { BotDirectory } from "./bots/directory.ts";
 import type { Config } from "./config.ts";
 import type { HumanPlay } from "./human/human-play.ts";
 import type { EventBus } from "./kernel/bus.ts";
@@ -30,6 +31,8 @@ export interface AppContext {
   hub: BotHub;
   /** Every ladder of the manifest, each with its rating book, matchmaker and quotas. */
   ladders: Ladders;
+  /** Every bot and its retired versions in memory, for the read paths that list many bots. */
+  bots: BotDirectory;
   /** Ladder membership and invitations (SPEC 3.7). */
   membership: Membership;
   /** Domain events: MatchFinished, LadderPhaseChanged, ... */

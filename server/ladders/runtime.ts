@@ -7,6 +7,7 @@ import type { Lobby, Participant } from "../ladder/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
 import { RatingBook, ratedGame } from "../ratings/book.ts";
+import { Leaderboard } from "../ratings/leaderboard.ts";
 import type { Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";
@@ -28,6 +29,8 @@ export interface RuntimeDeps {
 
 export class LadderRuntime {
   readonly ratings = new RatingBook();
+  /** The leaderboard, kept from the book and the rated records (updated on MatchFinished). */
+  readonly leaderboard: Leaderboard;
   readonly quotas: QuotaCounts;
   readonly matchmaker: Matchmaker;
   /** The phase last announced (LadderPhaseChanged compares against it). */
@@ -39,6 +42,7 @@ export class LadderRuntime {
     now = Date.now(),
   ) {
     this.phase = phaseAt(def, now);
+    this.leaderboard = new Leaderboard(def.id, this.ratings);
     this.quotas = new QuotaCounts(d.store, def.id);
     const id = def.id;
     this.matchmaker = new Matchmaker({
@@ -85,6 +89,7 @@ export class LadderRuntime {
   /** Loads the stored rated results and the quota counts of this ladder. */
   async load(store: Store): Promise<void> {
     this.ratings.load((await store.ratedResults(this.id)).map(ratedGame));
+    this.leaderboard.load(await store.ladderRecords(this.id));
     await this.quotas.refresh(Date.now(), true);
   }
 

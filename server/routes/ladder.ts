@@ -46,56 +46,13 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
     };
   };
 
-  /** Each bot's ranked versions, the one that last played a rated game first. */
-  async function rankedVersions(ladder: LadderRuntime): Promise<Map<string, string[]>> {
-    const last = await ctx.store.lastRatedPlay(ladder.id);
-    const byBot = new Map<string, { label: string; seq: number }[]>();
-    for (const [key, seq] of last) {
-      const [botId, label] = JSON.parse(key) as [string, string];
-      if (!ladder.ratings.get(versionKey(botId, label)).ranked) continue;
-      byBot.set(botId, [...(byBot.get(botId) ?? []), { label, seq }]);
-    }
-    return new Map([...byBot].map(([id, vs]) => [id, vs.sort((a, b) => b.seq - a.seq).map((v) => v.label)]));
-  }
-
+  /** The ladder's leaderboard, from memory (SPEC 1.2 rule 9); `online` as the lobby says now. */
   async function leaderboard(ladder: LadderRuntime) {
-    const ranked = await rankedVersions(ladder);
-    const bots = (await ctx.store.allBots()).filter((b) => b.status === "active" && ranked.has(b.id));
-    const rows = [];
-    for (const bot of bots) {
-      // The ranked, unretired version that last played a rated game (SPEC 1.2 rule 9).
-      const retired = new Set(
-        (await ctx.store.versions(bot.id)).filter((v) => v.retired).map((v) => v.label),
-      );
-      const label = ranked.get(bot.id)!.find((l) => !retired.has(l));
-      if (label === undefined) continue;
-      const record = (await ctx.store.versionRecords(bot.id, ladder.id)).get(label) ?? {
-        wins: 0,
-        losses: 0,
-        draws: 0,
-      };
-      const r = ladder.ratings.get(versionKey(bot.id, label));
-      const o = online(bot);
-      rows.push({
-        rank: 0,
-        name: bot.name,
-        display_name: bot.display_name,
-        version: label,
-        owner: bot.owner,
-        owner_url: bot.house ? null : `${base}/user/${encodeURIComponent(bot.owner)}`,
-        house: bot.house,
-        online: o.online && o.version === label,
-        rating: Math.round(r.rating),
-        rating_deviation: Math.round(r.deviation),
-        leaderboard_score: r.leaderboardScore,
-        ...record,
-      });
-    }
-    rows.sort((a, b) => b.leaderboard_score - a.leaderboard_score || a.name.localeCompare(b.name));
-    rows.forEach((row, i) => {
-      row.rank = i + 1;
+    const dir = await ctx.bots.snapshot();
+    return ladder.leaderboard.rows(dir, base, (botId, version) => {
+      const p = ctx.lobby.get(botId);
+      return Boolean(p && (p.house || p.conn)) && p!.version === version;
     });
-    return rows;
   }
 
   app.get("/api/leaderboard", async (req) => leaderboard(ladderOf(parseQuery(LadderQuery, req.query))));
@@ -113,9 +70,9 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
     const ladder = ladderOf(parseQuery(LadderQuery, req.query));
     const ladderId = ladder.id;
     const bot = await botNamed(req.params);
-    const [versions, records, listed, recent] = await Promise.all([
+    const records = ladder.leaderboard.records(bot.id);
+    const [versions, listed, recent] = await Promise.all([
       ctx.store.versions(bot.id),
-      ctx.store.versionRecords(bot.id, ladderId),
       leaderboard(ladder),
       ctx.store.matches({ ladder: ladderId, botName: bot.name, limit: RECENT_MATCHES }),
     ]);
@@ -156,7 +113,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get("/api/users/:handle", async (req) => {
     const ladder = ladderOf(parseQuery(LadderQuery, req.query));
     const { handle } = HandleParams.parse(req.params);
-    const bots = (await ctx.store.allBots()).filter(
+    const bots = (await ctx.bots.snapshot()).bots.filter(
       (b) => !b.house && b.owner.toLowerCase() === handle.toLowerCase(),
     );
     if (bots.length === 0) throw errors.notFound(`user ${JSON.stringify(handle)}`);
@@ -168,7 +125,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: AppContext): void {
       bots: await Promise.all(
         bots.map(async (bot) => {
           const row = board.find((r) => r.name === bot.name);
-          const totals = [...(await ctx.store.versionRecords(bot.id, ladder.id)).values()].reduce(
+          const totals = [...ladder.leaderboard.records(bot.id).values()].reduce(
             (t, r) => ({ wins: t.wins + r.wins, losses: t.losses + r.losses, draws: t.draws + r.draws }),
             { wins: 0, losses: 0, draws: 0 },
           );

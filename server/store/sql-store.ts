@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
+import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { LadderStore } from "../ladders/store.ts";
 import { AccountStore } from "./account-store.ts";
@@ -13,6 +14,7 @@ import type {
   AuditEntry,
   BotRow,
   BotStatus,
+  LadderRecordRow,
   MatchBotRecord,
   MatchQuery,
   MatchRecord,
@@ -95,10 +97,17 @@ export class SqlStore implements Store {
   readonly identity: IdentityStore;
   readonly ladders: LadderStore;
 
+  /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
+  readonly botWrites: WriteCounter;
+  private readonly db: Db;
+
   constructor(
-    private readonly db: Db,
+    raw: Db,
     readonly schema: number,
   ) {
+    const { db, counter } = trackWrites(raw, ["bots", "bot_versions"]);
+    this.db = db;
+    this.botWrites = counter;
     this.driver = db.driver;
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);
@@ -344,6 +353,38 @@ export class SqlStore implements Store {
         { wins: Number(r.wins), losses: Number(r.losses), draws: Number(r.draws) },
       ]),
     );
+  }
+
+  async ladderRecords(ladderId: string): Promise<LadderRecordRow[]> {
+    const rows = await this.db.query(
+      `SELECT mb.bot_id, mb.version,
+              count(*) FILTER (WHERE m.winner_bot_id = mb.bot_id) AS wins,
+              count(*) FILTER (WHERE m.winner_bot_id <> mb.bot_id) AS losses,
+              count(*) FILTER (WHERE m.winner_bot_id IS NULL) AS draws,
+              max(mb.seq) AS last
+       FROM match_bots mb JOIN matches m ON m.id = mb.match_id
+       WHERE m.ladder_id = $1 AND m.mode = 'ranked' AND NOT m.voided
+       GROUP BY mb.bot_id, mb.version`,
+      [ladderId],
+    );
+    return rows.map((r) => ({
+      bot_id: String(r.bot_id),
+      version: String(r.version),
+      wins: Number(r.wins),
+      losses: Number(r.losses),
+      draws: Number(r.draws),
+      last: Number(r.last),
+    }));
+  }
+
+  async retiredVersions(): Promise<Map<string, Set<string>>> {
+    const rows = await this.db.query("SELECT bot_id, label FROM bot_versions WHERE retired");
+    const out = new Map<string, Set<string>>();
+    for (const r of rows) {
+      const id = String(r.bot_id);
+      out.set(id, (out.get(id) ?? new Set()).add(String(r.label)));
+    }
+    return out;
   }
 
   /**

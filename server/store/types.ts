@@ -2,6 +2,7 @@
 // (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
 // transaction; a match result is written once (idempotent on match id).
 import type { MatchStatsT } from "../../engine/protocol.ts";
+import type { WriteCounter } from "../db/track-writes.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { LadderStore } from "../ladders/store.ts";
 import type { AccountStore } from "./account-store.ts";
@@ -102,6 +103,15 @@ export interface RatingPointRow {
   map: string;
 }
 
+export interface LadderRecordRow {
+  bot_id: string;
+  version: string;
+  wins: number;
+  losses: number;
+  draws: number;
+  last: number;
+}
+
 export interface AuditEntry {
   id: number;
   at: string;
@@ -120,6 +130,8 @@ export interface Store {
   readonly identity: IdentityStore;
   /** Ladder memberships, invitations and the live settings. */
   readonly ladders: LadderStore;
+  /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
+  readonly botWrites: WriteCounter;
   /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
 
@@ -161,6 +173,10 @@ export interface Store {
     botId: string,
     ladderId?: string,
   ): Promise<Map<string, { wins: number; losses: number; draws: number }>>;
+  /** Every version's rated record on a ladder, with the order number of its newest rated game. */
+  ladderRecords(ladderId: string): Promise<LadderRecordRow[]>;
+  /** Every retired version, per bot. */
+  retiredVersions(): Promise<Map<string, Set<string>>>;
   /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
   trimReplays(keep: number): Promise<string[]>;
 

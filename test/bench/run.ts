@@ -5,6 +5,7 @@
 import { cpus } from "node:os";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
 import { ladderBench } from "./ladder-bench.ts";
+import { leaderboardBench } from "./leaderboard-bench.ts";
 import { type LiveBenchLine, liveBench } from "./live-bench.ts";
 
 const quick = process.argv.includes("--quick");
@@ -18,6 +19,8 @@ const lines: (BenchLine & LiveBenchLine)[] = [
 ];
 // Competitive core (issue 4): BT refit and fit, matchmaker pass; in-process, after the live runs.
 if (!liveOnly) lines.push(...(await ladderBench(quick)));
+// The leaderboard read against a bare Fastify route with the same body (issue 12).
+if (!liveOnly) lines.push(...(await leaderboardBench(quick)));
 console.log(
   `\nnode ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${new Date().toISOString().slice(0, 10)}\n`,
 );

@@ -102,6 +102,11 @@ async function play(
     replay_file: null,
   };
   await store.saveMatch(m);
+  // Announced as the runner does once a result is committed (the leaderboard follows MatchFinished).
+  const ratingChange = m.bots.map((b) =>
+    b.rating_after === null || b.rating_before === null ? null : b.rating_after - b.rating_before,
+  ) as [number | null, number | null];
+  srv.app.ctx.bus.emit("MatchFinished", { match: m, rated, ratingChange });
   if (!rated) return;
   [x, y].forEach(([bot, version], i) => {
     const k = `${bot.name}@${version}`;

@@ -346,6 +346,10 @@ export const ServerMessage = z.discriminatedUnion("type", [
   ServerDrainingMessage,
 ]);
 
+export type ServerMessageT = z.infer<typeof ServerMessage>;
+export type QueuedMessageT = z.infer<typeof QueuedMessage>;
+export type EndMessageT = z.infer<typeof EndMessage>;
+
 /** Schemas published at /docs/schema/<name>.json, by name. */
 export const PUBLISHED_SCHEMAS: Record<string, z.ZodType> = {
   "bot-message": BotMessage,

@@ -1,5 +1,183 @@
-// The one error catalog: every coded failure the HTTP API and the bot socket can report, with its status.
-// Routes throw ApiError (made by the factories below); one handler renders `{error, code}`.
+// The one error catalog: every coded failure the HTTP API, the bot socket and the human socket can report,
+// each once, with its HTTP status (null: socket only), its default message, and on the sockets whether the
+// connection is closed and whether a client should stop rather than retry (SPEC 7.2). Routes throw ApiError
+// (made by the factories below, which take status and code from the catalog); one handler renders
+// `{error, code}`; the sockets send `{type: "error", code, message}`; the starter bots' stop lists are
+// tested against STOP_CODES.
+
+export interface CodeSpec {
+  /** HTTP status when the code is an HTTP answer; null for socket-only codes. */
+  status: number | null;
+  message: string;
+  /**
+   * On a socket: `close` the connection after sending it; `stop`: the client should not retry (reconnect or
+   * queue again); `human`: sent on the /human socket only.
+   */
+  socket?: { close: boolean; stop: boolean; human?: true };
+}
+
+export const CODES = {
+  bad_request: { status: 400, message: "bad request" },
+  invalid_bot: { status: 400, message: "invalid bot" },
+  missing_authorization: {
+    status: 401,
+    message: "send the header Authorization: Bearer <BOT_TOKEN> on the opening handshake",
+    socket: { close: true, stop: true },
+  },
+  invalid_token: {
+    status: 401,
+    message: "unknown or revoked bot token",
+    socket: { close: true, stop: true },
+  },
+  authentication_required: { status: 401, message: "registering a bot needs an account credential" },
+  no_such_bot: { status: 404, message: "no such bot" },
+  no_such_match: { status: 404, message: "no such match" },
+  no_stats: { status: 404, message: "no stats" },
+  no_replay: { status: 404, message: "no replay" },
+  unknown_ladder: { status: 404, message: "unknown ladder", socket: { close: false, stop: true } },
+  not_found: { status: 404, message: "not found" },
+  unknown_release: { status: 404, message: "unknown release" },
+  not_built: { status: 404, message: "not built" },
+  no_such_version: { status: 404, message: "no such version" },
+  bot_limit: { status: 409, message: "bot limit" },
+  quota_exceeded: {
+    status: 429,
+    message: "held back by a limit; still queued",
+    socket: { close: false, stop: false },
+  },
+  bot_moderated: { status: 409, message: "bot moderated" },
+  too_large: { status: 413, message: "request body too large" },
+  server_draining: {
+    status: 503,
+    message: "the server is shutting down; no new matches or games start",
+    socket: { close: true, stop: false },
+  },
+  invalid_session: { status: 401, message: "invalid session" },
+  auth_unavailable: { status: 503, message: "the identity provider is unavailable; try again shortly" },
+  admin_required: {
+    status: 401,
+    message: "send an admin's access token or agent key as Authorization: Bearer",
+  },
+  not_admin: { status: 403, message: "this account is not an admin" },
+  account_banned: {
+    status: 403,
+    message: "the bot's account is banned",
+    socket: { close: true, stop: true },
+  },
+  accounts_disabled: { status: 404, message: "this ladder has no accounts" },
+  handle_required: { status: 409, message: "handle required" },
+  invalid_handle: { status: 400, message: "invalid handle" },
+  handle_taken: { status: 409, message: "handle taken" },
+  foreign_origin: {
+    status: 403,
+    message: "requests from another site's pages are refused on account routes",
+  },
+  invalid_credential: { status: 401, message: "invalid credential" },
+  invalid_owner_key: { status: 401, message: "unknown owner key" },
+  bot_has_played: { status: 409, message: "bot has played" },
+  bot_in_match: { status: 409, message: "bot in match" },
+  key_limit: { status: 409, message: "key limit" },
+  already_claimed: { status: 409, message: "this bot belongs to another account" },
+  unknown_avatar: { status: 400, message: "unknown avatar" },
+  own_role: { status: 409, message: "you cannot remove your own admin role" },
+  configured_admin: { status: 409, message: "this account is an admin by the configured admin email list" },
+  admin_account: { status: 409, message: "admins cannot be banned or deleted; remove the role first" },
+  no_such_account: { status: 404, message: "no such account" },
+  no_such_key: { status: 404, message: "no such key" },
+  owner_taken: { status: 409, message: "owner taken" },
+  rate_limited: { status: 429, message: "too many messages", socket: { close: true, stop: false } },
+  internal: {
+    status: 500,
+    message: "the server could not handle this message; try again",
+    socket: { close: false, stop: false },
+  },
+  ladder_closed: {
+    status: 409,
+    message: "this ladder is closed; no ranked match starts on it",
+    socket: { close: false, stop: true },
+  },
+  ladder_disabled: {
+    status: 409,
+    message: "this ladder is disabled; no ranked match starts on it",
+    socket: { close: false, stop: true },
+  },
+  invitation_required: { status: 403, message: "invitation required" },
+  invalid_invitation: {
+    status: 403,
+    message: "this invitation code is unknown, for another ladder or for another account",
+  },
+  invitation_used: { status: 409, message: "this invitation has been used already" },
+  membership_revoked: { status: 403, message: "membership revoked" },
+  invalid_transition: { status: 409, message: "invalid transition" },
+  no_such_invitation: { status: 404, message: "no such invitation" },
+  not_invitation_ladder: { status: 409, message: "not invitation ladder" },
+  stale_revision: { status: 409, message: "stale revision" },
+  suspended: { status: null, message: "this bot is suspended", socket: { close: true, stop: true } },
+  banned: { status: null, message: "this bot is banned", socket: { close: true, stop: true } },
+  retired: { status: null, message: "this bot is retired", socket: { close: true, stop: true } },
+  account_required: {
+    status: null,
+    message: "this bot has no account owner",
+    socket: { close: true, stop: true },
+  },
+  schema: {
+    status: null,
+    message: "message does not match the protocol schema",
+    socket: { close: false, stop: false },
+  },
+  invalid_version: {
+    status: null,
+    message: "version label must be 1-32 characters",
+    socket: { close: false, stop: false },
+  },
+  version_retired: {
+    status: null,
+    message: "this version is retired; queue with another label",
+    socket: { close: false, stop: false },
+  },
+  enrollment_required: {
+    status: null,
+    message: "this ladder needs an active enrollment: POST /api/account/ladders/<id>/enrollment",
+    socket: { close: false, stop: true },
+  },
+  already_queued: {
+    status: null,
+    message: "already queued or playing; the version is unchanged",
+    socket: { close: false, stop: false },
+  },
+  not_queued: { status: null, message: "not in the queue", socket: { close: false, stop: false } },
+  draining: {
+    status: null,
+    message: "the server is shutting down; no new matches start",
+    socket: { close: false, stop: false },
+  },
+  replaced: {
+    status: null,
+    message: "a newer connection with the same token took over",
+    socket: { close: true, stop: true },
+  },
+  match_aborted: {
+    status: null,
+    message: "the server could not finish this match; it is void and unrated",
+    socket: { close: false, stop: false },
+  },
+  invalid_ticket: {
+    status: null,
+    message: "missing, used or expired play ticket; get a new one",
+    socket: { close: true, stop: true, human: true },
+  },
+  unknown_opponent: {
+    status: null,
+    message: "pick an online house bot of the Public ladder: ts-starter, brawler, kiter or champion",
+    socket: { close: true, stop: true, human: true },
+  },
+  capacity: {
+    status: null,
+    message: "the server is at capacity; try again shortly",
+    socket: { close: true, stop: false, human: true },
+  },
+} as const satisfies Record<string, CodeSpec>;
+export type Code = keyof typeof CODES;
 
 export class ApiError extends Error {
   readonly status: number;
@@ -16,152 +194,120 @@ export class ApiError extends Error {
   }
 }
 
+/** An ApiError for a catalog code: its status from the catalog, the message given or the catalog's. */
+function fail(code: Code, message?: string, extra?: Record<string, unknown>, status?: number): ApiError {
+  return new ApiError(status ?? CODES[code].status ?? 400, code, message ?? CODES[code].message, extra);
+}
+
 export const errors = {
-  badRequest: (message: string) => new ApiError(400, "bad_request", message),
-  invalidBot: (message: string) => new ApiError(400, "invalid_bot", message),
-  missingAuthorization: () =>
-    new ApiError(401, "missing_authorization", "send the header Authorization: Bearer <token>"),
-  invalidToken: () => new ApiError(401, "invalid_token", "unknown or revoked bot token"),
+  badRequest: (message: string) => fail("bad_request", message),
+  invalidBot: (message: string) => fail("invalid_bot", message),
+  missingAuthorization: () => fail("missing_authorization", "send the header Authorization: Bearer <token>"),
+  invalidToken: () => fail("invalid_token", "unknown or revoked bot token"),
   authenticationRequired: (accountUrl: string) =>
-    new ApiError(401, "authentication_required", "registering a bot needs an account credential", {
+    fail("authentication_required", "registering a bot needs an account credential", {
       account_url: accountUrl,
     }),
-  noSuchBot: (name: string) => new ApiError(404, "no_such_bot", `no bot named ${JSON.stringify(name)}`),
-  noSuchMatch: (id: string) => new ApiError(404, "no_such_match", `no match ${JSON.stringify(id)}`),
+  noSuchBot: (name: string) => fail("no_such_bot", `no bot named ${JSON.stringify(name)}`),
+  noSuchMatch: (id: string) => fail("no_such_match", `no match ${JSON.stringify(id)}`),
   noStats: (id: string) =>
-    new ApiError(
-      404,
-      "no_stats",
-      `match ${JSON.stringify(id)} has no stats (voided, or its replay was trimmed)`,
-    ),
-  noReplay: (id: string) => new ApiError(404, "no_replay", `no replay for match ${JSON.stringify(id)}`),
-  unknownLadder: (id: string) => new ApiError(404, "unknown_ladder", `unknown ladder ${JSON.stringify(id)}`),
-  notFound: (what: string) => new ApiError(404, "not_found", `${what} not found`),
+    fail("no_stats", `match ${JSON.stringify(id)} has no stats (voided, or its replay was trimmed)`),
+  noReplay: (id: string) => fail("no_replay", `no replay for match ${JSON.stringify(id)}`),
+  unknownLadder: (id: string) => fail("unknown_ladder", `unknown ladder ${JSON.stringify(id)}`),
+  notFound: (what: string) => fail("not_found", `${what} not found`),
   /** A simulator wheel of another release (SPEC 1.1): the message names the one that is served. */
   unknownRelease: (requested: string, current: string) =>
-    new ApiError(
-      404,
-      "unknown_release",
-      `${requested} is not served; the current simulator wheel is ${current}`,
-    ),
+    fail("unknown_release", `${requested} is not served; the current simulator wheel is ${current}`),
   notBuilt: (file: string) =>
-    new ApiError(404, "not_built", `${file} is not built on this server (run npm run build:sim)`),
-  noSuchVersion: (label: string) =>
-    new ApiError(404, "no_such_version", `no version ${JSON.stringify(label)}`),
+    fail("not_built", `${file} is not built on this server (run npm run build:sim)`),
+  noSuchVersion: (label: string) => fail("no_such_version", `no version ${JSON.stringify(label)}`),
   botLimit: (limit: number) =>
-    new ApiError(409, "bot_limit", `an owner may have at most ${limit} bots that are not retired`),
-  quotaExceeded: (message: string) => new ApiError(429, "quota_exceeded", message),
-  botModerated: (status: string) => new ApiError(409, "bot_moderated", `the bot is ${status}`),
-  tooLarge: () => new ApiError(413, "too_large", "request body too large"),
-  draining: () => new ApiError(503, "server_draining", "the server is shutting down"),
+    fail("bot_limit", `an owner may have at most ${limit} bots that are not retired`),
+  quotaExceeded: (message: string) => fail("quota_exceeded", message),
+  botModerated: (status: string) => fail("bot_moderated", `the bot is ${status}`),
+  tooLarge: () => fail("too_large", "request body too large"),
+  draining: () => fail("server_draining", "the server is shutting down"),
 
   // Accounts and administration (SPEC 4.2-4.6, 5, 7.1).
   invalidSession: (message = "the account session is invalid; sign in again") =>
-    new ApiError(401, "invalid_session", message),
-  authUnavailable: () =>
-    new ApiError(503, "auth_unavailable", "the identity provider is unavailable; try again shortly"),
+    fail("invalid_session", message),
+  authUnavailable: () => fail("auth_unavailable", "the identity provider is unavailable; try again shortly"),
   adminRequired: () =>
-    new ApiError(401, "admin_required", "send an admin's access token or agent key as Authorization: Bearer"),
-  notAdmin: () => new ApiError(403, "not_admin", "this account is not an admin"),
-  accountBanned: () => new ApiError(403, "account_banned", "this account is banned"),
-  accountsDisabled: () => new ApiError(404, "accounts_disabled", "this ladder has no accounts"),
+    fail("admin_required", "send an admin's access token or agent key as Authorization: Bearer"),
+  notAdmin: () => fail("not_admin", "this account is not an admin"),
+  accountBanned: () => fail("account_banned", "this account is banned"),
+  accountsDisabled: () => fail("accounts_disabled", "this ladder has no accounts"),
   handleRequired: () =>
-    new ApiError(409, "handle_required", 'choose a handle first: PUT /api/account/handle {"handle": ...}'),
-  invalidHandle: (message: string) => new ApiError(400, "invalid_handle", message),
-  handleTaken: (handle: string) =>
-    new ApiError(409, "handle_taken", `the handle ${JSON.stringify(handle)} is taken`),
+    fail("handle_required", 'choose a handle first: PUT /api/account/handle {"handle": ...}'),
+  invalidHandle: (message: string) => fail("invalid_handle", message),
+  handleTaken: (handle: string) => fail("handle_taken", `the handle ${JSON.stringify(handle)} is taken`),
   foreignOrigin: () =>
-    new ApiError(403, "foreign_origin", "requests from another site's pages are refused on account routes"),
-  wrongCredential: (message: string) => new ApiError(401, "invalid_credential", message),
-  invalidAgentKey: () => new ApiError(401, "invalid_token", "unknown or revoked agent key"),
-  invalidOwnerKey: () => new ApiError(401, "invalid_owner_key", "unknown owner key"),
+    fail("foreign_origin", "requests from another site's pages are refused on account routes"),
+  wrongCredential: (message: string) => fail("invalid_credential", message),
+  invalidAgentKey: () => fail("invalid_token", "unknown or revoked agent key"),
+  invalidOwnerKey: () => fail("invalid_owner_key", "unknown owner key"),
   botHasPlayed: (name: string) =>
-    new ApiError(
-      409,
+    fail(
       "bot_has_played",
       `${name} has played and cannot be deleted; retire it with DELETE /api/account/bots/${name}`,
     ),
   botInMatch: (name: string) =>
-    new ApiError(409, "bot_in_match", `${name} is playing a match; rename it after the match ends`),
-  keyLimit: (limit: number) =>
-    new ApiError(409, "key_limit", `an account may have at most ${limit} agent keys`),
-  alreadyClaimed: () => new ApiError(409, "already_claimed", "this bot belongs to another account"),
+    fail("bot_in_match", `${name} is playing a match; rename it after the match ends`),
+  keyLimit: (limit: number) => fail("key_limit", `an account may have at most ${limit} agent keys`),
+  alreadyClaimed: () => fail("already_claimed", "this bot belongs to another account"),
   unknownAvatar: (allowed: readonly string[]) =>
-    new ApiError(400, "unknown_avatar", `avatar must be null or one of: ${allowed.join(", ")}`),
-  ownRole: () => new ApiError(409, "own_role", "you cannot remove your own admin role"),
+    fail("unknown_avatar", `avatar must be null or one of: ${allowed.join(", ")}`),
+  ownRole: () => fail("own_role", "you cannot remove your own admin role"),
   configuredAdmin: () =>
-    new ApiError(409, "configured_admin", "this account is an admin by the configured admin email list"),
-  adminAccount: () =>
-    new ApiError(409, "admin_account", "admins cannot be banned or deleted; remove the role first"),
-  bannedCannotBeAdmin: () => new ApiError(409, "account_banned", "a banned account cannot be made an admin"),
-  noSuchAccount: (ref: string) => new ApiError(404, "no_such_account", `no account ${JSON.stringify(ref)}`),
-  noSuchKey: (id: string) => new ApiError(404, "no_such_key", `no agent key ${JSON.stringify(id)}`),
-  ownerTaken: (name: string) =>
-    new ApiError(409, "owner_taken", `the owner name ${JSON.stringify(name)} is taken`),
-  rateLimited: (message: string) => new ApiError(429, "rate_limited", message),
-  internal: () => new ApiError(500, "internal", "internal error"),
+    fail("configured_admin", "this account is an admin by the configured admin email list"),
+  adminAccount: () => fail("admin_account", "admins cannot be banned or deleted; remove the role first"),
+  // SPEC 7.1 names the code for this case without a status; a conflict with the target's state is 409.
+  bannedCannotBeAdmin: () =>
+    fail("account_banned", "a banned account cannot be made an admin", undefined, 409),
+  noSuchAccount: (ref: string) => fail("no_such_account", `no account ${JSON.stringify(ref)}`),
+  noSuchKey: (id: string) => fail("no_such_key", `no agent key ${JSON.stringify(id)}`),
+  ownerTaken: (name: string) => fail("owner_taken", `the owner name ${JSON.stringify(name)} is taken`),
+  rateLimited: (message: string) => fail("rate_limited", message),
+  internal: () => fail("internal", "internal error"),
 
   // Ladders, membership and settings (SPEC 3.1, 3.7, 4.4, 4.6).
   ladderClosed: (id: string) =>
-    new ApiError(
-      409,
-      "ladder_closed",
-      `the ladder ${id} is closed; it takes no enrollment and starts no match`,
-    ),
-  ladderDisabled: (id: string) => new ApiError(409, "ladder_disabled", `the ladder ${id} is disabled`),
+    fail("ladder_closed", `the ladder ${id} is closed; it takes no enrollment and starts no match`),
+  ladderDisabled: (id: string) => fail("ladder_disabled", `the ladder ${id} is disabled`),
   invitationRequired: (id: string) =>
-    new ApiError(
-      403,
-      "invitation_required",
-      `the ladder ${id} is by invitation: send {"invitation": "<code>"}`,
-    ),
+    fail("invitation_required", `the ladder ${id} is by invitation: send {"invitation": "<code>"}`),
   invalidInvitation: () =>
-    new ApiError(
-      403,
-      "invalid_invitation",
-      "this invitation code is unknown, for another ladder or for another account",
-    ),
-  invitationUsed: () => new ApiError(409, "invitation_used", "this invitation has been used already"),
+    fail("invalid_invitation", "this invitation code is unknown, for another ladder or for another account"),
+  invitationUsed: () => fail("invitation_used", "this invitation has been used already"),
   membershipRevoked: (id: string) =>
-    new ApiError(403, "membership_revoked", `your membership of the ladder ${id} was revoked by its staff`),
+    fail("membership_revoked", `your membership of the ladder ${id} was revoked by its staff`),
   invalidTransition: (from: string | null, to: string) =>
-    new ApiError(409, "invalid_transition", `a membership cannot go from ${from ?? "none"} to ${to}`),
+    fail("invalid_transition", `a membership cannot go from ${from ?? "none"} to ${to}`),
   noSuchInvitation: (id: string) =>
-    new ApiError(404, "no_such_invitation", `no invitation ${JSON.stringify(id)} on this ladder`),
-  notInvitationLadder: (id: string) =>
-    new ApiError(409, "not_invitation_ladder", `the ladder ${id} is not by invitation`),
+    fail("no_such_invitation", `no invitation ${JSON.stringify(id)} on this ladder`),
+  notInvitationLadder: (id: string) => fail("not_invitation_ladder", `the ladder ${id} is not by invitation`),
   staleRevision: (current: number) =>
-    new ApiError(
-      409,
-      "stale_revision",
-      `the settings changed meanwhile (revision ${current}); reload and retry`,
-      {
-        revision: current,
-      },
-    ),
+    fail("stale_revision", `the settings changed meanwhile (revision ${current}); reload and retry`, {
+      revision: current,
+    }),
 };
 
-/** Codes sent over the bot socket as `{type: "error", code, message}`. */
-export const SOCKET_ERRORS = {
-  missing_authorization: "send the header Authorization: Bearer <BOT_TOKEN> on the opening handshake",
-  invalid_token: "unknown or revoked bot token",
-  suspended: "this bot is suspended",
-  banned: "this bot is banned",
-  retired: "this bot is retired",
-  account_banned: "the bot's account is banned",
-  account_required: "this bot has no account owner",
-  schema: "message does not match the protocol schema",
-  invalid_version: "version label must be 1-32 characters",
-  version_retired: "this version is retired; queue with another label",
-  unknown_ladder: "unknown ladder",
-  ladder_closed: "this ladder is closed; no ranked match starts on it",
-  ladder_disabled: "this ladder is disabled; no ranked match starts on it",
-  enrollment_required: "this ladder needs an active enrollment: POST /api/account/ladders/<id>/enrollment",
-  already_queued: "already queued or playing; the version is unchanged",
-  not_queued: "not in the queue",
-  rate_limited: "too many messages",
-  quota_exceeded: "held back by a limit; still queued",
-  draining: "the server is shutting down; no new matches start",
-  internal: "the server could not handle this message; try again",
-} as const;
-export type SocketErrorCode = keyof typeof SOCKET_ERRORS;
+type SocketCode = { [K in Code]: (typeof CODES)[K] extends { socket: object } ? K : never }[Code];
+export type SocketErrorCode = SocketCode;
+
+/** Codes sent over the sockets as `{type: "error", code, message}`, with their default messages. */
+export const SOCKET_ERRORS = Object.fromEntries(
+  Object.entries(CODES)
+    .filter(([, spec]) => "socket" in spec)
+    .map(([code, spec]) => [code, spec.message]),
+) as Record<SocketErrorCode, string>;
+
+/**
+ * Bot-socket codes after which a bot should not reconnect or queue again: retrying cannot help (SPEC 7.2).
+ * The starter bots' stop lists are tested against this set.
+ */
+export const BOT_STOP_CODES: ReadonlySet<string> = new Set(
+  Object.entries(CODES as Record<string, CodeSpec>)
+    .filter(([, spec]) => spec.socket?.stop && !spec.socket.human)
+    .map(([code]) => code),
+);

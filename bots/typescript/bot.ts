@@ -39,8 +39,9 @@ const BACKOFF_CAP_MS = 30_000;
 
 // Errors after which reconnecting cannot help: the token is wrong, or the bot or account may not play, or
 // another connection with the same token took over (SPEC 7.2). Reconnecting on `replaced` would make two
-// copies of the bot kick each other off forever. Event admission errors also stop a starter: queueing again
-// would only be refused again.
+// copies of the bot kick each other off forever. Ladder admission and availability errors (unknown, closed or
+// disabled ladder, enrollment required) also stop a starter: queueing again would only be refused again.
+// The server's catalog (server/errors.ts, BOT_STOP_CODES) is the source; a test keeps this list equal to it.
 const STOP_CODES = new Set([
   "missing_authorization",
   "invalid_token",
@@ -51,6 +52,9 @@ const STOP_CODES = new Set([
   "account_required",
   "replaced",
   "enrollment_required",
+  "unknown_ladder",
+  "ladder_closed",
+  "ladder_disabled",
 ]);
 
 // In --stdio mode stdout carries the protocol, so logs must go to stderr.

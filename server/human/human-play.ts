@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { AppContext } from "../context.ts";
+import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import { newParticipant, type Participant } from "../ladder/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { BotConnection } from "../socket/connection.ts";
@@ -76,17 +77,17 @@ export class HumanPlay {
     const ticket = this.take(url.searchParams.get("ticket"));
     const opponent = url.searchParams.get("opponent") ?? "";
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const refuse = (code: string, message: string) => {
+      const refuse = (code: SocketErrorCode, message: string) => {
         ws.send(JSON.stringify({ type: "error", code, message }));
         ws.close(1008, code);
         setTimeout(() => ws.terminate(), 5_000).unref();
       };
       if (this.conns.closing) return void ws.close(1012, "server restarting");
-      if (!ticket) return refuse("invalid_ticket", "missing, used or expired play ticket; get a new one");
+      if (!ticket) return refuse("invalid_ticket", SOCKET_ERRORS.invalid_ticket);
       void this.admit(ticket, opponent).then(
         (r) => {
           if (ws.readyState !== ws.OPEN) return;
-          if (typeof r === "string") return refuse(r, MESSAGES[r]);
+          if (typeof r === "string") return refuse(r, HUMAN_MESSAGES[r] ?? SOCKET_ERRORS[r]);
           this.attach(ws, ticket, r);
         },
         (err: unknown) => {
@@ -97,7 +98,7 @@ export class HumanPlay {
     });
   }
 
-  private async admit(ticket: Ticket, opponent: string): Promise<Participant | keyof typeof MESSAGES> {
+  private async admit(ticket: Ticket, opponent: string): Promise<Participant | SocketErrorCode> {
     const account = await this.d.ctx.store.accounts.account(ticket.accountId);
     if (!account) return "account_required";
     if (account.banned_at) return "account_banned";
@@ -180,10 +181,9 @@ export class HumanPlay {
   }
 }
 
-const MESSAGES = {
+/** Where a person needs other words than a bot (codes and defaults are in the catalog, server/errors.ts). */
+const HUMAN_MESSAGES: Partial<Record<SocketErrorCode, string>> = {
   account_required: "the account no longer exists",
   account_banned: "this account is banned",
-  unknown_opponent: "pick an online house bot of the Public ladder: ts-starter, brawler, kiter or champion",
   server_draining: "the server is shutting down; no new games start",
-  capacity: "the server is at capacity; try again shortly",
-} as const;
+};

@@ -3,7 +3,7 @@
 // The simulation itself runs in a pool worker; this module only moves messages and keeps time.
 import type { Logger } from "pino";
 import type { TurnInput } from "../../engine/match.ts";
-import type { DeadlinesT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
+import type { DeadlinesT, EndMessageT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind } from "../../pool/protocol.ts";
 import type { EventBus } from "../kernel/bus.ts";
@@ -414,7 +414,7 @@ export class RunningMatch {
     finalTick: number,
     stats: MatchStatsT | null,
     ratingChange: number | null,
-  ) {
+  ): EndMessageT {
     const voided = reason === "voided" || reason === "aborted";
     const result = voided ? "void" : winner === null ? "draw" : winner === seat ? "win" : "loss";
     return {

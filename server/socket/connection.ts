@@ -1,6 +1,7 @@
 // One authenticated bot socket: sending, closing with a code, liveness (server Pings) and the two message
 // rate limits of SPEC section 8 (idle messages per second; messages per tick while playing).
 import type { WebSocket } from "ws";
+import type { ServerMessageT } from "../../engine/protocol.ts";
 import type { SocketErrorCode } from "../errors.ts";
 import { SOCKET_ERRORS } from "../errors.ts";
 import type { BotRow } from "../store/types.ts";
@@ -28,8 +29,11 @@ export class BotConnection {
     });
   }
 
-  /** Sends a message; `msg` may already be serialised (observations come from the worker as text). */
-  send(msg: string | object): void {
+  /**
+   * Sends a message of the protocol (typed by its schema in engine/protocol.ts); `msg` may already be
+   * serialised (observations come from the worker as text).
+   */
+  send(msg: string | ServerMessageT): void {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
     this.ws.send(typeof msg === "string" ? msg : JSON.stringify(msg));
   }
@@ -40,8 +44,8 @@ export class BotConnection {
     this.ws.send(bytes, { binary: false });
   }
 
-  error(code: SocketErrorCode | string, message?: string): void {
-    this.send({ type: "error", code, message: message ?? SOCKET_ERRORS[code as SocketErrorCode] ?? code });
+  error(code: SocketErrorCode, message?: string): void {
+    this.send({ type: "error", code, message: message ?? SOCKET_ERRORS[code] });
   }
 
   /** Sends a connection error and closes: the client must not reconnect for these (SPEC 7.2). */

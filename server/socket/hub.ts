@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
-import { QueueMessage } from "../../engine/protocol.ts";
+import { type QueuedMessageT, QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../config.ts";
 import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import type { Limits } from "../kernel/settings.ts";
@@ -236,12 +236,13 @@ export class BotHub {
     p.state = "waiting";
     p.version = version.label;
     p.ladderId = ladder;
-    const reply: Record<string, unknown> = {
+    // ladder_id is echoed when the bot named one (omitted means the default ladder, SPEC 6.2).
+    const reply: QueuedMessageT = {
       type: "queued",
       version: version.label,
       estimated_wait_s: this.d.estimatedWaitS(p),
+      ...(parsed.data.ladder_id !== undefined ? { ladder_id: ladder } : {}),
     };
-    if (parsed.data.ladder_id !== undefined) reply.ladder_id = ladder;
     conn.send(reply);
     this.d.poke();
   }

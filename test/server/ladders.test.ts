@@ -3,6 +3,7 @@
 // shortened window (an upcoming ladder holds its queue, opens on time and pairs it, closes on time and
 // starts nothing more).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EndMessage, QueuedMessage } from "../../engine/protocol.ts";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import { versionKey } from "../../server/ratings/book.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
@@ -46,6 +47,9 @@ describe("two ladders in one server", () => {
     const spring = await playOn(bot, "spring");
     expect(spring.queued).toMatchObject({ type: "queued", version: "v1", ladder_id: "spring" });
     expect(spring.end).toMatchObject({ type: "end", ladder_id: "spring" });
+    // Outgoing messages match the protocol's published schemas.
+    expect(QueuedMessage.safeParse(spring.queued).success).toBe(true);
+    expect(EndMessage.safeParse(spring.end).success).toBe(true);
     const pub = await playOn(bot, undefined);
     expect(pub.queued.ladder_id).toBeUndefined(); // omitted in, omitted out (SPEC 6.2)
     expect(pub.end).toMatchObject({ type: "end", ladder_id: "public" });

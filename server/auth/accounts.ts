@@ -234,7 +234,7 @@ export class Accounts {
 
   /** Closes a connected bot's socket with a connection error (moderation, retirement, token changes). */
   disconnect(botId: string, code: SocketErrorCode): void {
-    this.ctx.lobby.get(botId)?.conn?.refuse(code);
+    this.ctx.hub.disconnect(botId, code);
   }
 
   /** Copies changed bot fields (name, owner, avatar) into the live lobby entry, so matches see them. */

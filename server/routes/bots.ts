@@ -136,7 +136,7 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
     const bot = await botOf(req);
     const token = await store.rotateToken(bot.id);
     // The old token stops working at once, including for a connected socket.
-    ctx.lobby.get(bot.id)?.conn?.refuse("invalid_token");
+    ctx.hub.disconnect(bot.id, "invalid_token");
     return { token };
   });
 }

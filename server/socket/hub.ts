@@ -67,6 +67,12 @@ export class BotHub {
   });
   private readonly conns: ConnectionSet;
   private readonly d: HubDeps;
+  /**
+   * Bots refused while connected (token rotated, banned, retired...), with the count of authentications begun
+   * before the refusal: a socket whose token lookup began before it must not be let in when the lookup ends.
+   */
+  private readonly refused = new Map<string, { code: SocketErrorCode; before: number; at: number }>();
+  private authentications = 0;
 
   constructor(d: HubDeps) {
     this.d = d;
@@ -84,8 +90,11 @@ export class BotHub {
       const buffer = (data: Buffer, binary: boolean) => early.push({ data, binary });
       ws.on("message", buffer);
       ws.on("error", () => ws.terminate());
+      const started = ++this.authentications;
       void this.authenticate(req).then(
-        (bot) => {
+        (found) => {
+          const late = typeof found === "string" ? undefined : this.refused.get(found.id);
+          const bot = late && late.before >= started ? late.code : found;
           // The peer may have gone while its token was looked up: a closed socket must not be registered
           // (its close event has passed, so the bot would stay online in the lobby for good).
           if (ws.readyState !== ws.OPEN) return;
@@ -245,6 +254,18 @@ export class BotHub {
     };
     conn.send(reply);
     this.d.poke();
+  }
+
+  /**
+   * Closes a bot's socket with a connection error (moderation, retirement, a new token), and refuses the same
+   * way any connection of that bot whose token lookup was already under way.
+   */
+  disconnect(botId: string, code: SocketErrorCode): void {
+    const now = Date.now();
+    if (this.refused.size > 1000)
+      for (const [id, r] of this.refused) if (now - r.at > 60_000) this.refused.delete(id);
+    this.refused.set(botId, { code, before: this.authentications, at: now });
+    this.d.lobby.get(botId)?.conn?.refuse(code);
   }
 
   /** Shutdown begins: every authenticated socket, and each later one, is told (SPEC 3.10). */

@@ -205,6 +205,46 @@ describe("bot-token routes", () => {
   });
 });
 
+describe("a token changed while a socket's lookup is under way", () => {
+  it("refuses the socket when the lookup ends, instead of letting the old token in", async () => {
+    const oldToken = await srv.register("race-bot");
+    const store = srv.app.ctx.store;
+    const lookup = store.botByToken.bind(store);
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let looked!: () => void;
+    const lookedUp = new Promise<void>((r) => {
+      looked = r;
+    });
+    // The socket's token lookup (the first one) finds the bot, then waits until the token has been rotated;
+    // the rotation's own lookup goes through.
+    let first = true;
+    store.botByToken = async (t: string) => {
+      const found = await lookup(t);
+      if (!first) return found;
+      first = false;
+      looked();
+      await held;
+      return found;
+    };
+    try {
+      const bot = new BotClient(srv.wsUrl, oldToken);
+      await bot.open();
+      await lookedUp;
+      const r = await call("POST", "/api/me/token", { token: oldToken });
+      expect(r.status).toBe(200);
+      release();
+      expect(await bot.next("error", undefined, 10_000, 0)).toMatchObject({ code: "invalid_token" });
+      expect(await bot.closed()).toBe(1008);
+    } finally {
+      store.botByToken = lookup;
+      release();
+    }
+  });
+});
+
 describe("discovery and status", () => {
   it("GET /api has every ApiIndex field", async () => {
     const r = await call("GET", "/api");

@@ -7,7 +7,6 @@ import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
 import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
-import type { MatchSetup } from "../pool/protocol.ts";
 import { settingsOperations } from "./admin/settings-routes.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
@@ -15,17 +14,17 @@ import { BotDirectory } from "./bots/directory.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import { HUMAN_TICK_MS, HumanPlay } from "./human/human-play.ts";
+import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
 import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
-import { Lobby, type Participant } from "./ladder/lobby.ts";
+import { Lobby } from "./ladder/lobby.ts";
 import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest } from "./ladders/manifest.ts";
 import { Membership } from "./ladders/membership.ts";
 import { Ladders } from "./ladders/registry.ts";
 import { ladderOperations } from "./ladders/routes.ts";
-import { REMATCH_HOLD_MS, type StartPlan } from "./matchmaker/matchmaker.ts";
+import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
@@ -36,8 +35,7 @@ import { ladderRoutes } from "./routes/ladder.ts";
 import { matchRoutes } from "./routes/matches.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { playPageRoutes } from "./routes/play-page.ts";
-import { RunningMatch, seatKinds } from "./runner/match-runner.ts";
-import { BotHub, MESSAGES_PER_TICK } from "./socket/hub.ts";
+import { BotHub } from "./socket/hub.ts";
 import { openStore } from "./store/sql-store.ts";
 import type { Store } from "./store/types.ts";
 
@@ -112,14 +110,23 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const replays = new ReplayFiles(config.dataDir);
   const orphans = await replays.sweepOrphans(await store.replayFiles());
   if (orphans > 0) log.warn({ orphans }, "removed replay files of matches that were never stored");
-  const matches = new Map<string, RunningMatch>();
-  const matchByBot = new Map<string, RunningMatch>();
-  let drainDone: (() => void) | null = null;
-
   const bus = new EventBus(log);
   const scheduler = new Scheduler(log);
   const settings = new Settings(defaultLimits(config));
   const manifest = deps.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
+  const live = new LiveMatches({
+    pool,
+    store,
+    replays,
+    log,
+    bus,
+    lobby,
+    settings,
+    publicUrl: config.publicUrl,
+    workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
+    humanTickMs: deps.humanTickMs ?? HUMAN_TICK_MS,
+  });
+  const matches = live.byId;
   const ctx = {
     config,
     store,
@@ -134,109 +141,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   } as AppContext;
   const identity = await setUpAccounts(ctx, http);
 
-  const runnerDeps = {
-    pool,
-    ratingsOf: (ladderId: string) => ladders.require(ladderId).ratings,
-    bus,
-    store,
-    replays,
-    log,
-    publicUrl: config.publicUrl,
-    messagesPerTick: MESSAGES_PER_TICK,
-    workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
-    onEnd(m: RunningMatch) {
-      matches.delete(m.id);
-      const ladder = ladders.require(m.setup.ladderId);
-      ladder.quotas.stored(m.id);
-      const now = Date.now();
-      const [a, b] = m.seats.map((s) => s.participant) as [Participant, Participant];
-      a.lastMet.set(b.bot.id, now);
-      b.lastMet.set(a.bot.id, now);
-      for (const s of m.seats) {
-        const p = s.participant;
-        p.matches.delete(m.id);
-        if (matchByBot.get(p.bot.id) === m) matchByBot.delete(p.bot.id);
-        if (!p.house) {
-          p.state = "idle"; // SPEC 3.2: after `end` the bot must queue again
-          lobby.leaveIfGone(p.bot.id);
-        }
-      }
-      if (ctx.draining && matches.size === 0) drainDone?.();
-      // The rematch hold ends later; look again then.
-      setTimeout(() => ladder.matchmaker.pass(), REMATCH_HOLD_MS + 50).unref();
-      ladder.matchmaker.pass();
-    },
-  };
-
-  function startMatch(
-    plan: Pick<StartPlan, "seats" | "map" | "seed">,
-    ladderId: string,
-    mode: "ranked" | "human" = "ranked",
-  ): RunningMatch {
-    const pair = plan.seats;
-    const limits = settings.limits(ladderId);
-    const setup: MatchSetup = {
-      matchId: `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`,
-      seed: plan.seed,
-      map: plan.map,
-      mode,
-      ladderId,
-      // A person gets the fixed two-minute tick (SPEC 8.4) and no reply budget beyond it; ten timeouts in a
-      // row still disqualify.
-      deadlines: {
-        startup_ms: mode === "human" ? Math.max(limits.startup_ms, 60_000) : limits.startup_ms,
-        tick_ms: mode === "human" ? (deps.humanTickMs ?? HUMAN_TICK_MS) : limits.tick_ms,
-        match_budget_ms: mode === "human" ? 24 * 3600_000 : limits.match_budget_ms,
-        max_consecutive_failures: 10,
-        reconnect_grace_ms: limits.reconnect_grace_ms,
-      },
-      fighters: pair.map((p) => ({
-        name: p.bot.name,
-        display_name: p.bot.display_name,
-        version: p.version ?? "unversioned",
-      })) as MatchSetup["fighters"],
-      seats: seatKinds(pair[0], pair[1]),
-    };
-    if (mode === "ranked") {
-      ladders.require(ladderId).quotas.started(
-        setup.matchId,
-        pair.map((p) => ({ botId: p.bot.id, owner: p.bot.owner, house: p.bot.house })),
-      );
-    }
-    const now = Date.now();
-    for (const p of pair) {
-      p.lastStartAt = now;
-      if (!p.house) {
-        p.state = "playing";
-        p.starts.push(now);
-      }
-    }
-    const m = new RunningMatch(runnerDeps, setup, pair);
-    matches.set(m.id, m);
-    for (const p of pair) {
-      p.matches.add(m.id);
-      if (!p.house) matchByBot.set(p.bot.id, m);
-    }
-    return m;
-  }
-
-  const runningForOwner = (owner: string) =>
-    [...matches.values()].filter((m) =>
-      m.seats.some((s) => !s.participant.house && s.participant.bot.owner === owner),
-    ).length;
-
   const ladders = new Ladders(manifest, {
     store,
     lobby,
     settings,
     log,
     seatBalance: await store.seatBalance(),
-    running: (ladderId) =>
-      ladderId === undefined
-        ? matches.size
-        : [...matches.values()].filter((m) => m.setup.ladderId === ladderId).length,
-    runningForOwner,
-    start: (plan, ladderId) => startMatch(plan, ladderId),
+    running: (ladderId) => live.running(ladderId),
+    runningForOwner: (owner) => live.runningForOwner(owner),
+    start: (plan, ladderId) => live.start(plan, ladderId, "ranked"),
     audit: (kind, subject, detail) =>
       void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
     houseWaitMs: deps.houseWaitMs ?? 2_000,
@@ -247,6 +160,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   );
   for (const l of ladders.all()) await l.load(store);
   ctx.ladders = ladders;
+  live.useLadders(ladders);
   const membership = new Membership(store, ladders, bus);
   ctx.membership = membership;
   // Revocation closes the way to queue at once: a waiting bot of the account leaves that ladder's queue.
@@ -284,7 +198,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     lobby,
     log,
     limits: () => settings.limits(),
-    matchOf: (botId) => matchByBot.get(botId),
+    matchOf: (botId) => live.ofBot(botId),
     estimatedWaitS: (p) => ladders.require(p.ladderId).estimatedWaitS(p),
     admit: (bot) => ctx.accounts.admit(bot),
     mayQueue: (bot, ladderId) => ladders.mayQueue(bot, ladderId, (l, a) => membership.state(l, a)),
@@ -302,7 +216,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const humanPlay = new HumanPlay({
     ctx,
     start: (human, house) =>
-      startMatch(
+      live.start(
         {
           seats: [human, house],
           seed: randomBytes(4).readUInt32LE(0) >>> 1,
@@ -399,8 +313,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     humanPlay.closeAll();
     // Abandoned matches are stored as void (no `end`: their sockets are closed); wait for those writes, a
     // little, so they do not race the store closing below.
-    const abandoned = [...matches.values()].map((m) => m.abandon());
-    await Promise.race([Promise.all(abandoned), new Promise((r) => setTimeout(r, 5_000).unref())]);
+    await Promise.race([live.abandonAll(), new Promise((r) => setTimeout(r, 5_000).unref())]);
     await http.close();
     await pool.close().catch(() => {});
     await store.close();
@@ -422,12 +335,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       hub.drain(deadline.toISOString());
       humanPlay.drain(deadline.toISOString());
       log.info({ matches: matches.size, deadline }, "draining");
-      if (matches.size > 0) {
-        await new Promise<void>((resolve) => {
-          drainDone = resolve;
-          setTimeout(resolve, config.drainTimeoutMs).unref();
-        });
-      }
+      await Promise.race([
+        live.whenIdle(),
+        new Promise<void>((resolve) => setTimeout(resolve, config.drainTimeoutMs).unref()),
+      ]);
       await close();
     },
     close,

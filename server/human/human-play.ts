@@ -18,8 +18,6 @@ import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
 
 export const TICKET_MS = 60_000;
-/** SPEC 8.4: a person gets two minutes per tick. */
-export const HUMAN_TICK_MS = 120_000;
 
 interface Ticket {
   accountId: string;

@@ -1,0 +1,179 @@
+// The matches running now, and the bookkeeping around each one's start and end: its setup (deadlines from the
+// live limits of its ladder), the quota counts, the lobby states of its seats (SPEC 3.2: a bot is idle again
+// after `end` and must queue again), the rematch hold, and the next matchmaker pass. The runner itself plays
+// the match; results reach other domains through MatchFinished on the bus, not through here.
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { MatchPool } from "../../pool/pool.ts";
+import type { MatchSetup } from "../../pool/protocol.ts";
+import type { EventBus } from "../kernel/bus.ts";
+import type { Settings } from "../kernel/settings.ts";
+import type { Lobby, Participant } from "../ladder/lobby.ts";
+import type { Ladders } from "../ladders/registry.ts";
+import { REMATCH_HOLD_MS, type StartPlan } from "../matchmaker/matchmaker.ts";
+import type { ReplayFiles } from "../replays.ts";
+import { type RunnerDeps, RunningMatch, seatKinds } from "../runner/match-runner.ts";
+import { MESSAGES_PER_TICK } from "../socket/hub.ts";
+import type { Store } from "../store/types.ts";
+
+/** SPEC 8.4: a person gets two minutes per tick. */
+export const HUMAN_TICK_MS = 120_000;
+
+export interface LiveMatchesDeps {
+  pool: MatchPool;
+  store: Store;
+  replays: ReplayFiles;
+  log: Logger;
+  bus: EventBus;
+  lobby: Lobby;
+  settings: Settings;
+  publicUrl: string;
+  workerTimeoutMs: number;
+  /** Tests shorten the fixed two-minute turn of human games. */
+  humanTickMs: number;
+}
+
+export class LiveMatches {
+  /** Running matches by id. */
+  readonly byId = new Map<string, RunningMatch>();
+  private readonly byBot = new Map<string, RunningMatch>();
+  private readonly runner: RunnerDeps;
+  private ladders: Ladders | null = null;
+  private idle: (() => void) | null = null;
+
+  constructor(private readonly d: LiveMatchesDeps) {
+    this.runner = {
+      pool: d.pool,
+      ratingsOf: (ladderId) => this.ladder(ladderId).ratings,
+      bus: d.bus,
+      store: d.store,
+      replays: d.replays,
+      log: d.log,
+      publicUrl: d.publicUrl,
+      messagesPerTick: MESSAGES_PER_TICK,
+      workerTimeoutMs: d.workerTimeoutMs,
+      onEnd: (m) => this.ended(m),
+    };
+  }
+
+  /** The ladders are built with a way to start matches here, so they are handed over once built. */
+  useLadders(ladders: Ladders): void {
+    this.ladders = ladders;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** The match a player's bot plays in, if any. */
+  ofBot(botId: string): RunningMatch | undefined {
+    return this.byBot.get(botId);
+  }
+
+  /** Matches running on the whole server, or on one ladder. */
+  running(ladderId?: string): number {
+    if (ladderId === undefined) return this.byId.size;
+    let n = 0;
+    for (const m of this.byId.values()) if (m.setup.ladderId === ladderId) n++;
+    return n;
+  }
+
+  runningForOwner(owner: string): number {
+    let n = 0;
+    for (const m of this.byId.values())
+      if (m.seats.some((s) => !s.participant.house && s.participant.bot.owner === owner)) n++;
+    return n;
+  }
+
+  start(
+    plan: Pick<StartPlan, "seats" | "map" | "seed">,
+    ladderId: string,
+    mode: "ranked" | "human",
+  ): RunningMatch {
+    const pair = plan.seats;
+    const limits = this.d.settings.limits(ladderId);
+    const setup: MatchSetup = {
+      matchId: `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`,
+      seed: plan.seed,
+      map: plan.map,
+      mode,
+      ladderId,
+      // A person gets the fixed two-minute tick (SPEC 8.4) and no reply budget beyond it; ten timeouts in a
+      // row still disqualify.
+      deadlines: {
+        startup_ms: mode === "human" ? Math.max(limits.startup_ms, 60_000) : limits.startup_ms,
+        tick_ms: mode === "human" ? this.d.humanTickMs : limits.tick_ms,
+        match_budget_ms: mode === "human" ? 24 * 3600_000 : limits.match_budget_ms,
+        max_consecutive_failures: 10,
+        reconnect_grace_ms: limits.reconnect_grace_ms,
+      },
+      fighters: pair.map((p) => ({
+        name: p.bot.name,
+        display_name: p.bot.display_name,
+        version: p.version ?? "unversioned",
+      })) as MatchSetup["fighters"],
+      seats: seatKinds(pair[0], pair[1]),
+    };
+    if (mode === "ranked")
+      this.ladder(ladderId).quotas.started(
+        setup.matchId,
+        pair.map((p) => ({ botId: p.bot.id, owner: p.bot.owner, house: p.bot.house })),
+      );
+    const now = Date.now();
+    for (const p of pair) {
+      p.lastStartAt = now;
+      if (!p.house) {
+        p.state = "playing";
+        p.starts.push(now);
+      }
+    }
+    const m = new RunningMatch(this.runner, setup, pair);
+    this.byId.set(m.id, m);
+    for (const p of pair) {
+      p.matches.add(m.id);
+      if (!p.house) this.byBot.set(p.bot.id, m);
+    }
+    return m;
+  }
+
+  /** Resolves once no match runs (at once when none does); used by the drain. */
+  whenIdle(): Promise<void> {
+    if (this.byId.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.idle = resolve;
+    });
+  }
+
+  /** Abandons every running match (second stop signal, tests); resolves when their void rows are written. */
+  async abandonAll(): Promise<void> {
+    await Promise.all([...this.byId.values()].map((m) => m.abandon()));
+  }
+
+  private ended(m: RunningMatch): void {
+    this.byId.delete(m.id);
+    const ladder = this.ladder(m.setup.ladderId);
+    ladder.quotas.stored(m.id);
+    const now = Date.now();
+    const [a, b] = m.seats.map((s) => s.participant) as [Participant, Participant];
+    a.lastMet.set(b.bot.id, now);
+    b.lastMet.set(a.bot.id, now);
+    for (const s of m.seats) {
+      const p = s.participant;
+      p.matches.delete(m.id);
+      if (this.byBot.get(p.bot.id) === m) this.byBot.delete(p.bot.id);
+      if (!p.house) {
+        p.state = "idle"; // SPEC 3.2: after `end` the bot must queue again
+        this.d.lobby.leaveIfGone(p.bot.id);
+      }
+    }
+    if (this.byId.size === 0) this.idle?.();
+    // The rematch hold ends later; look again then.
+    setTimeout(() => ladder.matchmaker.pass(), REMATCH_HOLD_MS + 50).unref();
+    ladder.matchmaker.pass();
+  }
+
+  private ladder(id: string) {
+    if (!this.ladders) throw new Error("LiveMatches used before its ladders were set");
+    return this.ladders.require(id);
+  }
+}

@@ -88,7 +88,7 @@ export const errors = {
   alreadyClaimed: () => new ApiError(409, "already_claimed", "this bot belongs to another account"),
   unknownAvatar: (allowed: readonly string[]) =>
     new ApiError(400, "unknown_avatar", `avatar must be null or one of: ${allowed.join(", ")}`),
-  ownRole: () => new ApiError(409, "own_role", "you cannot remove your own admin role"),
+  ownRole: () => new ApiError(409, "own_role", "you cannot change your own role"),
   configuredAdmin: () =>
     new ApiError(409, "configured_admin", "this account is an admin by the configured admin email list"),
   adminAccount: () =>

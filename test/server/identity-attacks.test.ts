@@ -6,6 +6,7 @@
 // a password change needs the current password, older reset links die, sign-up tells nothing, a banned
 // account's bot tokens are refused, and the smaller items (refresh reuse interval, timing of recover and
 // resend, HSTS, the Origin check, PKCE S256).
+import { execFile } from "node:child_process";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../server/db/db.ts";
@@ -553,27 +554,49 @@ describe("12. the smaller items", () => {
   });
 
   it("recover and resend take as long for a registered address as for an unknown one", async () => {
-    const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)]!;
-    const times = { real: [] as number[], ghost: [] as number[] };
-    for (let i = 0; i < 12; i++) {
-      for (const [who, email] of [
-        ["real", "root@example.com"],
-        ["ghost", `ghost${i}@example.com`],
-      ] as const) {
-        for (const [path, body] of [
-          ["/recover", { email }],
-          ["/resend", { type: "signup", email }],
-        ] as const) {
-          const t = performance.now();
-          expect((await idp("POST", path, { body })).status).toBe(200);
-          times[who].push(performance.now() - t);
-          await sleep(15); // let the deferred work finish before the next request
-        }
-      }
+    // Each registered address is asked once, so its email really goes out (no resend pause to hide behind).
+    const real = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        signUp(srv, `timing${i}@example.com`, undefined, "timing passphrase 1"),
+      ),
+    );
+    const calls: { who: "real" | "ghost"; path: string; body: unknown }[] = [];
+    for (let i = 0; i < real.length; i++) {
+      calls.push({ who: "real", path: "/recover", body: { email: real[i]!.email } });
+      calls.push({ who: "ghost", path: "/recover", body: { email: `ghost${i}@example.com` } });
+      calls.push({ who: "real", path: "/resend", body: { type: "signup", email: "brand-new@example.com" } });
+      calls.push({ who: "ghost", path: "/resend", body: { type: "signup", email: `ghost${i}@example.com` } });
     }
-    const [real, ghost] = [median(times.real), median(times.ghost)];
-    expect(Math.abs(real - ghost)).toBeLessThan(Math.max(1, 0.5 * ghost));
-  });
+    // Timed from another process, as an attacker would: a client on the server's own event loop would also
+    // count the work the server does after answering.
+    const script = `
+      const { url, apikey, calls } = JSON.parse(process.argv[1]);
+      const times = { real: [], ghost: [] };
+      for (const c of calls) {
+        const t = performance.now();
+        const res = await fetch(url + c.path, {
+          method: "POST",
+          headers: { apikey, "content-type": "application/json" },
+          body: JSON.stringify(c.body),
+        });
+        await res.text();
+        if (res.status !== 200) throw new Error(c.path + " " + res.status);
+        times[c.who].push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      process.stdout.write(JSON.stringify(times));`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ["--input-type=module", "-e", script, JSON.stringify({ url: `${srv.url}/auth/v1`, apikey, calls })],
+        (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      ),
+    );
+    const times = JSON.parse(out) as { real: number[]; ghost: number[] };
+    const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)]!;
+    const [r, g] = [median(times.real), median(times.ghost)];
+    expect(Math.abs(r - g)).toBeLessThan(Math.max(1, 0.5 * g));
+  }, 30_000);
 
   it("HSTS behind an https public address; the Origin check uses the public address, not Host", async () => {
     expect((await fetch(`${srv.url}/api`)).headers.get("strict-transport-security")).toBeNull();

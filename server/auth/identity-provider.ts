@@ -340,7 +340,9 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         const passwordHash = await hashPassword(b.password);
         const made = await identity.createUser(b.email, {});
         const user = made === "exists" ? await identity.userByEmail(b.email) : made;
-        if (user && !user.email_confirmed_at) {
+        // Past the address's email allowance a sign-up is not recorded at all (same answer): every recorded
+        // sign-up has had its own email, so a resend never mails credentials nobody was told about.
+        if (user && !user.email_confirmed_at && links.allowed("signup", user.email, 0)) {
           const token = await identity.createOneTime(user.id, "signup", {
             codeChallenge: b.code_challenge ?? null,
             method: b.code_challenge ? "s256" : null,
@@ -348,7 +350,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
             metadata: b.data ?? {},
             replace: true,
           });
-          if (links.allowed("signup", user.email, 0)) await mail("signup", user, token, redirect);
+          await mail("signup", user, token, redirect);
         }
         return signupView(b.email, b.data ?? {});
       });

@@ -35,7 +35,8 @@ export class GuessThrottle {
     const e = this.entry(key, now) ?? { attempts: 0, last: now, until: 0 };
     e.attempts++;
     e.last = now;
-    const over = e.attempts - this.policy.free;
+    // From the free-th attempt on, the next one waits: base, then doubling up to the cap.
+    const over = e.attempts - this.policy.free + 1;
     if (over > 0) e.until = now + Math.min(this.policy.maxMs, this.policy.baseMs * 2 ** (over - 1));
     this.accounts.delete(key); // re-insert: the map's order is then oldest activity first
     this.accounts.set(key, e);
@@ -47,7 +48,10 @@ export class GuessThrottle {
 
   succeeded(email: string): void {
     const e = this.accounts.get(email.toLowerCase());
-    if (e) e.attempts = Math.max(0, e.attempts - 1);
+    if (!e) return;
+    e.attempts = Math.max(0, e.attempts - 1);
+    // Below the free attempts there is no delay: the one this attempt set is lifted.
+    if (e.attempts < this.policy.free) e.until = 0;
   }
 
   private entry(key: string, now: number) {

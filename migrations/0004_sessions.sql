@@ -1,5 +1,5 @@
 -- Identity and sessions hardened (issue 21): sessions are first-class rows that sign-out, password changes,
--- bans and account deletion end; a sign-up's password waits on its own confirmation link until that link is
+-- refresh-token reuse and account deletion end; a sign-up's password waits on its own confirmation link until that link is
 -- opened; refresh tokens remember their parent and when they were replaced (the short reuse interval);
 -- agent keys may expire; deleted accounts leave a tombstone so an old token cannot recreate them.
 

@@ -8,7 +8,7 @@
 //   POST /token?grant_type=password | refresh_token | pkce
 //   POST /resend, POST /recover, GET/PUT /user, POST /logout, GET /.well-known/jwks.json, GET /settings
 // Access tokens are ES256 JWTs (one hour) naming their session; a session ends at sign-out, a password
-// change (every other session), a refresh-token reuse, a ban or account deletion, and its access tokens stop
+// change (every other session), a refresh-token reuse or the account's deletion, and its access tokens stop
 // working at once. Refresh tokens rotate on every use. Errors carry GoTrue's `msg` and `error_code` next to
 // the service's `{error, code}`, and the 2024-01-01 API version header tells clients to read `code`.
 import { createHash, createHmac, randomUUID } from "node:crypto";

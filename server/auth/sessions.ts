@@ -1,6 +1,6 @@
 // Whether an access token's session is still live, for the built-in identity provider. Every access token
-// names its session; sign-out, a password change, a refresh-token reuse, a ban and account deletion end
-// sessions. The answer is cached briefly in memory so an authenticated request costs no query; whoever ends
+// names its session; sign-out, a password change (the other sessions), a refresh-token reuse and account
+// deletion end sessions. The answer is cached briefly in memory so an authenticated request costs no query; whoever ends
 // sessions in this process drops the cached answers at once (forget), and on another server of the same
 // database an ended session is refused within LIVE_CACHE_MS.
 import type { IdentityStore } from "../store/identity-store.ts";
@@ -34,7 +34,7 @@ export class SessionGate {
     for (const id of sessionIds) this.remember(id);
   }
 
-  /** Every cached session of a user (ban, deletion, password change). */
+  /** Every cached session of a user (account deletion). */
   forgetUser(userId: string): void {
     for (const [id, e] of this.live) if (e.userId === userId) this.remember(id);
   }

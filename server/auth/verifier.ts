@@ -81,7 +81,7 @@ export class TokenVerifier {
       throw errors.invalidSession();
     const sessionId = typeof payload.session_id === "string" ? payload.session_id : null;
     // The built-in provider's tokens name a session, which must still be live: sign-out, a password change,
-    // a ban or deletion end it before the token expires.
+    // a refresh-token reuse or the account's deletion end it before the token expires.
     if (this.builtin && (sessionId === null || !(await this.builtin.sessions.active(sessionId, payload.sub))))
       throw errors.invalidSession("the session has ended; sign in again");
     return {
@@ -92,7 +92,7 @@ export class TokenVerifier {
     };
   }
 
-  /** Ends every built-in session of an account (ban, deletion); nothing to do for an external provider. */
+  /** Ends every built-in session of an account (deletion); nothing to do for an external provider. */
   async endSessions(userId: string, reason: string): Promise<void> {
     if (!this.builtin) return;
     this.builtin.sessions.forget(await this.builtin.identity.endUserSessions(userId, reason));

@@ -184,8 +184,16 @@ export class AccountStore {
     ]);
   }
 
+  /**
+   * An account never holds both a stored (listed) email and the admin role: the routes refuse the role to a
+   * listed account, so an email still stored when the role is given is a stale one from an earlier list,
+   * and goes (the list would put it back, and Accounts then drops the role).
+   */
   async setRole(id: string, role: "player" | "admin"): Promise<AccountRow> {
-    const rows = await this.db.query("UPDATE accounts SET role = $2 WHERE id = $1 RETURNING *", [id, role]);
+    const rows = await this.db.query(
+      "UPDATE accounts SET role = $2, email = CASE WHEN $2 = 'admin' THEN NULL ELSE email END WHERE id = $1 RETURNING *",
+      [id, role],
+    );
     return toAccount(rows[0]!);
   }
 

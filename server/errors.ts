@@ -79,7 +79,7 @@ export const CODES = {
   key_limit: { status: 409, message: "key limit" },
   already_claimed: { status: 409, message: "this bot belongs to another account" },
   unknown_avatar: { status: 400, message: "unknown avatar" },
-  own_role: { status: 409, message: "you cannot remove your own admin role" },
+  own_role: { status: 409, message: "you cannot change your own role" },
   configured_admin: { status: 409, message: "this account is an admin by the configured admin email list" },
   admin_account: { status: 409, message: "admins cannot be banned or deleted; remove the role first" },
   no_such_account: { status: 404, message: "no such account" },
@@ -257,7 +257,7 @@ export const errors = {
   alreadyClaimed: () => fail("already_claimed", "this bot belongs to another account"),
   unknownAvatar: (allowed: readonly string[]) =>
     fail("unknown_avatar", `avatar must be null or one of: ${allowed.join(", ")}`),
-  ownRole: () => fail("own_role", "you cannot remove your own admin role"),
+  ownRole: () => fail("own_role", "you cannot change your own role"),
   configuredAdmin: () =>
     fail("configured_admin", "this account is an admin by the configured admin email list"),
   adminAccount: () => fail("admin_account", "admins cannot be banned or deleted; remove the role first"),

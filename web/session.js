@@ -221,7 +221,10 @@ const PLAIN = {
   invalid_credentials: "That email and password do not match an account.",
   email_not_confirmed:
     "This email address is not confirmed yet. Open the link we emailed you, or send it again below.",
-  weak_password: "That password is too short: use at least 8 characters.",
+  weak_password:
+    "That password is too short or too easy to guess: use at least 8 characters, best a phrase of unrelated words.",
+  current_password_required: "This reset link is too old to set a new password. Ask for a new link.",
+  session_not_found: "Your session ended. Sign in again.",
   otp_expired: "That email link has expired or was already used. Ask for a new one.",
   bad_code_verifier:
     "This link was asked for in another browser. Open it in the browser you used to sign up, or sign in.",

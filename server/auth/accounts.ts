@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError, errors, type SocketErrorCode } from "../errors.ts";
+import { publicBase } from "../public-address.ts";
 import type { AccountRow, OwnerKeyRow } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
 import type { TokenVerifier } from "./verifier.ts";
@@ -51,7 +52,10 @@ export class Accounts {
     return this.verifier !== null;
   }
 
-  /** Admin by stored role, or by a confirmed email the configured list names. */
+  /**
+   * Admin by stored role, or by a confirmed email the configured list names. A listed account never keeps a
+   * stored role (fromJwt clears it), so taking its email off the list ends its admin status at once.
+   */
   private isAdmin(account: AccountRow, confirmedEmail: string | null): boolean {
     if (account.role === "admin") return true;
     return confirmedEmail !== null && this.config.adminEmails.includes(confirmedEmail);
@@ -64,24 +68,40 @@ export class Accounts {
   private async fromJwt(token: string): Promise<Caller & { kind: "session" }> {
     if (!this.verifier) throw errors.accountsDisabled();
     const claims = await this.verifier.verify(token);
-    let account = await this.ctx.store.accounts.ensureAccount(claims.sub);
+    // Built-in sessions end when an account is deleted; an external provider's tokens are checked against
+    // the deletion time instead (a token from before it cannot make the account anew).
+    const made = await this.ctx.store.accounts.ensureAccount(
+      claims.sub,
+      this.verifier.builtinProvider ? null : (claims.iat ?? 0),
+    );
+    if (made === "deleted") throw errors.invalidSession("this account was deleted; sign in again");
+    let account = made;
     // Keep an email only for accounts the admin list names (SPEC 5.4), and only once the provider says it
     // is confirmed; drop it when the list no longer names it.
     let email: string | null = null;
+    let listed = account.email !== null;
     if (this.config.adminEmails.length > 0 || account.email !== null) {
       email = await this.verifier.confirmedEmail(claims, token);
       const keep = email !== null && this.config.adminEmails.includes(email) ? email : null;
+      listed ||= keep !== null;
       if (keep !== account.email) {
         await this.ctx.store.accounts.setEmail(account.id, keep);
         account = { ...account, email: keep };
       }
     }
+    // A configured admin is one by the list alone: a stored role (which it could once give itself) would
+    // outlast its removal from the list. A listed account, now or before, never keeps one.
+    if (listed && account.role === "admin")
+      account = await this.ctx.store.accounts.setRole(account.id, "player");
     return { kind: "session", account, email, admin: this.isAdmin(account, email) };
   }
 
   private async fromAgentKey(key: string): Promise<Caller & { kind: "agent_key" }> {
     const found = await this.ctx.store.accounts.useKey(key);
     if (!found) throw errors.invalidAgentKey();
+    // A stored email means the list names (or named) the account: it never also holds a stored role.
+    if (found.account.email !== null && found.account.role === "admin")
+      found.account = await this.ctx.store.accounts.setRole(found.account.id, "player");
     // An agent key carries its account's role; a listed email counts only while the list still names it.
     const email = this.configuredAdmin(found.account) ? found.account.email : null;
     return {
@@ -194,13 +214,20 @@ export class Accounts {
     return this.isAdmin(account, this.configuredAdmin(account) ? account.email : null);
   }
 
+  /**
+   * Ends every session of an account at the built-in provider (deletion, SPEC 3.6), at once for this
+   * server's session cache. A ban does not end sessions: SPEC 3.6 has the banned account's routes answer
+   * 403 account_banned (checked on every request) and an unban restore everything.
+   */
+  async endSessions(accountId: string, reason: "account_deleted"): Promise<void> {
+    await this.verifier?.endSessions(accountId, reason);
+  }
+
+  /** A supplied Origin must be the ladder's public address (the Host header is the client's to choose). */
   private checkOrigin(req: FastifyRequest): void {
     const origin = req.headers.origin;
     if (typeof origin !== "string" || origin === "") return;
-    const own = new URL(this.config.publicUrl).origin;
-    const host = req.headers.host;
-    const sameHost = host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
-    if (origin !== own && !sameHost) throw errors.foreignOrigin();
+    if (origin !== new URL(publicBase(this.config, req)).origin) throw errors.foreignOrigin();
   }
 
   /**

@@ -1,40 +1,51 @@
 // The built-in identity provider, served at /auth/v1 with the GoTrue shape SPEC 5.5 describes, so the same
 // client code (for example @supabase/auth-js) works against it and against a hosted provider:
-//   POST /signup?redirect_to=    email + password; sends a confirmation link (signup never bypasses it)
+//   POST /signup?redirect_to=    email + password; the confirmation link carries this sign-up's password
+//                                 and opening it makes that password the account's (signup never bypasses it)
 //   GET  /verify?token&type&redirect_to   the emailed link: confirms, then redirects with a PKCE code
 //                                 (?code=) or, without PKCE, the session in the fragment
 //   POST /verify                  {type, token_hash} -> session
 //   POST /token?grant_type=password | refresh_token | pkce
 //   POST /resend, POST /recover, GET/PUT /user, POST /logout, GET /.well-known/jwks.json, GET /settings
-// Access tokens are ES256 JWTs (one hour); refresh tokens rotate on every use. Errors carry GoTrue's `msg`
-// and `error_code` next to the service's `{error, code}`, and the 2024-01-01 API version header tells
-// clients to read `code`.
-import { createHash, randomUUID } from "node:crypto";
+// Access tokens are ES256 JWTs (one hour) naming their session; a session ends at sign-out, a password
+// change (every other session), a refresh-token reuse or the account's deletion, and its access tokens stop
+// working at once. Refresh tokens rotate on every use. Errors carry GoTrue's `msg` and `error_code` next to
+// the service's `{error, code}`, and the 2024-01-01 API version header tells clients to read `code`.
+import { createHash, createHmac, randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createLocalJWKSet, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { IdentityStore, IdentityUser } from "../store/identity-store.ts";
+import { GuessThrottle } from "./guessing.ts";
+import { LinkMail, REPEAT_EVERY_MS } from "./links.ts";
 import type { Mailer } from "./mailer.ts";
-import { checkPassword, DUMMY_HASH_PROMISE, hashPassword } from "./passwords.ts";
+import { checkPassword, DUMMY_HASH_PROMISE, hashPassword, weakPassword } from "./passwords.ts";
+import type { SessionGate } from "./sessions.ts";
 import type { IdentitySecrets } from "./signing-keys.ts";
 
 export const ACCESS_TOKEN_SECONDS = 3600;
 const SIGNUP_LINK_MS = 24 * 3600_000;
 const RECOVERY_LINK_MS = 3600_000;
 const AUTH_CODE_MS = 5 * 60_000;
-const RESEND_EVERY_MS = 60_000;
+/** GoTrue's refresh_token_reuse_interval: a token just replaced still answers (two tabs refreshing). */
+export const REFRESH_REUSE_MS = 10_000;
+/** A session opened by a recovery link may set a new password without the current one for this long. */
+export const RECOVERY_REAUTH_MS = 10 * 60_000;
+/** An address where the account began a session this recently is let through the guessing delay. */
+const KNOWN_ADDRESS_MS = 30 * 24 * 3600_000;
 
 export interface IdentityProviderDeps {
   config: Config;
   identity: IdentityStore;
   secrets: IdentitySecrets;
   mailer: Mailer;
+  sessions: SessionGate;
 }
 
-const idpError = (status: number, code: string, msg: string) =>
-  new ApiError(status, code, msg, { msg, error_code: code });
+const idpError = (status: number, code: string, msg: string, extra: Record<string, unknown> = {}) =>
+  new ApiError(status, code, msg, { msg, error_code: code, ...extra });
 
 const Email = z
   .string({ error: "email is required" })
@@ -45,9 +56,10 @@ const Password = z
   .string({ error: "password is required" })
   .min(8, "password must be at least 8 characters")
   .max(200, "password must be at most 200 characters");
+// PKCE with S256 only (SPEC 5 rule 7): `plain` would hand the verifier to whoever reads the link's request.
 const Challenge = {
   code_challenge: z.string().min(43).max(128).nullish(),
-  code_challenge_method: z.enum(["s256", "S256", "plain"]).nullish(),
+  code_challenge_method: z.enum(["s256", "S256"], { error: "code_challenge_method must be s256" }).nullish(),
 };
 const Signup = z.object({
   email: Email,
@@ -74,6 +86,7 @@ const VerifyBody = z.object({
 });
 const UpdateUser = z.object({
   password: Password.optional(),
+  current_password: z.string().max(200).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -81,15 +94,21 @@ function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const r = schema.safeParse(value ?? {});
   if (!r.success) {
     const msg = r.error.issues.map((i) => i.message).join("; ");
-    throw idpError(
-      r.error.issues.some((i) => i.path[0] === "password" && i.code === "too_small") ? 422 : 400,
-      r.error.issues.some((i) => i.path[0] === "password" && i.code === "too_small")
-        ? "weak_password"
-        : "validation_failed",
-      msg,
-    );
+    const short = r.error.issues.some((i) => i.path[0] === "password" && i.code === "too_small");
+    if (short) throw idpError(422, "weak_password", msg, { weak_password: { reasons: ["length"] } });
+    throw idpError(400, "validation_failed", msg);
   }
   return r.data;
+}
+
+/** Common and context-derived passwords are refused with GoTrue's weak_password answer. */
+function requireStrong(password: string, email: string): void {
+  const [local = "", domain = ""] = email.toLowerCase().split("@");
+  const problem = weakPassword(password, [email, local, ...local.split(/[._+-]/), ...domain.split(".")]);
+  if (problem)
+    throw idpError(422, "weak_password", `password is too easy to guess: ${problem}`, {
+      weak_password: { reasons: ["pwned"] },
+    });
 }
 
 function s256(verifier: string): string {
@@ -114,13 +133,51 @@ export function userView(u: IdentityUser) {
   };
 }
 
+/** What every sign-up answers, new address or not (GoTrue's stand-in user): nothing about a stored user. */
+function signupView(email: string, data: Record<string, unknown>) {
+  const now = new Date().toISOString();
+  return userView({
+    id: randomUUID(),
+    email,
+    password_hash: "",
+    email_confirmed_at: null,
+    user_metadata: data,
+    created: now,
+    updated: now,
+    last_sign_in: null,
+  });
+}
+
+type SessionKind = "password" | "otp" | "recovery";
+
 export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps): void {
-  const { config, identity, secrets, mailer } = d;
+  const { config, identity, secrets, sessions } = d;
   const base = `${config.publicUrl}/auth/v1`;
   const issuer = base;
   const accountPage = `${config.publicUrl}/account`;
-  const lastSent = new Map<string, number>();
+  const links = new LinkMail(d.mailer, base);
+  const guesses = new GuessThrottle();
   const localKeys = createLocalJWKSet({ keys: [secrets.publicJwk] });
+  const pending = new Set<Promise<void>>();
+
+  /** A refresh token's successor, derived from it with a key only this server holds. */
+  const successor = (parent: string) =>
+    createHmac("sha256", secrets.refreshKey).update(parent).digest().subarray(0, 24).toString("base64url");
+
+  /**
+   * Work whose duration must not tell whether an email is registered (recover, resend): the answer goes out
+   * first, the lookup and the email follow. Awaited on close.
+   */
+  function later(what: string, work: () => Promise<void>): void {
+    const p = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(work)
+      .catch((err) => app.log.warn({ err, what }, "identity email work failed"))
+      .finally(() => pending.delete(p));
+    pending.add(p);
+  }
+  app.addHook("onClose", async () => {
+    await Promise.all([...pending]);
+  });
 
   /** Only addresses of this service may receive tokens: anything else would be an open redirect. */
   function redirectTarget(raw: unknown): string {
@@ -134,13 +191,23 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     return accountPage;
   }
 
-  async function accessToken(u: IdentityUser, sessionId: string): Promise<string> {
+  /** Browsers (they send Origin) sign up and recover with PKCE only (SPEC 5 rule 7). */
+  function requirePkceFromBrowser(req: FastifyRequest, b: { code_challenge?: string | null | undefined }) {
+    if (typeof req.headers.origin === "string" && req.headers.origin !== "" && !b.code_challenge)
+      throw idpError(
+        400,
+        "validation_failed",
+        "browsers must use PKCE: send code_challenge with code_challenge_method s256",
+      );
+  }
+
+  async function accessToken(u: IdentityUser, sessionId: string, kind: SessionKind): Promise<string> {
     return new SignJWT({
       email: u.email,
       role: "authenticated",
       session_id: sessionId,
       aal: "aal1",
-      amr: [{ method: "password", timestamp: Math.floor(Date.now() / 1000) }],
+      amr: [{ method: kind, timestamp: Math.floor(Date.now() / 1000) }],
       is_anonymous: false,
       app_metadata: { provider: "email", providers: ["email"] },
       user_metadata: u.user_metadata,
@@ -154,16 +221,22 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       .sign(secrets.privateKey);
   }
 
-  async function session(u: IdentityUser, existing?: { sessionId: string; refresh: string }) {
+  /** A new session (sign-in, link, code), or new tokens for an existing one (refresh). */
+  async function session(
+    req: FastifyRequest,
+    u: IdentityUser,
+    kind: SessionKind,
+    existing?: { sessionId: string; refresh: string },
+  ) {
     let r = existing;
     if (!r) {
-      const made = await identity.createRefresh(u.id);
+      const made = await identity.createSession(u.id, { ip: req.ip, recovery: kind === "recovery" });
       r = { sessionId: made.sessionId, refresh: made.token };
+      await identity.signedIn(u.id);
     }
-    await identity.signedIn(u.id);
     const fresh = (await identity.userById(u.id)) ?? u;
     return {
-      access_token: await accessToken(fresh, r.sessionId),
+      access_token: await accessToken(fresh, r.sessionId, kind),
       token_type: "bearer",
       expires_in: ACCESS_TOKEN_SECONDS,
       expires_at: Math.floor(Date.now() / 1000) + ACCESS_TOKEN_SECONDS,
@@ -172,42 +245,10 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     };
   }
 
-  async function sendLink(
-    u: IdentityUser,
-    kind: "signup" | "recovery",
-    redirect: string,
-    challenge?: {
-      code_challenge?: string | null | undefined;
-      code_challenge_method?: string | null | undefined;
-    },
-  ) {
-    // At most one email per address and kind a minute, whoever asks: a mail cannon is not a feature.
-    const key = `${kind}:${u.email.toLowerCase()}`;
-    const last = lastSent.get(key) ?? 0;
-    if (Date.now() - last < RESEND_EVERY_MS) return;
-    lastSent.set(key, Date.now());
-    const token = await identity.createOneTime(u.id, kind, {
-      codeChallenge: challenge?.code_challenge ?? null,
-      method: challenge?.code_challenge_method ? challenge.code_challenge_method.toLowerCase() : null,
-    });
-    const link = `${base}/verify?token=${token}&type=${kind}&redirect_to=${encodeURIComponent(redirect)}`;
-    const signup = kind === "signup";
-    const subject = signup ? "Confirm your Arena Ladder account" : "Reset your Arena Ladder password";
-    const lead = signup
-      ? "Confirm your email address to finish creating your Arena Ladder account."
-      : "Someone asked to reset the password of your Arena Ladder account. If it was not you, ignore this email.";
-    const note = "Open the link in the same browser you used to ask for it. It works once";
-    const valid = signup ? "for 24 hours" : "for one hour";
+  async function mail(kind: "signup" | "recovery", u: IdentityUser, token: string, redirect: string) {
     try {
-      await mailer.send({
-        to: u.email,
-        subject,
-        text: `${lead}\n\n${link}\n\n${note}, ${valid}.\n`,
-        html: `<p>${lead}</p><p><a href="${link.replace(/&/g, "&amp;")}">${signup ? "Confirm my email" : "Reset my password"}</a></p><p>${note}, ${valid}.</p>`,
-      });
+      await links.send(kind, u.email, token, redirect);
     } catch {
-      // The user exists; let them ask again at once rather than after the resend pause.
-      lastSent.delete(key);
       throw idpError(503, "email_send_failed", "the email could not be sent; try again shortly with /resend");
     }
   }
@@ -219,23 +260,48 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     if (key !== secrets.publishableKey) throw idpError(401, "invalid_api_key", "invalid apikey");
   }
 
-  async function userFromAccess(
-    req: FastifyRequest,
-  ): Promise<{ user: IdentityUser; sessionId: string | null }> {
+  /** The user and live session behind an access token; an ended session is refused like a bad token. */
+  async function userFromAccess(req: FastifyRequest): Promise<{ user: IdentityUser; sessionId: string }> {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
     if (!m) throw idpError(401, "no_authorization", "send Authorization: Bearer <access token>");
+    let sub: string;
+    let sessionId: string;
     try {
       const { payload } = await jwtVerify(m[1]!, localKeys, {
         issuer,
         audience: "authenticated",
         algorithms: ["ES256"],
       });
-      const user = typeof payload.sub === "string" ? await identity.userById(payload.sub) : null;
-      if (!user) throw new Error("no user");
-      return { user, sessionId: typeof payload.session_id === "string" ? payload.session_id : null };
+      if (typeof payload.sub !== "string" || typeof payload.session_id !== "string")
+        throw new Error("claims");
+      sub = payload.sub;
+      sessionId = payload.session_id;
     } catch {
       throw idpError(401, "bad_jwt", "invalid or expired access token");
     }
+    const user = (await sessions.active(sessionId, sub)) ? await identity.userById(sub) : null;
+    if (!user)
+      throw idpError(403, "session_not_found", "Session from session_id claim in JWT does not exist");
+    return { user, sessionId };
+  }
+
+  /**
+   * Counts a password attempt at an email, or refuses it (429) while the email's guessing delay runs,
+   * unless it comes from an address where the account began a session recently (the owner's own).
+   */
+  async function guessAttempt(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    email: string,
+    user: IdentityUser | null,
+  ) {
+    const wait = guesses.wait(email);
+    if (wait > 0 && !(user && (await identity.knownAddress(user.id, req.ip, KNOWN_ADDRESS_MS)))) {
+      const s = Math.ceil(wait / 1000);
+      reply.header("retry-after", String(s));
+      throw idpError(429, "rate_limited", `too many failed sign-ins for this account; try again in ${s} s`);
+    }
+    guesses.attempt(email);
   }
 
   const limited = {
@@ -263,62 +329,99 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         return { keys: [secrets.publicJwk] };
       });
 
+      // Same answer for new and registered addresses (no enumeration). The password never lands on the user
+      // row here: it rides on this sign-up's own link, which replaces the address's older sign-up links.
       idp.post("/signup", limited, async (req) => {
         requireApiKey(req);
         const b = parse(Signup, req.body);
+        requirePkceFromBrowser(req, b);
+        requireStrong(b.password, b.email);
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
-        const made = await identity.createUser(b.email, await hashPassword(b.password), b.data ?? {});
-        if (made === "exists") {
-          // Same answer whether or not the address is registered (no account enumeration); an unconfirmed
-          // one gets its confirmation again.
-          const user = await identity.userByEmail(b.email);
-          if (user && !user.email_confirmed_at) await sendLink(user, "signup", redirect, b);
-          return {
-            ...userView({
-              ...(user as IdentityUser),
-              id: randomUUID(),
-              email_confirmed_at: null,
-              user_metadata: {},
-            }),
-            identities: [],
-          };
+        const passwordHash = await hashPassword(b.password);
+        const made = await identity.createUser(b.email, {});
+        const user = made === "exists" ? await identity.userByEmail(b.email) : made;
+        // Past the address's email allowance a sign-up is not recorded at all (same answer): every recorded
+        // sign-up has had its own email, so a resend never mails credentials nobody was told about.
+        if (user && !user.email_confirmed_at && links.allowed("signup", user.email, 0)) {
+          const token = await identity.createOneTime(user.id, "signup", {
+            codeChallenge: b.code_challenge ?? null,
+            method: b.code_challenge ? "s256" : null,
+            passwordHash,
+            metadata: b.data ?? {},
+            replace: true,
+          });
+          await mail("signup", user, token, redirect);
         }
-        await sendLink(made, "signup", redirect, b);
-        return userView(made);
+        return signupView(b.email, b.data ?? {});
       });
 
+      // A new link for the newest pending sign-up's credentials, at most once a minute.
       idp.post("/resend", limited, async (req) => {
         requireApiKey(req);
         const b = parse(Resend, req.body);
-        const user = await identity.userByEmail(b.email);
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
-        if (user && !user.email_confirmed_at) await sendLink(user, "signup", redirect);
+        later("resend", async () => {
+          const user = await identity.userByEmail(b.email);
+          if (!user || user.email_confirmed_at || !links.allowed("signup", user.email, REPEAT_EVERY_MS))
+            return;
+          const signup = await identity.pendingSignup(user.id, SIGNUP_LINK_MS);
+          if (!signup?.password_hash) return;
+          const token = await identity.createOneTime(user.id, "signup", {
+            passwordHash: signup.password_hash,
+            metadata: signup.user_metadata,
+            replace: true,
+          });
+          await links.send("signup", user.email, token, redirect);
+        });
         return {};
       });
 
+      // A reset link for a confirmed account; it replaces the older ones.
       idp.post("/recover", limited, async (req) => {
         requireApiKey(req);
         const b = parse(Recover, req.body);
-        const user = await identity.userByEmail(b.email);
+        requirePkceFromBrowser(req, b);
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
-        if (user) await sendLink(user, "recovery", redirect, b);
+        later("recover", async () => {
+          const user = await identity.userByEmail(b.email);
+          if (!user?.email_confirmed_at || !links.allowed("recovery", user.email, 0)) return;
+          const token = await identity.createOneTime(user.id, "recovery", {
+            codeChallenge: b.code_challenge ?? null,
+            method: b.code_challenge ? "s256" : null,
+            replace: true,
+          });
+          await links.send("recovery", user.email, token, redirect);
+        });
         return {};
       });
+
+      /** Uses an emailed link: a sign-up link's credentials become the account's. Null when it is no good. */
+      async function openLink(token: string, kind: "signup" | "recovery") {
+        const used = token
+          ? await identity.consumeOneTime(
+              token,
+              [kind],
+              kind === "signup" ? SIGNUP_LINK_MS : RECOVERY_LINK_MS,
+            )
+          : null;
+        if (!used) return null;
+        if (kind === "signup") {
+          if (!used.password_hash) return null;
+          if (!(await identity.activateSignup(used.user_id, used.password_hash, used.user_metadata)))
+            return null;
+        }
+        const user = await identity.userById(used.user_id);
+        if (!user?.email_confirmed_at) return null;
+        return { used, user };
+      }
 
       // The emailed link: no apikey (it is opened from a mail client), single use, then back to the site.
       idp.get("/verify", async (req, reply) => {
         const q = req.query as Record<string, unknown>;
         const redirect = redirectTarget(q.redirect_to);
         const type = q.type === "recovery" ? "recovery" : "signup";
-        const token = typeof q.token === "string" ? q.token : "";
-        const used = token
-          ? await identity.consumeOneTime(
-              token,
-              [type],
-              type === "signup" ? SIGNUP_LINK_MS : RECOVERY_LINK_MS,
-            )
-          : null;
-        if (!used) {
+        const opened = await openLink(typeof q.token === "string" ? q.token : "", type);
+        if (!opened) {
           const frag = new URLSearchParams({
             error: "access_denied",
             error_code: "otp_expired",
@@ -326,21 +429,19 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           });
           return reply.redirect(`${redirect}#${frag}`, 303);
         }
-        if (type === "signup") await identity.confirmEmail(used.user_id);
-        const user = await identity.userById(used.user_id);
-        if (!user) return reply.redirect(`${redirect}#error=access_denied&error_code=user_not_found`, 303);
+        const { used, user } = opened;
         if (used.code_challenge) {
           // PKCE: only the browser holding the verifier can turn this code into a session.
           const code = await identity.createOneTime(user.id, "auth_code", {
             codeChallenge: used.code_challenge,
-            method: used.code_challenge_method,
+            method: "s256",
             purpose: type,
           });
           const u = new URL(redirect);
           u.searchParams.set("code", code);
           return reply.redirect(u.toString(), 303);
         }
-        const s = await session(user);
+        const s = await session(req, user, type === "recovery" ? "recovery" : "otp");
         const frag = new URLSearchParams({
           access_token: s.access_token,
           expires_at: String(s.expires_at),
@@ -356,51 +457,55 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         requireApiKey(req);
         const b = parse(VerifyBody, req.body);
         const kind = b.type === "recovery" ? "recovery" : "signup";
-        const used = await identity.consumeOneTime(
-          b.token_hash,
-          [kind],
-          kind === "signup" ? SIGNUP_LINK_MS : RECOVERY_LINK_MS,
-        );
-        if (!used) throw idpError(403, "otp_expired", "Email link is invalid or has expired");
-        if (kind === "signup") await identity.confirmEmail(used.user_id);
-        const user = await identity.userById(used.user_id);
-        if (!user) throw idpError(404, "user_not_found", "User not found");
-        return session(user);
+        const opened = await openLink(b.token_hash, kind);
+        if (!opened) throw idpError(403, "otp_expired", "Email link is invalid or has expired");
+        return session(req, opened.user, kind === "recovery" ? "recovery" : "otp");
       });
 
-      idp.post("/token", limited, async (req) => {
+      idp.post("/token", limited, async (req, reply) => {
         requireApiKey(req);
         const grant = (req.query as Record<string, unknown>).grant_type;
         if (grant === "password") {
           const b = parse(Credentials, req.body);
           const user = await identity.userByEmail(b.email);
-          // Compare against a dummy hash for unknown emails, so timing does not reveal who is registered.
-          const ok = await checkPassword(b.password, user?.password_hash ?? (await DUMMY_HASH_PROMISE));
+          await guessAttempt(req, reply, b.email, user);
+          // An unconfirmed address has no password yet: the newest sign-up's (on its link) only tells the
+          // person to confirm. Unknown emails are compared against a dummy hash, so timing does not tell.
+          const confirmed = Boolean(user?.email_confirmed_at);
+          const signup = user && !confirmed ? await identity.pendingSignup(user.id, SIGNUP_LINK_MS) : null;
+          const hash = confirmed
+            ? user!.password_hash
+            : (signup?.password_hash ?? (await DUMMY_HASH_PROMISE));
+          const ok = await checkPassword(b.password, hash);
           if (!user || !ok) throw idpError(400, "invalid_credentials", "Invalid login credentials");
-          if (!user.email_confirmed_at) throw idpError(400, "email_not_confirmed", "Email not confirmed");
-          return session(user);
+          guesses.succeeded(b.email);
+          if (!confirmed) throw idpError(400, "email_not_confirmed", "Email not confirmed");
+          return session(req, user, "password");
         }
         if (grant === "refresh_token") {
           const b = parse(Refresh, req.body);
-          const r = await identity.rotateRefresh(b.refresh_token);
-          if (r === "reused")
+          const r = await identity.rotateRefresh(b.refresh_token, REFRESH_REUSE_MS, successor);
+          if (r && "reused" in r) {
+            sessions.forget([r.reused]);
             throw idpError(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used");
+          }
           if (!r)
             throw idpError(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found");
           const user = await identity.userById(r.userId);
           if (!user) throw idpError(400, "user_not_found", "User not found");
-          return session(user, { sessionId: r.sessionId, refresh: r.token });
+          const started = await identity.session(r.sessionId);
+          const kind: SessionKind = started?.recovery_at ? "recovery" : "password";
+          return session(req, user, kind, { sessionId: r.sessionId, refresh: r.token });
         }
         if (grant === "pkce") {
           const b = parse(Pkce, req.body);
           const used = await identity.consumeOneTime(b.auth_code, ["auth_code"], AUTH_CODE_MS);
           if (!used) throw idpError(404, "flow_state_not_found", "invalid or expired auth code");
-          const want = used.code_challenge_method === "plain" ? b.code_verifier : s256(b.code_verifier);
-          if (want !== used.code_challenge)
+          if (used.code_challenge_method !== "s256" || s256(b.code_verifier) !== used.code_challenge)
             throw idpError(400, "bad_code_verifier", "code verifier does not match the challenge");
           const user = await identity.userById(used.user_id);
           if (!user) throw idpError(404, "user_not_found", "User not found");
-          return session(user);
+          return session(req, user, used.purpose === "recovery" ? "recovery" : "otp");
         }
         throw idpError(400, "unsupported_grant_type", "grant_type must be password, refresh_token or pkce");
       });
@@ -410,21 +515,51 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         return userView((await userFromAccess(req)).user);
       });
 
-      idp.put("/user", limited, async (req) => {
+      // A new password needs the current one, or a session opened by a recovery link minutes ago. It voids
+      // every reset link and ends every other session of the account.
+      idp.put("/user", limited, async (req, reply) => {
         requireApiKey(req);
-        const { user } = await userFromAccess(req);
+        const { user, sessionId } = await userFromAccess(req);
         const b = parse(UpdateUser, req.body);
-        if (b.password) await identity.setPassword(user.id, await hashPassword(b.password));
+        if (b.password) {
+          requireStrong(b.password, user.email);
+          const s = await identity.session(sessionId);
+          const recovering = s?.recovery_at && Date.now() - Date.parse(s.recovery_at) < RECOVERY_REAUTH_MS;
+          if (!recovering) {
+            if (b.current_password === undefined)
+              throw idpError(
+                400,
+                "current_password_required",
+                "send current_password to change the password, or use a password reset link",
+              );
+            await guessAttempt(req, reply, user.email, user);
+            if (!(await checkPassword(b.current_password, user.password_hash)))
+              throw idpError(400, "current_password_mismatch", "the current password is not correct");
+            guesses.succeeded(user.email);
+          }
+          const ended = await identity.setPassword(user.id, await hashPassword(b.password), sessionId);
+          sessions.forget(ended);
+        }
         const fresh = await identity.userById(user.id);
         return userView(fresh ?? user);
       });
 
+      // scope: local (this session, the default), global (every session) or others (all but this one).
       idp.post("/logout", async (req, reply) => {
         requireApiKey(req);
         const { user, sessionId } = await userFromAccess(req);
         const scope = (req.query as Record<string, unknown>).scope;
-        if (scope === "global" || !sessionId) await identity.revokeUserSessions(user.id);
-        else await identity.revokeSession(sessionId);
+        if (scope === "global" || scope === "others") {
+          const ended = await identity.endUserSessions(
+            user.id,
+            "signed_out",
+            scope === "others" ? sessionId : null,
+          );
+          sessions.forget(ended);
+        } else {
+          await identity.endSession(sessionId, "signed_out");
+          sessions.forget([sessionId]);
+        }
         return reply.code(204).send();
       });
     },

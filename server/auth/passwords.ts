@@ -1,6 +1,11 @@
-// Password hashing for the built-in identity provider: scrypt from node:crypto (memory-hard, no native
-// add-on to build), stored as `scrypt$N$r$p$salt$hash`, compared in constant time.
+// Passwords for the built-in identity provider. Hashing: scrypt from node:crypto (memory-hard, no native
+// add-on to build), stored as `scrypt$N$r$p$salt$hash`, compared in constant time. Strength: zxcvbn-ts with
+// its common and English dictionaries refuses common passwords and ones built from the person's own email
+// (OWASP ASVS 5.0 6.2), without composition rules.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { ZxcvbnFactory } from "@zxcvbn-ts/core";
+import * as common from "@zxcvbn-ts/language-common";
+import * as english from "@zxcvbn-ts/language-en";
 
 const N = 16384;
 const R = 8;
@@ -21,9 +26,14 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${R}$${P}$${salt.toString("base64url")}$${key.toString("base64url")}`;
 }
 
+/** False for a wrong password and for a stored hash that is not one (an empty hash: no usable password). */
 export async function checkPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split("$");
-  if (scheme !== "scrypt" || !salt || !hash) return false;
+  if (scheme !== "scrypt" || !salt || !hash) {
+    // Same work as a real comparison, so timing does not tell an account without a password.
+    await derive(password, randomBytes(16), N, R, P);
+    return false;
+  }
   const key = await derive(password, Buffer.from(salt, "base64url"), Number(n), Number(r), Number(p));
   const want = Buffer.from(hash, "base64url");
   return key.length === want.length && timingSafeEqual(key, want);
@@ -31,3 +41,22 @@ export async function checkPassword(password: string, stored: string): Promise<b
 
 /** A hash of a random password, compared against when the email is unknown so timing does not tell. */
 export const DUMMY_HASH_PROMISE = hashPassword(randomBytes(12).toString("hex"));
+
+let strength: ZxcvbnFactory | null = null;
+/** zxcvbn scores 0-4; 2 means about a million guesses or more ("somewhat guessable" and up). */
+const MIN_SCORE = 2;
+
+/**
+ * Why a password is too easy to guess, or null. `context` holds words the person is known by (the email,
+ * its parts) and the service's own name, which a guesser would try first.
+ */
+export function weakPassword(password: string, context: string[]): string | null {
+  strength ??= new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...english.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: english.translations,
+  });
+  const r = strength.check(password.normalize("NFKC"), [...context, "arena", "ladder", "arena ladder"]);
+  if (r.score >= MIN_SCORE) return null;
+  return r.feedback.warning || "this password is too easy to guess; use a longer phrase of unrelated words";
+}

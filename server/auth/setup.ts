@@ -8,6 +8,7 @@ import { errors } from "../errors.ts";
 import { Accounts } from "./accounts.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
 import { makeMailer } from "./mailer.ts";
+import { SessionGate } from "./sessions.ts";
 import { loadIdentitySecrets } from "./signing-keys.ts";
 import { TokenVerifier } from "./verifier.ts";
 
@@ -27,6 +28,14 @@ export async function setUpAccounts(
         statusCode: 429,
       }),
   });
+  // Behind an https public address, browsers are told to use https only (sessions and passwords travel on
+  // every page of the site). Over plain http the header would mean nothing (browsers ignore it).
+  if (config.publicUrl.startsWith("https://")) {
+    http.addHook("onSend", async (_req, reply, payload) => {
+      reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
+      return payload;
+    });
+  }
   if (config.accounts === "none") {
     ctx.accounts = new Accounts(ctx, null);
     return null;
@@ -51,7 +60,11 @@ export async function setUpAccounts(
       }
     },
   });
-  ctx.accounts = new Accounts(ctx, new TokenVerifier(config, { secrets, identity: store.identity }));
+  const sessions = new SessionGate(store.identity);
+  ctx.accounts = new Accounts(
+    ctx,
+    new TokenVerifier(config, { secrets, identity: store.identity, sessions }),
+  );
   ctx.identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };
-  return { config, identity: store.identity, secrets, mailer };
+  return { config, identity: store.identity, secrets, mailer, sessions };
 }

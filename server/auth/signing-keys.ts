@@ -1,7 +1,8 @@
 // The built-in identity provider's secrets, kept in the data dir (mode 0600) so tokens stay valid across
 // restarts: an ES256 signing key pair (its public half is served as JWKS) and the publishable key that
-// GoTrue-shaped clients send as `apikey`. Generated on first start.
-import { randomBytes } from "node:crypto";
+// GoTrue-shaped clients send as `apikey`. Generated on first start. The key that derives each refresh token's
+// successor is derived from the signing key, so it needs no storage of its own.
+import { hkdfSync, randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey as JoseKey, type JWK } from "jose";
@@ -11,6 +12,8 @@ export interface IdentitySecrets {
   privateKey: JoseKey;
   publicJwk: JWK;
   publishableKey: string;
+  /** HMAC key for refresh-token successors (IdentityStore.rotateRefresh). */
+  refreshKey: Buffer;
 }
 
 interface StoredSecrets {
@@ -49,5 +52,8 @@ export async function loadIdentitySecrets(dataDir: string): Promise<IdentitySecr
     privateKey: (await importJWK(stored.private_jwk, "ES256")) as JoseKey,
     publicJwk: stored.public_jwk,
     publishableKey: stored.publishable_key,
+    refreshKey: Buffer.from(
+      hkdfSync("sha256", String(stored.private_jwk.d), stored.kid, "arena refresh-token successors", 32),
+    ),
   };
 }

@@ -14,12 +14,15 @@ import {
 import type { Config } from "../config.ts";
 import { ApiError, errors } from "../errors.ts";
 import type { IdentityStore } from "../store/identity-store.ts";
+import type { SessionGate } from "./sessions.ts";
 import type { IdentitySecrets } from "./signing-keys.ts";
 
 export interface SessionClaims {
   sub: string;
   email: string | null;
   session_id: string | null;
+  /** When the token was issued (seconds since the epoch), or null. */
+  iat: number | null;
 }
 
 const CONFIRMED_CACHE_MS = 60_000;
@@ -32,7 +35,11 @@ export class TokenVerifier {
 
   constructor(
     private readonly config: Config,
-    private readonly builtin: { secrets: IdentitySecrets; identity: IdentityStore } | null,
+    private readonly builtin: {
+      secrets: IdentitySecrets;
+      identity: IdentityStore;
+      sessions: SessionGate;
+    } | null,
   ) {
     if (builtin) {
       this.key = createLocalJWKSet({ keys: [builtin.secrets.publicJwk] });
@@ -72,11 +79,29 @@ export class TokenVerifier {
     if (payload.role !== undefined && payload.role !== "authenticated") throw errors.invalidSession();
     if (typeof payload.sub !== "string" || payload.sub.length === 0 || payload.sub.length > 128)
       throw errors.invalidSession();
+    const sessionId = typeof payload.session_id === "string" ? payload.session_id : null;
+    // The built-in provider's tokens name a session, which must still be live: sign-out, a password change,
+    // a refresh-token reuse or the account's deletion end it before the token expires.
+    if (this.builtin && (sessionId === null || !(await this.builtin.sessions.active(sessionId, payload.sub))))
+      throw errors.invalidSession("the session has ended; sign in again");
     return {
       sub: payload.sub,
       email: typeof payload.email === "string" ? payload.email.toLowerCase() : null,
-      session_id: typeof payload.session_id === "string" ? payload.session_id : null,
+      session_id: sessionId,
+      iat: typeof payload.iat === "number" ? payload.iat : null,
     };
+  }
+
+  /** Ends every built-in session of an account (deletion); nothing to do for an external provider. */
+  async endSessions(userId: string, reason: string): Promise<void> {
+    if (!this.builtin) return;
+    this.builtin.sessions.forget(await this.builtin.identity.endUserSessions(userId, reason));
+    this.builtin.sessions.forgetUser(userId);
+  }
+
+  /** Whether tokens come from the built-in provider (whose sessions are checked). */
+  get builtinProvider(): boolean {
+    return this.builtin !== null;
   }
 
   /**

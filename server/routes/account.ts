@@ -40,6 +40,12 @@ const AvatarBody = z.object({
 const ClaimBody = z.object({ token: z.string({ error: "token is required" }).min(1).max(200) });
 const KeyBody = z.object({
   label: z.string().max(64, "label must be at most 64 characters").optional(),
+  expires_in_days: z
+    .number({ error: "expires_in_days must be a number of days" })
+    .int("expires_in_days must be a whole number of days")
+    .min(1, "expires_in_days must be 1-365")
+    .max(365, "expires_in_days must be 1-365")
+    .optional(),
 });
 
 export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: Accounts): void {
@@ -68,7 +74,13 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: A
         online: Boolean(ctx.lobby.get(b.id)?.conn),
         bot_url: `${config.publicUrl}/bot/${encodeURIComponent(b.name)}`,
       })),
-      agent_keys: keys.map((k) => ({ id: k.id, label: k.label, created: k.created, last_used: k.last_used })),
+      agent_keys: keys.map((k) => ({
+        id: k.id,
+        label: k.label,
+        created: k.created,
+        last_used: k.last_used,
+        expires: k.expires,
+      })),
       max_agent_keys: MAX_AGENT_KEYS,
       mcp_url: null,
       mcp_clients: [],
@@ -174,9 +186,9 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: A
 
   app.post("/api/account/keys", async (req, reply) => {
     const caller = await accounts.session(req, reply, { handle: true });
-    const { label } = parseBody(KeyBody, req.body);
+    const { label, expires_in_days } = parseBody(KeyBody, req.body);
     await accounts.throttle("key creations", caller.account.id, config.registrationRateLimit, 3600_000);
-    const made = await store.accounts.createKey(caller.account.id, label ?? "");
+    const made = await store.accounts.createKey(caller.account.id, label ?? "", expires_in_days ?? null);
     if (made === "limit") throw errors.keyLimit(MAX_AGENT_KEYS);
     await store.audit("agent_key", made.row.id, { account: caller.account.id, action: "created" });
     reply.code(201);
@@ -184,6 +196,7 @@ export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: A
       id: made.row.id,
       label: made.row.label,
       created: made.row.created,
+      expires: made.row.expires,
       key: made.key,
       note: "Keep this key secret: it is shown once. Send it as Authorization: Bearer <key> or X-Owner-Key to register bots.",
     };

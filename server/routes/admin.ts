@@ -101,10 +101,10 @@ export function adminRoutes(app: FastifyInstance, ctx: AppContext, accounts: Acc
     const you = await accounts.admin(req, reply);
     const a = await target((req.params as { ref: string }).ref);
     const { role } = parseBody(RoleBody, req.body);
-    if (role === "player") {
-      if (a.id === you.account.id) throw errors.ownRole();
-      if (accounts.configuredAdmin(a)) throw errors.configuredAdmin();
-    } else if (a.banned_at) throw errors.bannedCannotBeAdmin();
+    // No account changes its own role, and a configured admin's status comes from the list alone.
+    if (a.id === you.account.id) throw errors.ownRole();
+    if (accounts.configuredAdmin(a)) throw errors.configuredAdmin();
+    if (role === "admin" && a.banned_at) throw errors.bannedCannotBeAdmin();
     const updated = await store.accounts.setRole(a.id, role);
     await store.audit("admin", a.handle ?? a.id, { action: "role", role, by: you.account.id });
     return { handle: updated.handle, role: updated.role, admin: accounts.adminNow(updated) };
@@ -131,6 +131,7 @@ export function adminRoutes(app: FastifyInstance, ctx: AppContext, accounts: Acc
     if (accounts.adminNow(a)) throw errors.adminAccount();
     const bots = await store.accounts.accountBots(a.id);
     const banned = await store.accounts.deleteAccount(a.id);
+    await accounts.endSessions(a.id, "account_deleted");
     for (const b of bots) accounts.disconnect(b.id, "banned");
     await store.audit("admin", a.handle ?? a.id, {
       action: "delete_account",

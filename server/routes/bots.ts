@@ -82,6 +82,8 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const bot = m ? await store.botByToken(m[1]!) : null;
     if (!bot) throw errors.invalidToken();
+    // SPEC 3.6: a banned account's bots are refused here as on the socket.
+    if ((await ctx.accounts.admit(bot)) === "account_banned") throw errors.accountBanned();
     return bot;
   }
 

@@ -34,6 +34,8 @@ export interface AgentKeyRow {
   label: string;
   created: string;
   last_used: string | null;
+  /** When the key stops working, or null for a key that works until revoked. */
+  expires: string | null;
 }
 
 export interface OwnerKeyRow {
@@ -77,6 +79,7 @@ function toKey(r: Row): AgentKeyRow {
     label: String(r.label),
     created: iso(r.created),
     last_used: isoOrNull(r.last_used),
+    expires: isoOrNull(r.expires),
   };
 }
 
@@ -93,19 +96,28 @@ export class AccountStore {
 
   // --- Accounts ---
 
-  /** The account of an identity subject, created on first use (SPEC 4.4). */
-  async ensureAccount(id: string): Promise<AccountRow> {
+  /**
+   * The account of an identity subject, created on first use (SPEC 4.4). "deleted" when an admin deleted the
+   * account after `issuedAt` (a token's iat, in seconds): a token from before the deletion must not make the
+   * account anew; the person signs in again for a new one (SPEC 3.6).
+   */
+  async ensureAccount(id: string, issuedAt: number | null = null): Promise<AccountRow | "deleted"> {
     // last_seen moves at most every five minutes: most authenticated requests then only read.
     const rows = await this.db.query(
-      `INSERT INTO accounts (id, last_seen) VALUES ($1, now())
+      `INSERT INTO accounts (id, last_seen)
+       SELECT $1, now() WHERE $2::double precision IS NULL OR NOT EXISTS (
+         SELECT 1 FROM account_deletions d WHERE d.account_id = $1 AND d.deleted >= to_timestamp($2::double precision))
        ON CONFLICT (id) DO UPDATE SET last_seen = now()
          WHERE accounts.last_seen IS NULL OR accounts.last_seen < now() - interval '5 minutes'
        RETURNING *`,
-      [id],
+      [id, issuedAt],
     );
     if (rows[0]) return toAccount(rows[0]);
     const existing = await this.account(id);
-    if (!existing) throw new Error(`ensureAccount: account ${JSON.stringify(id)} vanished`);
+    if (!existing) {
+      if (issuedAt !== null) return "deleted";
+      throw new Error(`ensureAccount: account ${JSON.stringify(id)} vanished`);
+    }
     return existing;
   }
 
@@ -172,8 +184,16 @@ export class AccountStore {
     ]);
   }
 
+  /**
+   * An account never holds both a stored (listed) email and the admin role: the routes refuse the role to a
+   * listed account, so an email still stored when the role is given is a stale one from an earlier list,
+   * and goes (the list would put it back, and Accounts then drops the role).
+   */
   async setRole(id: string, role: "player" | "admin"): Promise<AccountRow> {
-    const rows = await this.db.query("UPDATE accounts SET role = $2 WHERE id = $1 RETURNING *", [id, role]);
+    const rows = await this.db.query(
+      "UPDATE accounts SET role = $2, email = CASE WHEN $2 = 'admin' THEN NULL ELSE email END WHERE id = $1 RETURNING *",
+      [id, role],
+    );
     return toAccount(rows[0]!);
   }
 
@@ -188,7 +208,9 @@ export class AccountStore {
 
   /**
    * SPEC 3.6: removes the account, its handle and agent keys; its bots are banned with their tokens replaced
-   * (the new token is never shown) and keep their names and history. One transaction.
+   * (the new token is never shown) and keep their names and history; the built-in provider's sessions of
+   * the person end, and a tombstone keeps older tokens of an external provider from making the account anew.
+   * One transaction.
    */
   async deleteAccount(id: string): Promise<string[]> {
     return this.db.tx(async (q) => {
@@ -203,6 +225,12 @@ export class AccountStore {
         ]);
       }
       await q.query("DELETE FROM accounts WHERE id = $1", [id]);
+      await q.query("INSERT INTO account_deletions (account_id) VALUES ($1)", [id]);
+      await q.query(
+        `UPDATE identity_sessions SET ended = now(), end_reason = 'account_deleted'
+         WHERE user_id = $1 AND ended IS NULL`,
+        [id],
+      );
       return bots.map((b) => b.name);
     });
   }
@@ -263,7 +291,11 @@ export class AccountStore {
   // --- Agent keys ---
 
   /** A new key, or "limit" when the account has MAX_AGENT_KEYS already (checked in the same transaction). */
-  async createKey(accountId: string, label: string): Promise<{ key: string; row: AgentKeyRow } | "limit"> {
+  async createKey(
+    accountId: string,
+    label: string,
+    expiresInDays: number | null = null,
+  ): Promise<{ key: string; row: AgentKeyRow } | "limit"> {
     const key = newToken("ak_");
     return this.db.tx(async (q) => {
       // Lock the account row so two concurrent creations cannot both pass the count.
@@ -273,8 +305,9 @@ export class AccountStore {
       );
       if (n >= MAX_AGENT_KEYS) return "limit" as const;
       const rows = await q.query(
-        "INSERT INTO agent_keys (id, account_id, label, key_hash) VALUES ($1, $2, $3, $4) RETURNING *",
-        ["key_" + randomBytes(6).toString("hex"), accountId, label, hashToken(key)],
+        `INSERT INTO agent_keys (id, account_id, label, key_hash, expires)
+         VALUES ($1, $2, $3, $4, now() + $5::double precision * interval '1 day') RETURNING *`,
+        ["key_" + randomBytes(6).toString("hex"), accountId, label, hashToken(key), expiresInDays],
       );
       return { key, row: toKey(rows[0]!) };
     });
@@ -286,10 +319,10 @@ export class AccountStore {
     ).map(toKey);
   }
 
-  /** The key and its account behind a presented agent key; marks it used. */
+  /** The key and its account behind a presented agent key that has not expired; marks it used. */
   async useKey(key: string): Promise<{ key: AgentKeyRow; account: AccountRow } | null> {
     const rows = await this.db.query(
-      "UPDATE agent_keys SET last_used = now() WHERE key_hash = $1 RETURNING *",
+      "UPDATE agent_keys SET last_used = now() WHERE key_hash = $1 AND (expires IS NULL OR expires > now()) RETURNING *",
       [hashToken(key)],
     );
     if (!rows[0]) return null;

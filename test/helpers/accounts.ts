@@ -157,6 +157,29 @@ export async function signUp(
   return who;
 }
 
+/** Signs in with a password through the built-in provider's HTTP route (a new session). */
+export async function signIn(
+  srv: { url: string },
+  email: string,
+  password = "a long test password",
+): Promise<SignedIn> {
+  const index = (await (await fetch(`${srv.url}/api`)).json()) as {
+    accounts: { identity_url: string; publishable_key: string };
+  };
+  const res = await fetch(
+    `${srv.url}${new URL(index.accounts.identity_url).pathname}/token?grant_type=password`,
+    {
+      method: "POST",
+      headers: { apikey: index.accounts.publishable_key, "content-type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    },
+  );
+  const body = (await res.json()) as { access_token?: string; refresh_token?: string; user?: { id: string } };
+  if (res.status !== 200 || !body.access_token)
+    throw new Error(`sign-in ${res.status} ${JSON.stringify(body)}`);
+  return { email, access: body.access_token, refresh: body.refresh_token!, id: body.user!.id };
+}
+
 /** A JSON call with an optional bearer credential; returns status, body and headers. */
 export async function call(
   base: string,

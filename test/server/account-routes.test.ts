@@ -2,7 +2,7 @@
 // account (register, rename, token, avatar, delete or retire, claim), the socket refusals that follow, the
 // bot limit, agent keys, and the admin console's moderation, roles, owners, usage and audit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
@@ -290,8 +290,9 @@ describe("admin", () => {
     expect(await refusedWith(token)).toBe("invalid_token");
     expect((await srv.get<{ name: string }>("/api/bots/eves-bot")).status).toBe(200);
     expect((await api(key, "POST", "/api/bots", { name: "eves-third" })).status).toBe(401);
-    // Signing in again gives a new, empty account.
-    const fresh = await api(eve, "GET", "/api/account");
+    // The deleted account's session ended with it; signing in again gives a new, empty account.
+    expect((await api(eve, "GET", "/api/account")).body.code).toBe("invalid_session");
+    const fresh = await api(await signIn(srv, "eve@example.com"), "GET", "/api/account");
     expect(fresh.body).toMatchObject({ handle: null, bots: [], agent_keys: [] });
   }, 30_000);
 

@@ -1,0 +1,57 @@
+// The built-in identity provider's emailed links (sign-up confirmation, password reset): what they say and
+// how often an address receives one. At most three emails of a kind per address in a quarter of an hour,
+// and a resent confirmation at most once a minute: a mail cannon is not a feature.
+import type { Mailer } from "./mailer.ts";
+
+const WINDOW_MS = 15 * 60_000;
+const PER_WINDOW = 3;
+export const REPEAT_EVERY_MS = 60_000;
+
+export type LinkKind = "signup" | "recovery";
+
+export class LinkMail {
+  private readonly sent = new Map<string, number[]>();
+
+  constructor(
+    private readonly mailer: Mailer,
+    private readonly base: string,
+  ) {}
+
+  /** Whether an email of this kind may go to this address now; `gapMs` since the last one. */
+  allowed(kind: LinkKind, email: string, gapMs: number): boolean {
+    const now = Date.now();
+    const times = (this.sent.get(`${kind}:${email.toLowerCase()}`) ?? []).filter((t) => now - t < WINDOW_MS);
+    const last = times.at(-1) ?? 0;
+    return times.length < PER_WINDOW && now - last >= gapMs;
+  }
+
+  /** Sends a link; a failed delivery is not counted, so the person may ask again at once. */
+  async send(kind: LinkKind, email: string, token: string, redirect: string): Promise<void> {
+    const key = `${kind}:${email.toLowerCase()}`;
+    const now = Date.now();
+    const times = (this.sent.get(key) ?? []).filter((t) => now - t < WINDOW_MS);
+    this.sent.set(key, [...times, now]);
+    if (this.sent.size > 100_000) this.sent.delete(this.sent.keys().next().value as string);
+    const link = `${this.base}/verify?token=${token}&type=${kind}&redirect_to=${encodeURIComponent(redirect)}`;
+    const signup = kind === "signup";
+    const subject = signup ? "Confirm your Arena Ladder account" : "Reset your Arena Ladder password";
+    const lead = signup
+      ? "Confirm your email address to finish creating your Arena Ladder account. The link confirms the password chosen in the sign-up that sent it; if you did not just sign up, ignore this email."
+      : "Someone asked to reset the password of your Arena Ladder account. If it was not you, ignore this email.";
+    const note = signup
+      ? "Open the link in the same browser you used to sign up. It works once, and only the newest link works"
+      : "Open the link in the same browser you used to ask for it. It works once, and only the newest link works";
+    const valid = signup ? "for 24 hours" : "for one hour";
+    try {
+      await this.mailer.send({
+        to: email,
+        subject,
+        text: `${lead}\n\n${link}\n\n${note}, ${valid}.\n`,
+        html: `<p>${lead}</p><p><a href="${link.replace(/&/g, "&amp;")}">${signup ? "Confirm my email" : "Reset my password"}</a></p><p>${note}, ${valid}.</p>`,
+      });
+    } catch (err) {
+      this.sent.set(key, times);
+      throw err;
+    }
+  }
+}

@@ -95,6 +95,182 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     return page;
   }
 
+  const membershipOf = async (who: SignedIn, id: string) => {
+    const r = await api(who, "GET", "/api/account/ladders");
+    return (r.body as unknown as { id: string; membership: string | null }[]).find((l) => l.id === id)
+      ?.membership;
+  };
+  const ladderItem = (page: Page, id: string) => page.locator(`#ladder-list li[data-ladder='${id}']`);
+
+  /** The admin console with a ladder opened from the ladders table. */
+  async function consoleOn(ladderName: string, size = DESKTOP) {
+    const context = await contextFor(browser, root, size);
+    const page = watch(await context.newPage());
+    await page.goto(`${srv.url}/admin`);
+    await page.locator("#ladder-table").waitFor();
+    await page.getByRole("button", { name: `Manage ${ladderName}` }).click();
+    await page.locator("#h-ladder-detail").filter({ hasText: ladderName }).waitFor();
+    return { context, page };
+  }
+
+  it("enrolls on an approval ladder from the account page; an admin approves it in the console", async () => {
+    const context = await contextFor(browser, ada);
+    const page = watch(await context.newPage());
+    await page.goto(`${srv.url}/account`);
+    const club = ladderItem(page, "club");
+    await club.waitFor();
+    // Every visible ladder is listed with its phase, access and this account's membership.
+    expect(
+      await page.locator("#ladder-list > li").evaluateAll((lis) => lis.map((l) => l.dataset.ladder)),
+    ).toEqual(["public", "spring", "club", "vip", "autumn"]);
+    expect(await club.locator("h3").textContent()).toBe("Club ladder open approval not enrolled");
+    await club.getByRole("button", { name: "Enroll on Club ladder" }).click();
+    await status(page, "account-status", "You asked to enroll on Club ladder: an admin has to approve it.");
+    expect(await club.getAttribute("data-membership")).toBe("pending");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("ladder-h-club");
+    expect(await membershipOf(ada, "club")).toBe("pending");
+    await page.screenshot({ path: join(SHOTS, "ladders-account-desktop.png"), fullPage: true });
+
+    // The admin sees the pending member, gives a reason and approves.
+    const admin = await consoleOn("Club ladder");
+    const row = admin.page.locator("#member-table tbody tr").filter({ hasText: "ada" });
+    expect(await row.textContent()).toContain("pending");
+    await admin.page.getByLabel("Reason").fill("known player");
+    await admin.page.getByRole("button", { name: "Approve ada" }).click();
+    await status(admin.page, "admin-status", "ada is an active member on Club ladder.");
+    expect(await row.textContent()).toContain("active");
+    expect(await row.textContent()).toContain("known player");
+    expect(await admin.page.getByRole("button", { name: "Approve ada" }).count()).toBe(0);
+    expect(await membershipOf(ada, "club")).toBe("active");
+    const audit = await api(root, "GET", "/api/admin/audit?limit=20");
+    expect((audit.body as unknown as { kind: string }[]).map((e) => e.kind)).toContain("ladder_approve");
+    await admin.page.screenshot({ path: join(SHOTS, "ladders-admin-members-desktop.png"), fullPage: true });
+
+    // The account page now says so.
+    await page.reload();
+    await club.waitFor();
+    expect(await club.getAttribute("data-membership")).toBe("active");
+    expect(await club.textContent()).toContain("You are enrolled: your bots may queue here.");
+    await Promise.all([context.close(), admin.context.close()]);
+  }, 60_000);
+
+  it("uses an invitation made in the console on the account page; wrong codes are explained", async () => {
+    const context = await contextFor(browser, ada, PHONE);
+    const page = watch(await context.newPage());
+    await page.goto(`${srv.url}/account`);
+    const vip = ladderItem(page, "vip");
+    await vip.waitFor();
+    const enroll = vip.getByRole("button", { name: "Enroll on Invitational" });
+    // No code, then a wrong one: the server's refusal in plain words, next to the field and in the status line.
+    await enroll.click();
+    expect(await vip.locator(".field-error").textContent()).toBe(
+      "Enter the invitation code an admin gave you.",
+    );
+    await vip.getByLabel("Invitation code").fill("not-a-real-code");
+    await enroll.click();
+    await status(page, "account-status", "That invitation code does not fit");
+    expect(await vip.locator(".field-error").textContent()).toContain("That invitation code does not fit");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("invitation-vip");
+    await page.screenshot({ path: join(SHOTS, "ladders-account-invitation-phone.png"), fullPage: true });
+
+    // The console makes one for ada (shown once), and one for anyone that it then deletes.
+    const admin = await consoleOn("Invitational", PHONE);
+    await admin.page.getByLabel("For the account").fill("ada");
+    await admin.page.getByRole("button", { name: "Create invitation" }).click();
+    await status(admin.page, "admin-status", "Invitation created");
+    const code = (await admin.page.locator("#secret-value").textContent()) ?? "";
+    expect(code.length).toBeGreaterThan(8);
+    expect(await admin.page.locator("#secret-note").textContent()).toContain("for ada");
+    await admin.page.screenshot({ path: join(SHOTS, "ladders-admin-invitation-phone.png"), fullPage: true });
+    await admin.page.getByRole("button", { name: "I have copied it" }).click();
+    expect(await admin.page.locator("#secret-value").textContent()).toBe("");
+    await admin.page.getByRole("button", { name: "Create invitation" }).click();
+    await status(admin.page, "admin-status", "Invitation created");
+    await admin.page.getByRole("button", { name: "I have copied it" }).click();
+    const rows = admin.page.locator("#invitation-table tbody tr");
+    expect(await rows.count()).toBe(2);
+    const anyone = rows.filter({ hasText: "anyone" });
+    const anyoneId = (await anyone.locator("code").textContent()) ?? "";
+    await anyone.getByRole("button", { name: /^Delete/ }).click();
+    await status(admin.page, "admin-status", `The invitation ${anyoneId} is deleted.`);
+    expect(await rows.count()).toBe(1);
+    const detail = await api(root, "GET", "/api/admin/ladders/vip");
+    expect((detail.body.invitations as { id: string }[]).map((i) => i.id)).not.toContain(anyoneId);
+
+    // ada enters the code and is in.
+    await vip.getByLabel("Invitation code").fill(code);
+    await enroll.click();
+    await status(page, "account-status", "You are enrolled on Invitational: your bots may queue there.");
+    expect(await vip.getAttribute("data-membership")).toBe("active");
+    expect(await membershipOf(ada, "vip")).toBe("active");
+    // The console shows it used.
+    await admin.page.getByRole("button", { name: "Manage Invitational" }).click();
+    await rows.filter({ hasText: ada.id }).waitFor();
+    await Promise.all([context.close(), admin.context.close()]);
+  }, 60_000);
+
+  it("previews a settings change (nothing changes), saves it, and reports a stale save", async () => {
+    const policy = async () =>
+      ((await api(null, "GET", "/api")).body.operational_policy as Record<string, number>).maxBotsPerOwner;
+    const before = await policy();
+    const { context, page } = await consoleOn("Public ladder");
+    const editor = page.getByRole("textbox", { name: "Overrides (JSON)" });
+    expect(JSON.parse(await editor.inputValue())).toEqual({ global: {}, ladders: {} });
+    expect(await page.locator("#settings-rev").textContent()).toBe("0");
+
+    const change = { global: { maxBotsPerOwner: 7 }, ladders: { autumn: { tick_ms: 900 } } };
+    await editor.fill(JSON.stringify(change, null, 2));
+    await page.getByRole("button", { name: "Preview" }).click();
+    await status(page, "admin-status", "The preview shows");
+    const previewRows = await page.locator("#change-table tbody tr").allTextContents();
+    expect(previewRows).toContain(`server-widemaxBotsPerOwner${before}7`);
+    expect(previewRows.some((r) => r.startsWith("autumntick_ms"))).toBe(true);
+    // A preview changes nothing.
+    expect(await policy()).toBe(before);
+    expect((await api(root, "GET", "/api/admin/settings")).body.revision).toBe(0);
+    await page.screenshot({ path: join(SHOTS, "ladders-admin-settings-desktop.png"), fullPage: true });
+
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await status(page, "admin-status", "Settings saved: revision 1 is in force.");
+    expect(await policy()).toBe(7);
+    expect(await page.locator("#settings-rev").textContent()).toBe("1");
+
+    // Someone else saves meanwhile: this page's save is refused, said so, and the settings reload.
+    const other = await api(root, "PUT", "/api/admin/settings", {
+      revision: 1,
+      overrides: { global: { maxBotsPerOwner: 9 }, ladders: {} },
+    });
+    expect(other.status).toBe(200);
+    await editor.fill(JSON.stringify({ global: { maxBotsPerOwner: 3 }, ladders: {} }));
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await status(
+      page,
+      "admin-status",
+      "The settings changed meanwhile (now revision 2), so yours were not saved.",
+    );
+    expect(JSON.parse(await editor.inputValue())).toEqual({ global: { maxBotsPerOwner: 9 }, ladders: {} });
+    expect(await policy()).toBe(9);
+
+    // Presets: save what is in force under a name, change it, apply the preset back.
+    await page.getByLabel("Preset name").fill("nine bots");
+    await page.getByRole("button", { name: "Save preset" }).click();
+    await status(page, "admin-status", "saved as the preset nine bots");
+    await editor.fill(JSON.stringify({ global: {}, ladders: {} }));
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await status(page, "admin-status", "revision 3 is in force");
+    expect(await policy()).toBe(before);
+    await page.getByRole("button", { name: "Apply preset nine bots" }).click();
+    await status(page, "admin-status", "The preset nine bots is in force (revision 4).");
+    expect(await policy()).toBe(9);
+    // Invalid JSON never reaches the server.
+    await editor.fill("{ not json");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await status(page, "admin-status", "The overrides are not valid JSON");
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: join(SHOTS, "ladders-admin-settings-phone.png"), fullPage: true });
+    await context.close();
+  }, 60_000);
+
   it("switches the dashboard and the detail pages between ladders, with each ladder's phase and window", async () => {
     await ranked;
     const page = await open("/ladder");

@@ -330,7 +330,7 @@ $("ladder-list").addEventListener("submit", async (event) => {
   }
 });
 
-const ACCESS_WORDS = { open: "open", approval: "approval", invitation: "by invitation" };
+const ACCESS_WORDS = { open: "open to all", approval: "needs approval", invitation: "by invitation" };
 const MEMBERSHIP_BADGES = {
   active: ["enrolled", "online"],
   pending: ["pending approval", "status-pending"],
@@ -345,6 +345,8 @@ function ladderAction(l) {
   if (l.membership === "revoked") return note("Your membership was revoked by the admins.");
   if (!l.enabled) return note("This ladder is disabled.");
   if (l.phase === "closed") return note("This ladder has closed: it takes no more enrollments.");
+  // An open ladder takes every account's bots without enrolling (only a revocation closes it).
+  if (l.access === "open") return note("Open to every account: your bots may queue here.");
   const form = el("form", { class: "enroll inline", novalidate: true });
   if (l.access === "invitation")
     form.append(
@@ -373,7 +375,7 @@ function ladderAction(l) {
 
 function ladderItem(l) {
   const phase = l.enabled ? l.phase : "disabled";
-  const [label, cls] = MEMBERSHIP_BADGES[l.membership] ?? ["not enrolled", ""];
+  const [label, cls] = MEMBERSHIP_BADGES[l.membership] ?? [l.access === "open" ? "" : "not enrolled", ""];
   const window = [
     l.opens_at ? ["Opens ", time(l.opens_at)] : null,
     l.opens_at && l.closes_at ? " · " : null,
@@ -390,8 +392,7 @@ function ladderItem(l) {
       el("span", { class: `badge phase-${phase}` }, phase),
       " ",
       el("span", { class: "badge" }, ACCESS_WORDS[l.access] ?? l.access),
-      " ",
-      el("span", { class: `badge membership ${cls}` }, label),
+      label ? [" ", el("span", { class: `badge membership ${cls}` }, label)] : "",
     ),
     l.description ? el("p", { class: "muted small" }, l.description) : null,
     l.opens_at || l.closes_at ? el("p", { class: "small" }, window) : null,

@@ -441,7 +441,7 @@ function renderLadders(list) {
       columns: [
         { label: "Ladder" },
         { label: "Phase" },
-        { label: "Access" },
+        { label: "Access", hideNarrow: true },
         { label: "Window", hideNarrow: true },
         { label: "Actions" },
       ],
@@ -550,14 +550,16 @@ function renderLadderDetail(d) {
             { label: "Invitation" },
             { label: "For" },
             { label: "Created", hideNarrow: true },
-            { label: "Used by" },
+            { label: "Used" },
+            { label: "By", hideNarrow: true },
             { label: "Actions" },
           ],
           rows: d.invitations.map((i) => [
             el("code", { class: "small" }, i.id),
             i.handle ?? i.account ?? "anyone",
             { value: time(i.created), sort: i.created },
-            i.used_by ? [i.used_by, " ", time(i.used_at)] : "unused",
+            { value: i.used_at ? time(i.used_at) : "unused", sort: i.used_at ?? "" },
+            i.used_by ? el("code", { class: "small" }, i.used_by) : "—",
             el(
               "button",
               {
@@ -676,12 +678,17 @@ let settings = null;
 
 function renderSettings(s) {
   settings = s;
+  // el() flattens the nested parts (replaceChildren would print an array as text).
   $("settings-revision").replaceChildren(
-    "Revision ",
-    el("strong", { id: "settings-rev" }, String(s.revision)),
-    s.updated
-      ? [" · saved ", time(s.updated), s.updated_by ? ` by ${s.updated_by}` : ""]
-      : " · never changed",
+    el(
+      "span",
+      {},
+      "Revision ",
+      el("strong", { id: "settings-rev" }, String(s.revision)),
+      s.updated
+        ? [" · saved ", time(s.updated), s.updated_by ? ` by ${s.updated_by}` : ""]
+        : " · never changed",
+    ),
   );
   $("settings-overrides").value = JSON.stringify(s.overrides, null, 2);
   $("settings-help").textContent =

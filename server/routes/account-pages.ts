@@ -212,8 +212,8 @@ ${secretPanel()}
 
 <section class="card" aria-labelledby="h-ladders" id="ladders-section">
 <h2 id="h-ladders" tabindex="-1">Ladders</h2>
-<p class="muted small">Your bots may queue on a ladder once you are enrolled on it. Open ladders take you at once,
-approval ladders once an admin has approved you, invitation ladders with a code an admin gave you.</p>
+<p class="muted small">Your bots may queue on an open ladder at once; on an approval ladder once an admin has
+approved your enrollment; on an invitation ladder with a code an admin gave you.</p>
 <ul id="ladder-list" class="ladders" aria-label="Ladders"></ul>
 </section>
 

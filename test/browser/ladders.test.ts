@@ -123,13 +123,13 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     expect(
       await page.locator("#ladder-list > li").evaluateAll((lis) => lis.map((l) => l.dataset.ladder)),
     ).toEqual(["public", "spring", "club", "vip", "autumn"]);
-    expect(await club.locator("h3").textContent()).toBe("Club ladder open approval not enrolled");
+    expect(await club.locator("h3").textContent()).toBe("Club ladder open needs approval not enrolled");
     await club.getByRole("button", { name: "Enroll on Club ladder" }).click();
     await status(page, "account-status", "You asked to enroll on Club ladder: an admin has to approve it.");
     expect(await club.getAttribute("data-membership")).toBe("pending");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("ladder-h-club");
     expect(await membershipOf(ada, "club")).toBe("pending");
-    await page.screenshot({ path: join(SHOTS, "ladders-account-desktop.png"), fullPage: true });
+    await page.locator("#ladders-section").screenshot({ path: join(SHOTS, "ladders-account-desktop.png") });
 
     // The admin sees the pending member, gives a reason and approves.
     const admin = await consoleOn("Club ladder");
@@ -144,7 +144,9 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     expect(await membershipOf(ada, "club")).toBe("active");
     const audit = await api(root, "GET", "/api/admin/audit?limit=20");
     expect((audit.body as unknown as { kind: string }[]).map((e) => e.kind)).toContain("ladder_approve");
-    await admin.page.screenshot({ path: join(SHOTS, "ladders-admin-members-desktop.png"), fullPage: true });
+    await admin.page
+      .locator("#ladders-screen")
+      .screenshot({ path: join(SHOTS, "ladders-admin-members-desktop.png") });
 
     // The account page now says so.
     await page.reload();
@@ -171,7 +173,9 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await status(page, "account-status", "That invitation code does not fit");
     expect(await vip.locator(".field-error").textContent()).toContain("That invitation code does not fit");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("invitation-vip");
-    await page.screenshot({ path: join(SHOTS, "ladders-account-invitation-phone.png"), fullPage: true });
+    await page
+      .locator("#ladders-section")
+      .screenshot({ path: join(SHOTS, "ladders-account-invitation-phone.png") });
 
     // The console makes one for ada (shown once), and one for anyone that it then deletes.
     const admin = await consoleOn("Invitational", PHONE);
@@ -181,7 +185,9 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     const code = (await admin.page.locator("#secret-value").textContent()) ?? "";
     expect(code.length).toBeGreaterThan(8);
     expect(await admin.page.locator("#secret-note").textContent()).toContain("for ada");
-    await admin.page.screenshot({ path: join(SHOTS, "ladders-admin-invitation-phone.png"), fullPage: true });
+    await admin.page
+      .locator("#secret-panel")
+      .screenshot({ path: join(SHOTS, "ladders-admin-code-phone.png") });
     await admin.page.getByRole("button", { name: "I have copied it" }).click();
     expect(await admin.page.locator("#secret-value").textContent()).toBe("");
     await admin.page.getByRole("button", { name: "Create invitation" }).click();
@@ -206,6 +212,9 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     // The console shows it used.
     await admin.page.getByRole("button", { name: "Manage Invitational" }).click();
     await rows.filter({ hasText: ada.id }).waitFor();
+    await admin.page
+      .locator("#ladders-screen")
+      .screenshot({ path: join(SHOTS, "ladders-admin-invitations-phone.png") });
     await Promise.all([context.close(), admin.context.close()]);
   }, 60_000);
 
@@ -228,7 +237,9 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     // A preview changes nothing.
     expect(await policy()).toBe(before);
     expect((await api(root, "GET", "/api/admin/settings")).body.revision).toBe(0);
-    await page.screenshot({ path: join(SHOTS, "ladders-admin-settings-desktop.png"), fullPage: true });
+    await page
+      .locator("#settings-screen")
+      .screenshot({ path: join(SHOTS, "ladders-admin-settings-desktop.png") });
 
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await status(page, "admin-status", "Settings saved: revision 1 is in force.");
@@ -267,7 +278,9 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await status(page, "admin-status", "The overrides are not valid JSON");
     await page.setViewportSize(PHONE);
-    await page.screenshot({ path: join(SHOTS, "ladders-admin-settings-phone.png"), fullPage: true });
+    await page
+      .locator("#settings-screen")
+      .screenshot({ path: join(SHOTS, "ladders-admin-settings-phone.png") });
     await context.close();
   }, 60_000);
 

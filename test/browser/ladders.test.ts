@@ -324,6 +324,19 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await page.waitForURL(/\/bot\/adabot$/);
     expect(await page.locator("#bot-matches").textContent()).toBe("No matches yet."); // none on public
 
+    // A match page names the ladder the match was played on, whichever ladder the visit is scoped to.
+    const played = await api(null, "GET", "/api/matches?ladder=spring&limit=1");
+    const matchId = (played.body as unknown as { id: string }[])[0]!.id;
+    await page.goto(`${srv.url}/match/${matchId}?ladder=spring`);
+    const ladderFact = page.locator(".facts div").filter({ hasText: "Ladder" }).locator("dd");
+    expect(await ladderFact.textContent()).toBe("Spring season");
+    await page
+      .getByRole("navigation", { name: "Ladders" })
+      .getByRole("link", { name: "Public ladder" })
+      .click();
+    await page.waitForURL(new RegExp(`/match/${matchId}$`));
+    expect(await ladderFact.textContent()).toBe("Spring season");
+
     // The upcoming ladder says when it opens; a hidden ladder named in the address is offered while there.
     const autumn = await open("/ladder?ladder=autumn", PHONE);
     expect(await autumn.locator("#ladder-phase").textContent()).toBe("upcoming");

@@ -95,6 +95,9 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     return page;
   }
 
+  /** How far a page scrolls sideways (at most 0: tables scroll inside their own box). */
+  const sideways = (page: Page) =>
+    page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   const membershipOf = async (who: SignedIn, id: string) => {
     const r = await api(who, "GET", "/api/account/ladders");
     return (r.body as unknown as { id: string; membership: string | null }[]).find((l) => l.id === id)
@@ -176,6 +179,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await page
       .locator("#ladders-section")
       .screenshot({ path: join(SHOTS, "ladders-account-invitation-phone.png") });
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
 
     // The console makes one for ada (shown once), and one for anyone that it then deletes.
     const admin = await consoleOn("Invitational", PHONE);
@@ -215,6 +219,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await admin.page
       .locator("#ladders-screen")
       .screenshot({ path: join(SHOTS, "ladders-admin-invitations-phone.png") });
+    expect(await sideways(admin.page)).toBeLessThanOrEqual(0);
     await Promise.all([context.close(), admin.context.close()]);
   }, 60_000);
 
@@ -281,6 +286,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await page
       .locator("#settings-screen")
       .screenshot({ path: join(SHOTS, "ladders-admin-settings-phone.png") });
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
     await context.close();
   }, 60_000);
 
@@ -341,6 +347,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     const autumn = await open("/ladder?ladder=autumn", PHONE);
     expect(await autumn.locator("#ladder-phase").textContent()).toBe("upcoming");
     expect(await autumn.locator("#ladder-hint").textContent()).toBe("Opens in 3 days.");
+    expect(await sideways(autumn)).toBeLessThanOrEqual(0);
     await autumn.screenshot({ path: join(SHOTS, "ladders-autumn-phone.png"), fullPage: true });
     const secret = await open("/user/ada?ladder=secret");
     const current = secret.getByRole("navigation", { name: "Ladders" }).locator("[aria-current=page]");

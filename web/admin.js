@@ -753,7 +753,17 @@ function typedOverrides() {
 /** A save refused because someone saved first: say so, then show what is in force now. */
 async function staleSave(err) {
   if (!(err instanceof ApiError && err.code === "stale_revision")) return false;
+  const mine = $("settings-overrides").value;
   await Promise.all([loadSettings(), loadAudit()]);
+  // The edit is kept for reference only: saving it as it was would undo the other admin's change unseen.
+  $("settings-changes").replaceChildren(
+    el(
+      "details",
+      { id: "unsaved-edit" },
+      el("summary", {}, "Your edit (not saved)"),
+      el("pre", {}, el("code", {}, mine)),
+    ),
+  );
   say(
     `The settings changed meanwhile (now revision ${settings.revision}), so yours were not saved. They are reloaded: check them and save again.`,
     "error",

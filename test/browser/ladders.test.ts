@@ -265,6 +265,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
       "The settings changed meanwhile (now revision 2), so yours were not saved.",
     );
     expect(JSON.parse(await editor.inputValue())).toEqual({ global: { maxBotsPerOwner: 9 }, ladders: {} });
+    expect(await page.locator("#unsaved-edit code").textContent()).toContain('"maxBotsPerOwner":3');
     expect(await policy()).toBe(9);
 
     // Presets: save what is in force under a name, change it, apply the preset back.

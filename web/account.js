@@ -1,8 +1,8 @@
 // The account page: sign up (confirmed by an emailed PKCE link), sign in, password recovery, then the account
 // itself through the account routes: handle, bots (register, rename, token, avatar, delete or retire, claim),
-// agent keys and email settings. Secrets (bot tokens, agent keys) are shown once in a panel and never stored.
+// ladders (membership and enrollment), agent keys and email settings. Secrets (bot tokens, agent keys) are shown once in a panel and never stored.
 
-import { bindSecretPanel, el, setBusy, showSecret, statusLine } from "./account-ui.js";
+import { bindSecretPanel, el, setBusy, showSecret, statusLine, time } from "./account-ui.js";
 import {
   ApiError,
   accessToken,
@@ -288,6 +288,123 @@ $("key-list").addEventListener("click", async (event) => {
   }
 });
 
+// ---- ladders: membership and enrollment -------------------------------------------------------------------
+$("ladder-list").addEventListener("submit", async (event) => {
+  const form = event.target.closest("form.enroll");
+  if (!form) return;
+  event.preventDefault();
+  const li = form.closest("li");
+  const id = li.dataset.ladder;
+  const name = li.dataset.name;
+  const error = li.querySelector(".field-error");
+  const input = form.elements.invitation ?? null;
+  const button = event.submitter ?? form.querySelector("button");
+  const fail = (text) => {
+    error.textContent = text;
+    error.hidden = false;
+    say(text, "error");
+    (input ?? button).focus();
+  };
+  const code = input ? input.value.trim() : "";
+  if (input && !code) return fail("Enter the invitation code an admin gave you.");
+  setBusy(button, true);
+  try {
+    const list = await api(`/api/account/ladders/${encodeURIComponent(id)}/enrollment`, {
+      method: "POST",
+      body: code ? { invitation: code } : {},
+    });
+    renderLadders(list);
+    const now = list.find((l) => l.id === id);
+    say(
+      now?.membership === "pending"
+        ? `You asked to enroll on ${name}: an admin has to approve it.`
+        : `You are enrolled on ${name}: your bots may queue there.`,
+      "success",
+    );
+    document.getElementById(`ladder-h-${id}`)?.focus();
+  } catch (err) {
+    fail(explain(err));
+    if (isBanned(err)) showBanned();
+  } finally {
+    setBusy(button, false);
+  }
+});
+
+const ACCESS_WORDS = { open: "open to all", approval: "needs approval", invitation: "by invitation" };
+const MEMBERSHIP_BADGES = {
+  active: ["enrolled", "online"],
+  pending: ["pending approval", "status-pending"],
+  revoked: ["revoked", "status-banned"],
+};
+
+/** What the account may do on a ladder: enroll (with a code on an invitation ladder), or why it cannot. */
+function ladderAction(l) {
+  const note = (text) => el("p", { class: "small" }, text);
+  if (l.membership === "active") return note("You are enrolled: your bots may queue here.");
+  if (l.membership === "pending") return note("Waiting for an admin to approve your enrollment.");
+  if (l.membership === "revoked") return note("Your membership was revoked by the admins.");
+  if (!l.enabled) return note("This ladder is disabled.");
+  if (l.phase === "closed") return note("This ladder has closed: it takes no more enrollments.");
+  // An open ladder takes every account's bots without enrolling (only a revocation closes it).
+  if (l.access === "open") return note("Open to every account: your bots may queue here.");
+  const form = el("form", { class: "enroll inline", novalidate: true });
+  if (l.access === "invitation")
+    form.append(
+      el("label", { for: `invitation-${l.id}` }, "Invitation code"),
+      el("input", {
+        id: `invitation-${l.id}`,
+        name: "invitation",
+        autocomplete: "off",
+        spellcheck: "false",
+        maxlength: 200,
+        required: true,
+        "aria-describedby": `ladder-error-${l.id}`,
+      }),
+    );
+  form.append(
+    el(
+      "button",
+      { class: "button primary", type: "submit" },
+      "Enroll",
+      el("span", { class: "visually-hidden" }, ` on ${l.name}`),
+    ),
+  );
+  if (l.access === "approval") form.append(el("span", { class: "muted small" }, "An admin approves it."));
+  return form;
+}
+
+function ladderItem(l) {
+  const phase = l.enabled ? l.phase : "disabled";
+  const [label, cls] = MEMBERSHIP_BADGES[l.membership] ?? [l.access === "open" ? "" : "not enrolled", ""];
+  const window = [
+    l.opens_at ? ["Opens ", time(l.opens_at)] : null,
+    l.opens_at && l.closes_at ? " · " : null,
+    l.closes_at ? ["Closes ", time(l.closes_at)] : null,
+  ];
+  return el(
+    "li",
+    { "data-ladder": l.id, "data-name": l.name, "data-membership": l.membership ?? "none" },
+    el(
+      "h3",
+      { id: `ladder-h-${l.id}`, tabindex: "-1" },
+      el("a", { href: `/ladder?ladder=${encodeURIComponent(l.id)}` }, l.name),
+      " ",
+      el("span", { class: `badge phase-${phase}` }, phase),
+      " ",
+      el("span", { class: "badge" }, ACCESS_WORDS[l.access] ?? l.access),
+      label ? [" ", el("span", { class: `badge membership ${cls}` }, label)] : "",
+    ),
+    l.description ? el("p", { class: "muted small" }, l.description) : null,
+    l.opens_at || l.closes_at ? el("p", { class: "small" }, window) : null,
+    ladderAction(l),
+    el("p", { class: "field-error", id: `ladder-error-${l.id}`, hidden: true }),
+  );
+}
+
+function renderLadders(list) {
+  $("ladder-list").replaceChildren(...list.map(ladderItem));
+}
+
 function focusBot(name) {
   const link = [...$("bot-list").querySelectorAll("li")].find((li) => li.dataset.name === name);
   link?.querySelector(".bot-name")?.focus();
@@ -388,6 +505,10 @@ async function load() {
   if (!signedIn()) return showSignedOut();
   try {
     await refresh();
+    // Ladders come from their own route; a failure there leaves the rest of the account usable.
+    await api("/api/account/ladders").then(renderLadders, (err) => {
+      $("ladder-list").replaceChildren(el("li", { class: "empty" }, explain(err)));
+    });
     if (current.handle === null) $("handle-input").focus();
   } catch (err) {
     say(explain(err), "error");

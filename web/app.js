@@ -64,7 +64,8 @@ export function initSorting(root = document) {
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 export function initTimes(root = document) {
   const now = Date.now();
-  for (const t of root.querySelectorAll("time[datetime]")) {
+  // A time marked data-absolute stays as written (a ladder's window in UTC carries its own hint).
+  for (const t of root.querySelectorAll("time[datetime]:not([data-absolute])")) {
     const at = Date.parse(t.getAttribute("datetime"));
     if (Number.isNaN(at)) continue;
     if (!t.title) t.title = t.textContent;

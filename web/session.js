@@ -239,6 +239,9 @@ const PLAIN = {
   rate_limited: "Too many attempts in a short time. Wait a minute and try again.",
   account_banned: "This account is banned.",
   handle_required: "Choose a handle first.",
+  invitation_required: "This ladder is by invitation: enter the code an admin gave you.",
+  invalid_invitation:
+    "That invitation code does not fit: it is unknown, for another ladder or for another account.",
   unavailable: "The ladder could not be reached. Check your connection and try again.",
 };
 

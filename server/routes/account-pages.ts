@@ -55,7 +55,7 @@ ${o.body}`,
   app.get("/account", async (_req, reply) =>
     send(reply, {
       title: "Account",
-      description: "Sign in, choose a handle, register and manage your bots and agent keys.",
+      description: "Sign in, choose a handle, register and manage your bots, ladders and agent keys.",
       page: "account",
       script: "account.js",
       body: accountBody(),
@@ -65,7 +65,8 @@ ${o.body}`,
   app.get("/admin", async (_req, reply) =>
     send(reply, {
       title: "Admin console",
-      description: "Accounts, bots, moderation, usage and the audit log, for the ladder's admins.",
+      description:
+        "Accounts, bots, moderation, ladders, live settings, usage and the audit log, for the ladder's admins.",
       page: "admin",
       script: "admin.js",
       body: adminBody(),
@@ -209,6 +210,13 @@ ${secretPanel()}
 </template>
 </section>
 
+<section class="card" aria-labelledby="h-ladders" id="ladders-section">
+<h2 id="h-ladders" tabindex="-1">Ladders</h2>
+<p class="muted small">Your bots may queue on an open ladder at once; on an approval ladder once an admin has
+approved your enrollment; on an invitation ladder with a code an admin gave you.</p>
+<ul id="ladder-list" class="ladders" aria-label="Ladders"></ul>
+</section>
+
 <section class="card" aria-labelledby="h-keys">
 <h2 id="h-keys" tabindex="-1">Agent keys</h2>
 <p class="muted small">A key lets a program (a CI job, an AI agent) register and delete bots for you. Send it as
@@ -252,6 +260,16 @@ function adminBody(): Html {
 </section>
 
 <div id="admin-console" hidden>
+<nav class="console-nav" aria-label="Console sections"><ul class="plain-list">${[
+    ["h-overview", "Overview"],
+    ["h-moderate", "Moderation"],
+    ["h-accounts", "Accounts"],
+    ["h-ladders", "Ladders"],
+    ["h-settings", "Settings"],
+    ["h-owners", "Owner keys"],
+    ["h-usage", "Usage"],
+    ["h-audit", "Audit log"],
+  ].map(([id, label]) => html`<li><a href="#${id}">${label}</a></li>`)}</ul></nav>
 ${secretPanel()}
 <section class="card" aria-labelledby="h-overview">
 <h2 id="h-overview">Overview</h2>
@@ -280,6 +298,58 @@ ${secretPanel()}
 <button class="button" type="submit">Search</button>
 </form>
 <div id="accounts"></div>
+</section>
+
+<section class="card" aria-labelledby="h-ladders" id="ladders-screen">
+<h2 id="h-ladders" tabindex="-1">Ladders</h2>
+<p class="muted small">Every ladder of the manifest, hidden and disabled ones included. Manage one to see its members
+and invitations.</p>
+<div id="ladders"></div>
+<div id="ladder-detail" hidden>
+<h3 id="h-ladder-detail" tabindex="-1"></h3>
+<dl class="facts" id="ladder-facts"></dl>
+<h4>Members</h4>
+<form id="member-form" class="inline" novalidate>
+<label for="member-reason">Reason <span class="muted small">(optional: recorded with the next approval or revocation)</span></label>
+<input id="member-reason" name="reason" maxlength="1000">
+</form>
+<div id="ladder-members"></div>
+<div id="invitations-block">
+<h4>Invitations</h4>
+<form id="invitation-form" class="inline" novalidate>
+<label for="invitation-account">For the account <span class="muted small">(handle or id; leave empty for anyone)</span></label>
+<input id="invitation-account" name="account" maxlength="128" autocomplete="off">
+<button class="button primary" type="submit">Create invitation</button>
+</form>
+<div id="ladder-invitations"></div>
+</div>
+</div>
+</section>
+
+<section class="card" aria-labelledby="h-settings" id="settings-screen">
+<h2 id="h-settings" tabindex="-1">Settings</h2>
+<p class="muted small">Live limits: the start-up flags are the defaults, these overrides sit on top and take effect at
+once. Saving needs the revision you loaded: if someone saved meanwhile, you are told and the settings reload.</p>
+<p id="settings-revision"></p>
+<form id="settings-form" novalidate>
+<label for="settings-overrides">Overrides <span class="muted small">(JSON)</span></label>
+<textarea id="settings-overrides" name="overrides" rows="10" spellcheck="false" autocomplete="off" aria-describedby="settings-help"></textarea>
+<p class="muted small" id="settings-help"></p>
+<p class="actions"><button class="button" type="button" id="settings-preview">Preview</button>
+<button class="button primary" type="submit">Save</button></p>
+</form>
+<div id="settings-changes" aria-live="polite"></div>
+<details>
+<summary>Limits in force</summary>
+<div id="settings-effective"></div>
+</details>
+<h3>Presets</h3>
+<form id="preset-form" class="inline" novalidate>
+<label for="preset-name">Preset name <span class="muted small">(saves the overrides in force under this name)</span></label>
+<input id="preset-name" name="name" maxlength="64" pattern="[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}" required>
+<button class="button" type="submit">Save preset</button>
+</form>
+<div id="presets"></div>
 </section>
 
 <section class="card" aria-labelledby="h-owners">

@@ -5,9 +5,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
 import type { AppContext } from "../context.ts";
+import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
+import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher } from "../web/ladders.ts";
 import { avatar, href, plural, sendPage, table, td, when } from "../web/layout.ts";
 import {
   type LeaderboardRowJ,
@@ -118,6 +120,14 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   const send = sendPage;
 
+  /** The ladders to switch between: the visible ones, plus the current one when it is hidden. */
+  async function laddersFor(ladder: string | null): Promise<LadderJ[]> {
+    const res = await api<LadderJ[]>(`/api/ladders${scope(ladder)}`);
+    return res.status === 200 ? res.body : [];
+  }
+  const switcherFor = async (ladder: string | null, path: string) =>
+    ladderSwitcher(await laddersFor(ladder), ladder, path);
+
   function notFound(reply: FastifyReply, ladder: string | null, what: string, detail: string) {
     return send(
       reply,
@@ -194,17 +204,20 @@ ${
 
   app.get("/ladder", async (req, reply) => {
     const ladder = ladderOf(req);
-    const s = await ladderSections(ladder);
+    const [s, ladders] = await Promise.all([ladderSections(ladder), laddersFor(ladder)]);
     if (!s) return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
+    const current = ladders.find((l) => l.id === (ladder ?? DEFAULT_LADDER));
     const section = (id: "leaderboard" | "live" | "online" | "recent", title: string) =>
       html`<section class="panel panel-${id}" aria-labelledby="h-${id}"><h2 id="h-${id}">${title}</h2><div data-section="${id}">${s[id]}</div></section>`;
     return send(reply, {
       ...shell,
-      title: "Ladder",
+      title: current?.name ?? "Ladder",
       description: "Leaderboard, matches being played, recent results and the bots online.",
       page: "ladder",
       ladder,
-      body: html`<h1>Ladder <span class="live-dot" data-live-state="on" title="Updates live">live</span></h1>
+      switcher: ladderSwitcher(ladders, ladder, "/ladder"),
+      body: html`<h1>${current?.name ?? "Ladder"} <span class="live-dot" data-live-state="on" title="Updates live">live</span></h1>
+${current ? ladderFacts(current, Date.now()) : ""}
 <p class="visually-hidden" aria-live="polite" id="live-announcer"></p>
 <div class="dashboard" data-signature="${s.signature}">
 ${section("leaderboard", "Leaderboard")}
@@ -342,6 +355,7 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
       description: `${bot.display_name} on the arena ladder: versions, ratings, health and recent matches.`,
       page: "bot",
       ladder,
+      switcher: await switcherFor(ladder, `/bot/${encodeURIComponent(bot.name)}`),
       body: html`<header class="page-head">
 <h1>${avatar(bot.avatar, bot.display_name)} ${bot.display_name}${bot.display_name !== bot.name ? html` <span class="muted small">${bot.name}</span>` : ""}</h1>
 <p>${bot.house ? html`<span class="badge house">house bot</span>` : html`by ${userLink(bot.owner, false, ladder)}`}
@@ -371,6 +385,7 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
       description: `Bots of ${u.handle} on the arena ladder.`,
       page: "user",
       ladder,
+      switcher: await switcherFor(ladder, `/user/${encodeURIComponent(u.handle)}`),
       body: html`<header class="page-head"><h1>${u.handle}</h1><p class="muted">Member since ${when(u.created)} · ${plural(u.bots.length, "bot")}</p></header>
 <section aria-labelledby="h-bots"><h2 id="h-bots">Bots</h2>${table({
         id: "user-bots",
@@ -423,7 +438,8 @@ ${td(b.draws, { numeric: true, hideNarrow: true })}
       });
     }
     const m = res.body as MatchJ;
-    const stats = await api<StatsJ>(`/api/matches/${id}/stats`);
+    const [stats, ladders] = await Promise.all([api<StatsJ>(`/api/matches/${id}/stats`), laddersFor(ladder)]);
+    const playedOn = ladders.find((l) => l.id === m.ladder_id)?.name ?? m.ladder_id;
     const rows = m.bots.map((b) => {
       const f = stats.status === 200 ? stats.body.fighters[b.fighter] : undefined;
       const change =
@@ -448,9 +464,11 @@ ${td(change === null ? "—" : `${change > 0 ? "+" : ""}${change}`, { numeric: t
       description: `${names[0]} vs ${names[1]} on ${m.map}: ${outcome(m)} (${m.reason}).`,
       page: "match",
       ladder,
+      switcher: ladderSwitcher(ladders, ladder, `/match/${m.id}`),
       body: html`<header class="page-head"><h1>${names[0]} <span class="muted">vs</span> ${names[1]}</h1>
 <p class="lead">${outcome(m)} <span class="muted">· ${m.reason.replace(/_/g, " ")} at tick ${m.final_tick}</span></p>
 <dl class="facts">
+<div><dt>Ladder</dt><dd><a href="${href("/ladder", ladderParam(m.ladder_id))}">${playedOn}</a></dd></div>
 <div><dt>Map</dt><dd>${m.map}</dd></div>
 <div><dt>Mode</dt><dd>${m.mode}${m.voided ? " (void)" : ""}</dd></div>
 <div><dt>Ended</dt><dd>${when(m.ended)}</dd></div>

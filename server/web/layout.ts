@@ -1,6 +1,7 @@
 // The document shell every page shares (head, navigation, footer) and the small formatting helpers pages use.
 // `?ladder=<id>` is carried through every internal link so a scoped visit stays scoped.
 import type { FastifyReply } from "fastify";
+import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import { webAssets } from "./assets.ts";
 import { type Html, html } from "./html.ts";
 
@@ -14,6 +15,8 @@ export interface PageShell {
   noindex?: boolean;
   /** Extra module scripts (asset URLs). */
   scripts?: string[];
+  /** The ladder switcher (server/web/ladders.ts); without it a non-default ladder is named in the header. */
+  switcher?: Html | "";
   /** Extra stylesheets (asset URLs) after the shared one. */
   styles?: string[];
   css: string;
@@ -83,8 +86,9 @@ ${(p.scripts ?? []).map((s) => html`<script type="module" src="${s}"></script>`)
       html`<li><a href="${href(path, p.ladder)}"${p.page === path.slice(1) ? html` aria-current="page"` : ""}>${label}</a></li>`,
   )}</ul>
 </nav>
-${p.ladder && p.ladder !== "public" ? html`<p class="scope">Ladder: <strong>${p.ladder}</strong></p>` : ""}
+${!p.switcher && p.ladder && p.ladder !== DEFAULT_LADDER ? html`<p class="scope">Ladder: <strong>${p.ladder}</strong></p>` : ""}
 </header>
+${p.switcher ?? ""}
 <main id="main" tabindex="-1">
 ${p.body}
 </main>

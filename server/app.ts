@@ -22,6 +22,7 @@ import { defaultLimits, Settings } from "./kernel/settings.ts";
 import { Lobby } from "./ladder/lobby.ts";
 import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest } from "./ladders/manifest.ts";
 import { Membership } from "./ladders/membership.ts";
+import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
 import { ladderOperations } from "./ladders/routes.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
@@ -189,6 +190,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   // Leaderboards follow committed results.
   bus.on("MatchFinished", (e) => ladders.get(e.match.ladder_id)?.leaderboard.recordMatch(e.match));
   ctx.bots = new BotDirectory(store);
+  ctx.live = live;
+  ctx.reads = new LadderReads({
+    store,
+    ladders,
+    lobby,
+    bots: ctx.bots,
+    live,
+    settings,
+    publicUrl: config.publicUrl,
+    draining: () => ctx.draining,
+  });
   scheduler.add(ladders.phaseJob(bus));
   ctx.scheduler = scheduler;
   let pokeQueued = false;

@@ -11,7 +11,9 @@ import type { Scheduler } from "./kernel/scheduler.ts";
 import type { Settings } from "./kernel/settings.ts";
 import type { Lobby } from "./ladder/lobby.ts";
 import type { Membership } from "./ladders/membership.ts";
+import type { LadderReads } from "./ladders/reads.ts";
 import type { Ladders } from "./ladders/registry.ts";
+import type { LiveMatches } from "./play/live-matches.ts";
 import type { ReplayFiles } from "./replays.ts";
 import type { RunningMatch } from "./runner/match-runner.ts";
 import type { BotHub } from "./socket/hub.ts";
@@ -33,6 +35,10 @@ export interface AppContext {
   ladders: Ladders;
   /** Every bot and its retired versions in memory, for the read paths that list many bots. */
   bots: BotDirectory;
+  /** Public ladder data (leaderboard, lobby, status, bots, users, matches) for routes and pages. */
+  reads: LadderReads;
+  /** The running matches. */
+  live: LiveMatches;
   /** Ladder membership and invitations (SPEC 3.7). */
   membership: Membership;
   /** Domain events: MatchFinished, LadderPhaseChanged, ... */

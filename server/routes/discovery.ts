@@ -100,34 +100,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
   });
   app.get("/api", async (req) => apiIndex(publicBase(config, req)));
 
-  app.get("/api/status", async (req) => {
-    const { ladder } = parseQuery(LadderQuery, req.query);
-    if (ladder !== undefined) ctx.ladders.require(ladder);
-    const running = [...ctx.matches.values()].filter(
-      (m) => ladder === undefined || m.setup.ladderId === ladder,
-    );
-    const online = ctx.lobby.online().filter((p) => ladder === undefined || p.house || p.ladderId === ladder);
-    const limits = ctx.settings.limits(ladder ?? null);
-    return {
-      online: online.map((p) => ({
-        name: p.bot.name,
-        display_name: p.bot.display_name,
-        house: p.bot.house,
-        version: p.version,
-        state: p.state,
-        ladder_id: p.ladderId,
-      })),
-      matches: running.map((m) => ({
-        id: m.id,
-        ladder_id: m.setup.ladderId,
-        tick: m.tick,
-        names: m.seats.map((s) => s.participant.bot.name),
-        display_names: m.seats.map((s) => s.participant.bot.display_name),
-      })),
-      capacity: { running: running.length, max: limits.maxConcurrentMatches },
-      draining: ctx.draining,
-    };
-  });
+  app.get("/api/status", async (req) => ctx.reads.status(parseQuery(LadderQuery, req.query).ladder));
 
   app.get("/api/changelog", async () => {
     const changelog = docs.get("changelog");

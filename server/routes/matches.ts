@@ -5,7 +5,6 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { matchView } from "./views.ts";
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 
@@ -37,36 +36,19 @@ export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.in
 }
 
 export function matchRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const base = ctx.config.publicUrl;
-
   app.get("/api/matches", async (req) => {
     const q = parseQuery(MatchListQuery, req.query);
-    if (q.ladder !== undefined) ctx.ladders.require(q.ladder);
-    const rows = await ctx.store.matches({
+    return ctx.reads.matches({
       limit: q.limit,
       ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
-      ...(q.bot !== undefined ? { botName: q.bot } : {}),
+      ...(q.bot !== undefined ? { bot: q.bot } : {}),
+      stats: q.stats === "1" || q.stats === "true",
     });
-    const withStats = q.stats === "1" || q.stats === "true";
-    if (!withStats) return rows.map((m) => matchView(m, base));
-    return Promise.all(rows.map(async (m) => matchView(m, base, await ctx.store.matchStats(m.id))));
   });
 
-  app.get("/api/matches/:id", async (req) => {
-    const { id } = MatchIdParams.parse(req.params);
-    const m = await ctx.store.match(id);
-    if (!m) throw errors.noSuchMatch(id);
-    return matchView(m, base);
-  });
+  app.get("/api/matches/:id", async (req) => ctx.reads.match(MatchIdParams.parse(req.params).id));
 
-  app.get("/api/matches/:id/stats", async (req) => {
-    const { id } = MatchIdParams.parse(req.params);
-    const m = await ctx.store.match(id);
-    if (!m) throw errors.noSuchMatch(id);
-    const stats = await ctx.store.matchStats(id);
-    if (!stats) throw errors.noStats(id);
-    return { ...stats, match_id: id };
-  });
+  app.get("/api/matches/:id/stats", async (req) => ctx.reads.stats(MatchIdParams.parse(req.params).id));
 
   app.get("/replays/:file", async (req, reply) => {
     const { file } = req.params as { file: string };

@@ -1,10 +1,15 @@
 // JSON shapes of SPEC section 2 built from stored rows: the one place a Match or MyBot is rendered.
+
+import type { z } from "zod";
 import type { MatchStatsT } from "../../engine/protocol.ts";
 import type { VersionRating } from "../ratings/book.ts";
 import type { BotRow, StoredMatch, VersionRow } from "../store/types.ts";
+import type { Match } from "./responses.ts";
 
-export function matchView(m: StoredMatch, publicUrl: string, stats?: MatchStatsT | null) {
-  const view: Record<string, unknown> = {
+type MatchT = z.infer<typeof Match>;
+
+export function matchView(m: StoredMatch, publicUrl: string, stats?: MatchStatsT | null): MatchT {
+  const view: MatchT = {
     id: m.id,
     ladder_id: m.ladder_id,
     mode: m.mode,

@@ -1,0 +1,279 @@
+// The public ladder data of SPEC 4.1 as a service: leaderboard, lobby, status, a bot's page data, its rating
+// history, an owner's bots, and matches. Routes render what these return and pages read them directly (no
+// in-process HTTP round trip); the return types are inferred from the response schemas of routes/responses.ts,
+// which also make the OpenAPI document, so a page and the API can never disagree about a shape.
+import type { z } from "zod";
+import type { BotDirectory } from "../bots/directory.ts";
+import { errors } from "../errors.ts";
+import type { Settings } from "../kernel/settings.ts";
+import { HEALTH_MATCHES, summariseHealth } from "../ladder/health.ts";
+import type { Lobby } from "../ladder/lobby.ts";
+import type { LiveMatches } from "../play/live-matches.ts";
+import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
+import type * as R from "../routes/responses.ts";
+import { matchView, versionView } from "../routes/views.ts";
+import type { BotRow, RatingPointRow, Store } from "../store/types.ts";
+import type { Ladders } from "./registry.ts";
+import type { LadderRuntime } from "./runtime.ts";
+
+export type LeaderboardRowT = z.infer<typeof R.LeaderboardRow>;
+export type LobbyEntryT = z.infer<typeof R.LobbyEntry>;
+export type StatusT = z.infer<typeof R.Status>;
+export type BotT = z.infer<typeof R.Bot>;
+export type RatingHistoryT = z.infer<typeof R.RatingHistory>;
+export type UserT = z.infer<typeof R.User>;
+export type MatchT = z.infer<typeof R.Match>;
+export type MatchStatsT = z.infer<typeof R.MatchStatsBody>;
+
+const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
+const HISTORY_LIMIT = 1000;
+const RECENT_MATCHES = 10;
+
+const DIFFICULTY: Record<string, NonNullable<LobbyEntryT["difficulty"]>> = {
+  kiter: "Easy",
+  brawler: "Medium",
+  "ts-starter": "Hard",
+  champion: "Very hard",
+};
+
+export interface ReadsDeps {
+  store: Store;
+  ladders: Ladders;
+  lobby: Lobby;
+  bots: BotDirectory;
+  live: LiveMatches;
+  settings: Settings;
+  publicUrl: string;
+  draining(): boolean;
+}
+
+export class LadderReads {
+  constructor(private readonly d: ReadsDeps) {}
+
+  private get base(): string {
+    return this.d.publicUrl;
+  }
+
+  /** Online now, and with which version (house bots are always online). */
+  private online(botId: string): { online: boolean; version: string | null; state: string } {
+    const p = this.d.lobby.get(botId);
+    const on = Boolean(p && (p.house || p.conn));
+    return { online: on, version: on ? p!.version : null, state: p?.state ?? "idle" };
+  }
+
+  /** The ladder's leaderboard, from memory (SPEC 1.2 rule 9); `online` as the lobby says now. */
+  async leaderboard(ladderId?: string): Promise<LeaderboardRowT[]> {
+    return this.board(this.d.ladders.require(ladderId));
+  }
+
+  private async board(ladder: LadderRuntime): Promise<LeaderboardRowT[]> {
+    const dir = await this.d.bots.snapshot();
+    return ladder.leaderboard.rows(dir, this.base, (botId, version) => {
+      const o = this.online(botId);
+      return o.online && o.version === version;
+    });
+  }
+
+  /** Who is online on a ladder: its players' bots (queued there last) and the house bots, best first. */
+  lobby(ladderId?: string): LobbyEntryT[] {
+    const ladder = this.d.ladders.require(ladderId);
+    const here = this.d.lobby.online().filter((p) => p.house || p.ladderId === ladder.id);
+    const entries = here.map((p) => {
+      const r = p.version ? ladder.ratings.get(versionKey(p.bot.id, p.version)) : null;
+      return {
+        name: p.bot.name,
+        display_name: p.bot.display_name,
+        house: p.bot.house,
+        version: p.version,
+        rating: r ? Math.round(r.rating) : null,
+        rating_deviation: r ? Math.round(r.deviation) : null,
+        leaderboard_score: r ? r.leaderboardScore : null,
+        difficulty: p.house ? (DIFFICULTY[p.bot.name] ?? null) : null,
+        avatar: p.bot.avatar,
+        state: p.state,
+      };
+    });
+    return entries.sort((a, b) => (b.leaderboard_score ?? -Infinity) - (a.leaderboard_score ?? -Infinity));
+  }
+
+  /** Online bots, running matches and capacity, of one ladder or (undefined) the whole server. */
+  status(ladderId?: string): StatusT {
+    if (ladderId !== undefined) this.d.ladders.require(ladderId);
+    const running = [...this.d.live.byId.values()].filter(
+      (m) => ladderId === undefined || m.setup.ladderId === ladderId,
+    );
+    const online = this.d.lobby
+      .online()
+      .filter((p) => ladderId === undefined || p.house || p.ladderId === ladderId);
+    return {
+      online: online.map((p) => ({
+        name: p.bot.name,
+        display_name: p.bot.display_name,
+        house: p.bot.house,
+        version: p.version,
+        state: p.state,
+        ladder_id: p.ladderId,
+      })),
+      matches: running.map((m) => ({
+        id: m.id,
+        ladder_id: m.setup.ladderId,
+        tick: m.tick,
+        names: m.seats.map((s) => s.participant.bot.name),
+        display_names: m.seats.map((s) => s.participant.bot.display_name),
+      })),
+      capacity: {
+        running: running.length,
+        max: this.d.settings.limits(ladderId ?? null).maxConcurrentMatches,
+      },
+      draining: this.d.draining(),
+    };
+  }
+
+  /** A bot by name; a name that cannot be a bot name is as unknown as a missing one (404 no_such_bot). */
+  async botNamed(name: string): Promise<BotRow> {
+    const bot = BOT_NAME.test(name) ? await this.d.store.botByName(name) : null;
+    if (!bot) throw errors.noSuchBot(name);
+    return bot;
+  }
+
+  async bot(name: string, ladderId?: string): Promise<BotT> {
+    const ladder = this.d.ladders.require(ladderId);
+    const bot = await this.botNamed(name);
+    const records = ladder.leaderboard.records(bot.id);
+    const [versions, listed, recent] = await Promise.all([
+      this.d.store.versions(bot.id),
+      this.board(ladder),
+      this.d.store.matches({ ladder: ladder.id, botName: bot.name, limit: RECENT_MATCHES }),
+    ]);
+    const row = listed.find((r) => r.name === bot.name);
+    const o = this.online(bot.id);
+    return {
+      name: bot.name,
+      display_name: bot.display_name,
+      owner: bot.owner,
+      owner_url: bot.house ? null : `${this.base}/user/${encodeURIComponent(bot.owner)}`,
+      created: bot.created,
+      ladder_id: ladder.id,
+      house: bot.house,
+      online: o.online,
+      avatar: bot.avatar,
+      online_version: o.online && (o.state === "waiting" || o.state === "playing") ? o.version : null,
+      qualifying_games: QUALIFYING_GAMES,
+      versions: await Promise.all(
+        versions.map(async (v) => ({
+          ...versionView(v, ladder.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
+          rank: row && row.version === v.label ? row.rank : null,
+          health: summariseHealth(await this.d.store.versionStats(bot.id, v.label, HEALTH_MATCHES)),
+        })),
+      ),
+      recent_matches: recent.map((m) => matchView(m, this.base)),
+    };
+  }
+
+  async ratings(name: string, ladderId?: string, days?: number): Promise<RatingHistoryT> {
+    const ladder = this.d.ladders.require(ladderId);
+    const bot = await this.botNamed(name);
+    const since = days === undefined ? null : new Date(Date.now() - days * 86_400_000).toISOString();
+    const rows = await this.d.store.ratingPoints(bot.id, ladder.id, since);
+    return { since, games: rows.length, points: sample(rows, HISTORY_LIMIT).map((r) => ratingPoint(bot, r)) };
+  }
+
+  /** An owner's bots with their standing on a ladder; unknown (or banned: no listed bots) is a 404. */
+  async user(handle: string, ladderId?: string): Promise<UserT> {
+    const ladder = this.d.ladders.require(ladderId);
+    const bots = (await this.d.bots.snapshot()).bots.filter(
+      (b) => !b.house && b.owner.toLowerCase() === handle.toLowerCase(),
+    );
+    if (bots.length === 0) throw errors.notFound(`user ${JSON.stringify(handle)}`);
+    const board = await this.board(ladder);
+    return {
+      handle: bots[0]!.owner,
+      created: bots.map((b) => b.created).sort()[0]!,
+      ladder_id: ladder.id,
+      bots: bots.map((bot) => {
+        const row = board.find((r) => r.name === bot.name);
+        const totals = [...ladder.leaderboard.records(bot.id).values()].reduce(
+          (t, r) => ({ wins: t.wins + r.wins, losses: t.losses + r.losses, draws: t.draws + r.draws }),
+          { wins: 0, losses: 0, draws: 0 },
+        );
+        return {
+          name: bot.name,
+          display_name: bot.display_name,
+          owner: bot.owner,
+          created: bot.created,
+          owner_url: `${this.base}/user/${encodeURIComponent(bot.owner)}`,
+          house: false,
+          online: this.online(bot.id).online,
+          retired: bot.status === "retired",
+          avatar: bot.avatar,
+          version: row?.version ?? null,
+          rank: row?.rank ?? null,
+          leaderboard_score: row?.leaderboard_score ?? null,
+          rating: row?.rating ?? null,
+          rating_deviation: row?.rating_deviation ?? null,
+          ...totals,
+        };
+      }),
+    };
+  }
+
+  /** Matches, newest first, of a ladder and/or a bot; with stats when asked. */
+  async matches(q: { ladder?: string; bot?: string; limit: number; stats?: boolean }): Promise<MatchT[]> {
+    if (q.ladder !== undefined) this.d.ladders.require(q.ladder);
+    const rows = await this.d.store.matches({
+      limit: q.limit,
+      ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
+      ...(q.bot !== undefined ? { botName: q.bot } : {}),
+    });
+    if (!q.stats) return rows.map((m) => matchView(m, this.base));
+    return Promise.all(rows.map(async (m) => matchView(m, this.base, await this.d.store.matchStats(m.id))));
+  }
+
+  async match(id: string): Promise<MatchT> {
+    const m = await this.d.store.match(id);
+    if (!m) throw errors.noSuchMatch(id);
+    return matchView(m, this.base);
+  }
+
+  /** A match's stats; 404 when the match is unknown, voided or its replay trimmed. */
+  async stats(id: string): Promise<MatchStatsT & { match_id: string }> {
+    const m = await this.d.store.match(id);
+    if (!m) throw errors.noSuchMatch(id);
+    const stats = await this.d.store.matchStats(id);
+    if (!stats) throw errors.noStats(id);
+    return { ...stats, match_id: id };
+  }
+}
+
+function ratingPoint(bot: BotRow, r: RatingPointRow) {
+  const after = Math.round(r.rating_after ?? 0);
+  return {
+    match_id: r.match_id,
+    ended: r.ended,
+    version: r.version,
+    rating: after,
+    delta: after - Math.round(r.rating_before ?? after),
+    result: (r.winner === null ? "D" : r.winner === bot.id ? "W" : "L") as "W" | "L" | "D",
+    opponent: `${r.opponent.name}@${r.opponent.version}`,
+    opponent_display_name: r.opponent.display_name,
+    map: r.map,
+  };
+}
+
+/** An even sample of at most `limit` points that keeps each version's first and last game (SPEC 2). */
+export function sample(rows: RatingPointRow[], limit: number): RatingPointRow[] {
+  if (rows.length <= limit) return rows;
+  const keep = new Set<number>();
+  const firstLast = new Map<string, [number, number]>();
+  rows.forEach((r, i) => {
+    const fl = firstLast.get(r.version);
+    firstLast.set(r.version, fl ? [fl[0], i] : [i, i]);
+  });
+  for (const [a, b] of firstLast.values()) keep.add(a).add(b);
+  const room = Math.max(0, limit - keep.size);
+  for (let k = 0; k < room; k++) keep.add(Math.floor((k * rows.length) / room));
+  return [...keep]
+    .sort((a, b) => a - b)
+    .slice(0, Math.max(limit, keep.size))
+    .map((i) => rows[i]!);
+}

@@ -23,6 +23,7 @@ export type BotT = z.infer<typeof R.Bot>;
 export type RatingHistoryT = z.infer<typeof R.RatingHistory>;
 export type UserT = z.infer<typeof R.User>;
 export type MatchT = z.infer<typeof R.Match>;
+export type LadderT = z.infer<typeof R.Ladder>;
 export type MatchStatsT = z.infer<typeof R.MatchStatsBody>;
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;

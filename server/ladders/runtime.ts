@@ -11,6 +11,7 @@ import { Leaderboard } from "../ratings/leaderboard.ts";
 import type { Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";
+import type { LadderT } from "./reads.ts";
 
 export interface RuntimeDeps {
   store: Store;
@@ -94,7 +95,7 @@ export class LadderRuntime {
   }
 
   /** The Ladder resource of SPEC 2. */
-  view(base: string, now = Date.now()) {
+  view(base: string, now = Date.now()): LadderT {
     const d = this.def;
     return {
       id: d.id,
@@ -107,7 +108,7 @@ export class LadderRuntime {
       opens_at: d.opens_at,
       closes_at: d.closes_at,
       leaderboard_url: `${base}/api/leaderboard?ladder=${encodeURIComponent(d.id)}`,
-      events: [] as { id: string; name: string }[],
+      events: [],
     };
   }
 }

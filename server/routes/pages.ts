@@ -1,10 +1,12 @@
 // The public web pages of SPEC 1.1 for spectators: title screen, ladder dashboard, bot, match and user pages,
 // the bot-building intro and the replay viewer, plus web/ assets and the live-match feed the viewer polls.
-// Pages are rendered on the server from the public JSON API (called in-process with inject, so a page shows
-// exactly what the API says); web/app.js adds sorting and live updates, web/viewer.js draws replays.
+// Pages are rendered on the server from the same services the JSON API answers from (server/ladders/reads.ts,
+// with types inferred from the response schemas), so a page shows exactly what the API says; web/app.js adds
+// sorting and live updates, web/viewer.js draws replays.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
 import type { AppContext } from "../context.ts";
+import { ApiError } from "../errors.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
@@ -12,90 +14,16 @@ import { type Html, html, jsonScript } from "../web/html.ts";
 import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher } from "../web/ladders.ts";
 import { avatar, href, plural, sendPage, table, td, when } from "../web/layout.ts";
 import {
-  type LeaderboardRowJ,
-  type LobbyJ,
   leaderboardSection,
   liveSection,
-  type MatchJ,
   matchesTable,
   onlineSection,
   outcome,
-  type StatusJ,
   userLink,
 } from "../web/sections.ts";
 
 const LADDER_ID = /^[A-Za-z0-9_-]{1,40}$/;
 const MATCH_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-interface Health {
-  matches: number;
-  idle_pct: number;
-  refused_pct: number;
-  near_limit_pct: number;
-  reply_ms: { p50: number; p95: number; max: number };
-  disconnects: number;
-  disqualifications: number;
-}
-interface BotJ {
-  name: string;
-  display_name: string;
-  owner: string;
-  created: string;
-  house: boolean;
-  online: boolean;
-  avatar: string | null;
-  online_version: string | null;
-  qualifying_games: number;
-  versions: {
-    label: string;
-    created: string;
-    retired: boolean;
-    rating: number;
-    rating_deviation: number;
-    leaderboard_score: number;
-    wins: number;
-    losses: number;
-    draws: number;
-    win_rate: number | null;
-    rank: number | null;
-    health: Health | null;
-  }[];
-  recent_matches: MatchJ[];
-}
-interface UserJ {
-  handle: string;
-  created: string;
-  bots: {
-    name: string;
-    display_name: string;
-    online: boolean;
-    retired: boolean;
-    avatar: string | null;
-    version: string | null;
-    rank: number | null;
-    leaderboard_score: number | null;
-    wins: number;
-    losses: number;
-    draws: number;
-  }[];
-}
-interface StatsJ {
-  ticks: number;
-  fighters: {
-    id: number;
-    name: string;
-    hp: number;
-    damage_dealt: number;
-    damage_taken: number;
-    healed: number;
-    weapons: Record<string, { uses: number; hits: number; damage: number }>;
-    ricochets: { bounces: number; hits: number };
-    refused_turns: number;
-    server_idles: { timeout?: number; disconnected?: number };
-    timing: { p50_ms: number; p95_ms: number };
-    disqualified: boolean;
-  }[];
-}
 
 export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
   const assets = webAssets();
@@ -106,24 +34,34 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
     icon: assets.url("icon.svg"),
   };
 
-  async function api<T>(url: string): Promise<{ status: number; body: T }> {
-    const res = await app.inject({ method: "GET", url });
-    return { status: res.statusCode, body: res.json() as T };
+  /**
+   * Reads from the services (no HTTP round trip): the body, or the status of the ApiError the service threw
+   * (a missing bot is a 404 page, not a crash).
+   */
+  async function read<T>(
+    fn: () => T | Promise<T>,
+  ): Promise<{ status: 200; body: T } | { status: number; body: null }> {
+    try {
+      return { status: 200, body: await fn() };
+    } catch (err) {
+      if (err instanceof ApiError) return { status: err.status, body: null };
+      throw err;
+    }
   }
+  const base = ctx.config.publicUrl;
+  const on = (ladder: string | null) => ladder ?? undefined;
 
   function ladderOf(req: FastifyRequest): string | null {
     const l = (req.query as { ladder?: unknown }).ladder;
     return typeof l === "string" && LADDER_ID.test(l) ? l : null;
   }
-  const scope = (ladder: string | null, sep = "?") =>
-    ladder ? `${sep}ladder=${encodeURIComponent(ladder)}` : "";
 
   const send = sendPage;
 
   /** The ladders to switch between: the visible ones, plus the current one when it is hidden. */
   async function laddersFor(ladder: string | null): Promise<LadderJ[]> {
-    const res = await api<LadderJ[]>(`/api/ladders${scope(ladder)}`);
-    return res.status === 200 ? res.body : [];
+    const res = await read(() => ctx.ladders.listed(on(ladder)).map((l) => l.view(base)));
+    return res.body ?? [];
   }
   const switcherFor = async (ladder: string | null, path: string) =>
     ladderSwitcher(await laddersFor(ladder), ladder, path);
@@ -148,9 +86,9 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
   // ---- title screen ---------------------------------------------------------------------------------------
   app.get("/", async (req, reply) => {
     const ladder = ladderOf(req);
-    const status = (await api<StatusJ>("/api/status")).body;
-    const top = await api<LeaderboardRowJ[]>(`/api/leaderboard${scope(ladder)}`);
-    const leaders = top.status === 200 ? top.body.slice(0, 3) : [];
+    const status = ctx.reads.status();
+    const top = await read(() => ctx.reads.leaderboard(on(ladder)));
+    const leaders = top.body ? top.body.slice(0, 3) : [];
     return send(reply, {
       ...shell,
       title: "Bots fight, ratings tell",
@@ -182,12 +120,12 @@ ${
     ladder: string | null,
   ): Promise<({ signature: string } & Record<"leaderboard" | "live" | "online" | "recent", Html>) | null> {
     const [board, status, lobby, recent] = await Promise.all([
-      api<LeaderboardRowJ[]>(`/api/leaderboard${scope(ladder)}`),
-      api<StatusJ>(`/api/status${scope(ladder)}`),
-      api<LobbyJ[]>(`/api/lobby${scope(ladder)}`),
-      api<MatchJ[]>(`/api/matches?limit=20${scope(ladder, "&")}`),
+      read(() => ctx.reads.leaderboard(on(ladder))),
+      read(() => ctx.reads.status(on(ladder))),
+      read(() => ctx.reads.lobby(on(ladder))),
+      read(() => ctx.reads.matches({ limit: 20, ...(ladder ? { ladder } : {}) })),
     ]);
-    if (board.status !== 200 || status.status !== 200) return null;
+    if (!board.body || !status.body) return null;
     // The same fingerprint web/app.js computes from /api/status: it refetches these sections when it changes.
     const signature = JSON.stringify([
       status.body.matches.map((m) => m.id).sort(),
@@ -197,8 +135,8 @@ ${
       signature,
       leaderboard: leaderboardSection(board.body, ladder),
       live: liveSection(status.body, ladder),
-      online: onlineSection(lobby.status === 200 ? lobby.body : [], ladder),
-      recent: matchesTable(recent.status === 200 ? recent.body : [], ladder, "recent", "Recent matches"),
+      online: onlineSection(lobby.body ?? [], ladder),
+      recent: matchesTable(recent.body ?? [], ladder, "recent", "Recent matches"),
     };
   }
 
@@ -244,7 +182,10 @@ ${section("recent", "Recent matches")}
   // ---- building a bot -------------------------------------------------------------------------------------
   app.get("/create-bot", async (req, reply) => {
     const ladder = ladderOf(req);
-    const index = (await api<{ bot_endpoint: string; authentication_required: boolean }>("/api")).body;
+    const index = {
+      bot_endpoint: `${base.replace(/^http/, "ws")}/bot`,
+      authentication_required: !ctx.config.anonymousDev,
+    };
     return send(reply, {
       ...shell,
       title: "Build a bot",
@@ -285,14 +226,11 @@ appears on the <a href="${href("/ladder", ladder)}">leaderboard</a>. Every match
   app.get("/bot/:name", async (req, reply) => {
     const ladder = ladderOf(req);
     const name = (req.params as { name: string }).name;
-    const res = await api<BotJ>(`/api/bots/${encodeURIComponent(name)}${scope(ladder)}`);
-    if (res.status !== 200)
-      return notFound(reply, ladder, "Bot", `There is no bot named ${JSON.stringify(name)}.`);
+    const res = await read(() => ctx.reads.bot(name, on(ladder)));
+    if (!res.body) return notFound(reply, ladder, "Bot", `There is no bot named ${JSON.stringify(name)}.`);
     const bot = res.body;
-    const history = await api<{ points: RatingPoint[]; games: number }>(
-      `/api/bots/${encodeURIComponent(bot.name)}/ratings${scope(ladder)}`,
-    );
-    const points = history.status === 200 ? history.body.points : [];
+    const history = await read(() => ctx.reads.ratings(bot.name, on(ladder)));
+    const points: RatingPoint[] = history.body ? history.body.points : [];
     const versions = table({
       id: "versions",
       caption: "Versions",
@@ -375,9 +313,8 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
   app.get("/user/:handle", async (req, reply) => {
     const ladder = ladderOf(req);
     const handle = (req.params as { handle: string }).handle;
-    const res = await api<UserJ>(`/api/users/${encodeURIComponent(handle)}${scope(ladder)}`);
-    if (res.status !== 200)
-      return notFound(reply, ladder, "User", `There is no user ${JSON.stringify(handle)}.`);
+    const res = await read(() => ctx.reads.user(handle, on(ladder)));
+    if (!res.body) return notFound(reply, ladder, "User", `There is no user ${JSON.stringify(handle)}.`);
     const u = res.body;
     return send(reply, {
       ...shell,
@@ -421,10 +358,10 @@ ${td(b.draws, { numeric: true, hideNarrow: true })}
     const ladder = ladderOf(req);
     const id = (req.params as { id: string }).id;
     const running = MATCH_ID.test(id) ? ctx.matches.get(id) : undefined;
-    const res = MATCH_ID.test(id) ? await api<MatchJ>(`/api/matches/${id}`) : { status: 404, body: null };
-    if (res.status !== 200 && !running)
+    const res = MATCH_ID.test(id) ? await read(() => ctx.reads.match(id)) : { status: 404, body: null };
+    if (!res.body && !running)
       return notFound(reply, ladder, "Match", `There is no match ${JSON.stringify(id)}.`);
-    if (res.status !== 200 && running) {
+    if (!res.body && running) {
       const names = running.seats.map((s) => s.participant.bot.display_name);
       return send(reply, {
         ...shell,
@@ -437,11 +374,11 @@ ${td(b.draws, { numeric: true, hideNarrow: true })}
 <p><a class="button primary" href="${href(`/view/${id}`, ladder)}">▶ Watch live</a></p>`,
       });
     }
-    const m = res.body as MatchJ;
-    const [stats, ladders] = await Promise.all([api<StatsJ>(`/api/matches/${id}/stats`), laddersFor(ladder)]);
+    const m = res.body!;
+    const [stats, ladders] = await Promise.all([read(() => ctx.reads.stats(id)), laddersFor(ladder)]);
     const playedOn = ladders.find((l) => l.id === m.ladder_id)?.name ?? m.ladder_id;
     const rows = m.bots.map((b) => {
-      const f = stats.status === 200 ? stats.body.fighters[b.fighter] : undefined;
+      const f = stats.body ? stats.body.fighters[b.fighter] : undefined;
       const change =
         b.rating_before !== undefined && b.rating_after !== undefined
           ? b.rating_after - b.rating_before
@@ -504,8 +441,8 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
     const id = (req.params as { id: string }).id;
     const ok = MATCH_ID.test(id);
     const running = ok ? ctx.matches.get(id) : undefined;
-    const stored = ok && !running ? await api<MatchJ>(`/api/matches/${id}`) : null;
-    if (!running && stored?.status !== 200)
+    const stored = ok && !running ? await read(() => ctx.reads.match(id)) : null;
+    if (!running && !stored?.body)
       return notFound(reply, ladder, "Match", `There is no match ${JSON.stringify(id)} to watch.`);
     const m = stored?.body;
     if (m?.voided)
@@ -580,8 +517,8 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
         fighters: running.setup.fighters.map((f, i) => ({ id: i, ...f })),
       };
     }
-    const stored = MATCH_ID.test(id) ? await api<MatchJ>(`/api/matches/${id}`) : null;
-    if (stored?.status !== 200)
+    const stored = MATCH_ID.test(id) ? await read(() => ctx.reads.match(id)) : null;
+    if (!stored?.body)
       return reply.code(404).send({ error: `no match ${JSON.stringify(id)}`, code: "no_such_match" });
     const m = stored.body;
     return {

@@ -7,19 +7,11 @@ import { webAssets } from "../web/assets.ts";
 import { html } from "../web/html.ts";
 import { avatar, sendPage, shellAssets } from "../web/layout.ts";
 
-interface LobbyEntryJ {
-  name: string;
-  display_name: string;
-  house: boolean;
-  difficulty: string | null;
-  avatar: string | null;
-}
-
-export function playPageRoutes(app: FastifyInstance, _ctx: AppContext): void {
+export function playPageRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get("/play", async (_req, reply) => {
     const assets = webAssets();
     // Human games are against the Public ladder's house bots that are online here.
-    const lobby = (await app.inject({ method: "GET", url: "/api/lobby" })).json() as LobbyEntryJ[];
+    const lobby = ctx.reads.lobby();
     const opponents = lobby.filter((e) => e.house && e.difficulty !== null);
     return sendPage(reply, {
       ...shellAssets(),

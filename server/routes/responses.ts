@@ -180,6 +180,22 @@ export const Health = z.object({
 
 export const MatchStatsBody = MatchStats;
 
+export const Ladder = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  visible: z.boolean(),
+  access: z
+    .enum(["open", "approval", "invitation"])
+    .describe("who may queue: anyone, approved members, invited members"),
+  phase: z.enum(["upcoming", "open", "closed"]),
+  opens_at: timestamp.nullable().describe("null: open from the start"),
+  closes_at: timestamp.nullable().describe("null: never closes"),
+  leaderboard_url: url,
+  events: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+
 export const Match = z.object({
   id: z.string(),
   ladder_id: z.string(),

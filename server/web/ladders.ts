@@ -1,21 +1,12 @@
 // The ladder switcher every scoped page shows (a link per listed ladder to the same page on that ladder) and
 // the ladder's phase and window as the dashboard states them: instants in UTC with a plain-words hint.
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
+import type { LadderT } from "../ladders/reads.ts";
 import { type Html, html } from "./html.ts";
 import { href } from "./layout.ts";
 
 /** The Ladder resource of SPEC 2, as GET /api/ladders returns it. */
-export interface LadderJ {
-  id: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  visible: boolean;
-  access: "open" | "approval" | "invitation";
-  phase: "upcoming" | "open" | "closed";
-  opens_at: string | null;
-  closes_at: string | null;
-}
+export type LadderJ = LadderT;
 
 /** The `?ladder=` a link to `id` carries: none for the default ladder, so its addresses stay short. */
 export const ladderParam = (id: string): string | null => (id === DEFAULT_LADDER ? null : id);

@@ -1,67 +1,15 @@
 // Page sections rendered from the public API's JSON shapes (SPEC 2). The ladder dashboard's live updates
 // re-request these same sections, so the server is the only place that renders them.
+import type { LeaderboardRowT, LobbyEntryT, MatchT, StatusT } from "../ladders/reads.ts";
 import { type Html, html } from "./html.ts";
 import { avatar, href, plural, table, td, when } from "./layout.ts";
 
-export interface MatchBotJ {
-  id: string;
-  name: string;
-  display_name: string;
-  version: string;
-  house: boolean;
-  avatar: string | null;
-  fighter: number;
-  rating_before?: number;
-  rating_after?: number;
-}
-export interface MatchJ {
-  id: string;
-  ladder_id: string;
-  mode: string;
-  seed: number;
-  map: string;
-  started?: string;
-  ended: string;
-  duration_ms: number | null;
-  final_tick: number;
-  reason: string;
-  winner: string | null;
-  voided: boolean;
-  bots: MatchBotJ[];
-}
-export interface LeaderboardRowJ {
-  rank: number;
-  name: string;
-  display_name: string;
-  version: string;
-  owner: string;
-  house: boolean;
-  online: boolean;
-  rating: number;
-  rating_deviation: number;
-  leaderboard_score: number;
-  wins: number;
-  losses: number;
-  draws: number;
-}
-export interface StatusJ {
-  online: { name: string; display_name: string; house: boolean; version: string | null; state: string }[];
-  matches: { id: string; ladder_id: string; tick: number; names: string[]; display_names: string[] }[];
-  capacity: { running: number; max: number };
-  draining: boolean;
-}
-export interface LobbyJ {
-  name: string;
-  display_name: string;
-  house: boolean;
-  version: string | null;
-  rating: number | null;
-  rating_deviation: number | null;
-  leaderboard_score: number | null;
-  difficulty: string | null;
-  avatar: string | null;
-  state: string;
-}
+// The shapes are the response schemas' (routes/responses.ts), as the reads service returns them.
+export type MatchJ = MatchT;
+export type MatchBotJ = MatchT["bots"][number];
+export type LeaderboardRowJ = LeaderboardRowT;
+export type StatusJ = StatusT;
+export type LobbyJ = LobbyEntryT;
 
 export function botLink(name: string, displayName: string, ladder: string | null): Html {
   return html`<a href="${href(`/bot/${encodeURIComponent(name)}`, ladder)}">${displayName}</a>`;

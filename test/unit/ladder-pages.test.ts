@@ -13,6 +13,8 @@ const ladder = (id: string, extra: Partial<LadderJ> = {}): LadderJ => ({
   phase: "open",
   opens_at: null,
   closes_at: null,
+  leaderboard_url: `https://ladder.example/api/leaderboard?ladder=${id}`,
+  events: [],
   ...extra,
 });
 

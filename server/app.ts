@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
 import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
-import { settingsOperations } from "./admin/settings-routes.ts";
+import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
 import { BotDirectory } from "./bots/directory.ts";
@@ -24,7 +24,7 @@ import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest } from "./ladders/ma
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
-import { ladderOperations } from "./ladders/routes.ts";
+import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -293,7 +293,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       : rule === "session"
         ? ctx.accounts.session(req, reply)
         : ctx.accounts.admin(req, reply);
-  mountOperations(http, [...ladderOperations(ctx), ...settingsOperations(ctx)], authenticate);
+  mountOperations(http, [...LADDER_OPERATIONS, ...SETTINGS_OPERATIONS], ctx, authenticate);
   accountRoutes(http, ctx, ctx.accounts);
   adminRoutes(http, ctx, ctx.accounts);
   if (identity) identityProvider(http, identity);

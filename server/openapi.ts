@@ -4,6 +4,8 @@
 // checks live responses against. zod 4 converts both to JSON Schema 2020-12, the dialect OpenAPI 3.1 uses.
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
+import { openApiOperation } from "./kernel/operation.ts";
+import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { NewVersion, Registration, VersionLabelParams } from "./routes/bots.ts";
 import { DocParams, SchemaParams } from "./routes/docs.ts";
 import { BotNameParams, HandleParams, LadderQuery, RatingsQuery } from "./routes/ladder.ts";
@@ -271,6 +273,8 @@ export const OPERATIONS: readonly Operation[] = [
     ok: { status: 200, schema: R.NewToken },
     errors: BOT_AUTH,
   },
+  // Operations defined once (server/kernel/operation.ts): their route and this entry come from one definition.
+  ...LADDER_OPERATIONS.filter((op) => op.doc).map(openApiOperation),
 ];
 
 const COMPONENT = "#/components/schemas/";

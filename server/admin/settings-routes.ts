@@ -38,111 +38,112 @@ const PresetBody = z
   })
   .strict();
 
-export function settingsOperations(ctx: AppContext) {
-  const { settings, store, ladders, bus } = ctx;
-  const ladderIds = () => ladders.all().map((l) => l.id);
+const ladderIds = (ctx: AppContext) => ctx.ladders.all().map((l) => l.id);
 
-  async function view() {
-    const s = settings.current;
-    const presets = await store.ladders.presets();
-    return {
-      revision: s.revision,
-      updated: s.updated,
-      updated_by: s.updated_by,
-      defaults: settings.defaults,
-      overrides: s.overrides,
-      ladder_limits: LADDER_LIMITS,
-      effective: {
-        global: settings.limits(),
-        ladders: Object.fromEntries(ladders.all().map((l) => [l.id, settings.limits(l.id)])),
-      },
-      presets: presets.map((p) => ({ name: p.name, overrides: p.overrides, created: p.created })),
-    };
-  }
-
-  return [
-    defineOperation({
-      method: "GET",
-      path: "/api/admin/settings",
-      operationId: "getSettings",
-      summary:
-        "The live operational policy: defaults from flags, overrides, effective limits per ladder, presets",
-      auth: "admin",
-      handle: view,
-    }),
-    defineOperation({
-      method: "PUT",
-      path: "/api/admin/settings",
-      operationId: "putSettings",
-      summary: "Replace the overrides (or apply a preset) at the expected revision; takes effect at once",
-      auth: "admin",
-      body: PutBody,
-      errors: { 400: "invalid overrides", 404: "unknown ladder or preset", 409: "`stale_revision`" },
-      handle: async ({ body, caller }) => {
-        let overrides: Overrides;
-        if (body.preset !== undefined) {
-          const preset = (await store.ladders.presets()).find((p) => p.name === body.preset);
-          if (!preset) throw errors.notFound(`preset ${JSON.stringify(body.preset)}`);
-          overrides = settings.validate(preset.overrides, ladderIds());
-        } else overrides = settings.validate(body.overrides, ladderIds());
-        await settings.update(
-          store,
-          bus,
-          body.revision,
-          overrides,
-          caller.account.handle ?? caller.account.id,
-          {
-            ...(body.preset ? { preset: body.preset } : {}),
-            ...(body.note ? { note: body.note } : {}),
-          },
-        );
-        return view();
-      },
-    }),
-    defineOperation({
-      method: "POST",
-      path: "/api/admin/settings/preview",
-      operationId: "previewSettings",
-      summary:
-        "What would change, server-wide and on the named ladders (default: all), without changing anything",
-      auth: "admin",
-      body: PreviewBody,
-      errors: { 400: "invalid overrides", 404: "unknown ladder" },
-      handle: async ({ body }) => {
-        const overrides = settings.validate(body.overrides, ladderIds());
-        const named = body.ladders ?? ladderIds();
-        for (const id of named) ladders.require(id);
-        return {
-          revision: settings.current.revision,
-          stale: body.revision !== undefined && body.revision !== settings.current.revision,
-          changes: settings.preview(overrides, [null, ...named]),
-        };
-      },
-    }),
-    defineOperation({
-      method: "POST",
-      path: "/api/admin/settings/presets",
-      operationId: "savePreset",
-      summary: "Save the current overrides under a name (at the expected revision) to apply again later",
-      auth: "admin",
-      body: PresetBody,
-      status: 201,
-      errors: { 409: "`stale_revision`" },
-      handle: async ({ body, caller }) => {
-        const by = caller.account.handle ?? caller.account.id;
-        const current = settings.current;
-        await store.work(async (u) => {
-          const stored = await store.ladders.settings(u.q);
-          if ((stored?.revision ?? 0) !== body.revision) throw errors.staleRevision(stored?.revision ?? 0);
-          await store.ladders.savePreset(u.q, body.name, current.overrides, by);
-          await u.audit("settings_preset", body.name, {
-            revision: body.revision,
-            by,
-            overrides: current.overrides,
-          });
-        });
-        return { name: body.name, revision: body.revision, overrides: current.overrides };
-      },
-    }),
-  ];
+async function view(ctx: AppContext) {
+  const { settings, store, ladders } = ctx;
+  const s = settings.current;
+  const presets = await store.ladders.presets();
+  return {
+    revision: s.revision,
+    updated: s.updated,
+    updated_by: s.updated_by,
+    defaults: settings.defaults,
+    overrides: s.overrides,
+    ladder_limits: LADDER_LIMITS,
+    effective: {
+      global: settings.limits(),
+      ladders: Object.fromEntries(ladders.all().map((l) => [l.id, settings.limits(l.id)])),
+    },
+    presets: presets.map((p) => ({ name: p.name, overrides: p.overrides, created: p.created })),
+  };
 }
+
+export const SETTINGS_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/api/admin/settings",
+    operationId: "getSettings",
+    summary:
+      "The live operational policy: defaults from flags, overrides, effective limits per ladder, presets",
+    auth: "admin",
+    handle: async (_input, ctx) => view(ctx),
+  }),
+  defineOperation({
+    method: "PUT",
+    path: "/api/admin/settings",
+    operationId: "putSettings",
+    summary: "Replace the overrides (or apply a preset) at the expected revision; takes effect at once",
+    auth: "admin",
+    body: PutBody,
+    errors: { 400: "invalid overrides", 404: "unknown ladder or preset", 409: "`stale_revision`" },
+    handle: async ({ body, caller }, ctx) => {
+      const { settings, store, bus } = ctx;
+      let overrides: Overrides;
+      if (body.preset !== undefined) {
+        const preset = (await store.ladders.presets()).find((p) => p.name === body.preset);
+        if (!preset) throw errors.notFound(`preset ${JSON.stringify(body.preset)}`);
+        overrides = settings.validate(preset.overrides, ladderIds(ctx));
+      } else overrides = settings.validate(body.overrides, ladderIds(ctx));
+      await settings.update(
+        store,
+        bus,
+        body.revision,
+        overrides,
+        caller.account.handle ?? caller.account.id,
+        {
+          ...(body.preset ? { preset: body.preset } : {}),
+          ...(body.note ? { note: body.note } : {}),
+        },
+      );
+      return view(ctx);
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/admin/settings/preview",
+    operationId: "previewSettings",
+    summary:
+      "What would change, server-wide and on the named ladders (default: all), without changing anything",
+    auth: "admin",
+    body: PreviewBody,
+    errors: { 400: "invalid overrides", 404: "unknown ladder" },
+    handle: async ({ body }, ctx) => {
+      const { settings, ladders } = ctx;
+      const overrides = settings.validate(body.overrides, ladderIds(ctx));
+      const named = body.ladders ?? ladderIds(ctx);
+      for (const id of named) ladders.require(id);
+      return {
+        revision: settings.current.revision,
+        stale: body.revision !== undefined && body.revision !== settings.current.revision,
+        changes: settings.preview(overrides, [null, ...named]),
+      };
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/admin/settings/presets",
+    operationId: "savePreset",
+    summary: "Save the current overrides under a name (at the expected revision) to apply again later",
+    auth: "admin",
+    body: PresetBody,
+    status: 201,
+    errors: { 409: "`stale_revision`" },
+    handle: async ({ body, caller }, ctx) => {
+      const { settings, store } = ctx;
+      const by = caller.account.handle ?? caller.account.id;
+      const current = settings.current;
+      await store.work(async (u) => {
+        const stored = await store.ladders.settings(u.q);
+        if ((stored?.revision ?? 0) !== body.revision) throw errors.staleRevision(stored?.revision ?? 0);
+        await store.ladders.savePreset(u.q, body.name, current.overrides, by);
+        await u.audit("settings_preset", body.name, {
+          revision: body.revision,
+          by,
+          overrides: current.overrides,
+        });
+      });
+      return { name: body.name, revision: body.revision, overrides: current.overrides };
+    },
+  }),
+];

@@ -1,10 +1,12 @@
 // One definition per route: method, path, schemas, auth rule and handler. From it come the Fastify route
-// (validation, the auth check as the route's own preHandler, the handler), and the same definition can be
-// listed in the OpenAPI document and, later, offered as an MCP tool, instead of a second and third copy.
-// Handlers receive parsed input and the resolved caller; they call a service and return the response body.
+// (validation, the auth check as the route's own preHandler, the handler) and, for documented operations, the
+// OpenAPI entry (`openApiOperation`); a later MCP tool is derived from the same definition instead of a third
+// copy. Definitions are static values; the handler receives the parsed input, the resolved caller and the
+// running server's context, calls a service and returns the response body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Caller } from "../auth/accounts.ts";
+import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 
 /** Who may call: anyone, a browser session of an account (SPEC 4.4), or an admin (SPEC 4.6). */
@@ -32,14 +34,19 @@ export interface OperationDef<
   status?: 200 | 201;
   /** Error statuses the operation answers with, and when (for the document). */
   errors?: Record<number, string>;
-  handle(input: {
-    params: Infer<P>;
-    query: Infer<Q>;
-    body: Infer<B>;
-    caller: CallerOf<A>;
-    req: FastifyRequest;
-    reply: FastifyReply;
-  }): Promise<unknown>;
+  /** Listed in /openapi.json under this tag, with this response schema. */
+  doc?: { tag: "discovery" | "data" | "registration" | "bot"; ok: z.ZodType };
+  handle(
+    input: {
+      params: Infer<P>;
+      query: Infer<Q>;
+      body: Infer<B>;
+      caller: CallerOf<A>;
+      req: FastifyRequest;
+      reply: FastifyReply;
+    },
+    ctx: AppContext,
+  ): Promise<unknown>;
 }
 
 /** Keeps the literal types of a definition (so handlers see their parsed input and caller). */
@@ -69,9 +76,17 @@ function parse(schema: z.ZodType | undefined, value: unknown): unknown {
  * Registers operations as one encapsulated plugin. The auth rule runs first (a wrong credential is a 401 or
  * 403 whatever the body), then params, query and body are validated, then the handler runs.
  */
+export type AnyOperation = OperationDef<
+  AuthRule,
+  z.ZodType | undefined,
+  z.ZodType | undefined,
+  z.ZodType | undefined
+>;
+
 export function mountOperations(
   app: FastifyInstance,
-  ops: readonly OperationDef<AuthRule, z.ZodType | undefined, z.ZodType | undefined, z.ZodType | undefined>[],
+  ops: readonly AnyOperation[],
+  ctx: AppContext,
   authenticate: Authenticate,
 ): void {
   void app.register(async (scope) => {
@@ -88,18 +103,38 @@ export function mountOperations(
           );
         },
         handler: async (req, reply) => {
-          const body = await op.handle({
-            params: parse(op.params, req.params),
-            query: parse(op.query, req.query),
-            body: parse(op.body, req.body),
-            caller: (req as FastifyRequest & { caller: Caller | null }).caller,
-            req,
-            reply,
-          } as never);
+          const body = await op.handle(
+            {
+              params: parse(op.params, req.params),
+              query: parse(op.query, req.query),
+              body: parse(op.body, req.body),
+              caller: (req as FastifyRequest & { caller: Caller | null }).caller,
+              req,
+              reply,
+            } as never,
+            ctx,
+          );
           if (op.status) reply.code(op.status);
           return body;
         },
       });
     }
   });
+}
+
+/** The OpenAPI shape of a documented operation (server/openapi.ts lists these with its own). */
+export function openApiOperation(op: AnyOperation) {
+  if (!op.doc) throw new Error(`${op.operationId} is not documented`);
+  return {
+    method: op.method.toLowerCase() as "get" | "post" | "delete",
+    path: op.path.replace(/:([A-Za-z_]+)/g, "{$1}"),
+    operationId: op.operationId,
+    summary: op.summary,
+    tag: op.doc.tag,
+    ...(op.params ? { params: op.params as z.ZodObject } : {}),
+    ...(op.query ? { query: op.query as z.ZodObject } : {}),
+    ...(op.body ? { body: op.body } : {}),
+    ok: { status: op.status ?? 200, schema: op.doc.ok },
+    ...(op.errors ? { errors: op.errors } : {}),
+  };
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
+import * as R from "../routes/responses.ts";
 import type { AccountRow } from "../store/account-store.ts";
 
 const LadderParams = z.object({ id: z.string().max(64) });
@@ -23,116 +24,115 @@ const InvitationBody = z.object({ account: z.string().min(1).max(128).optional()
 
 const LADDER_404 = { 404: "unknown ladder (`unknown_ladder`)" };
 
-export function ladderOperations(ctx: AppContext) {
-  const base = ctx.config.publicUrl;
-  const { ladders, membership, store } = ctx;
-
-  async function account(ref: string): Promise<AccountRow> {
-    const a = await store.accounts.accountByRef(ref);
-    if (!a) throw errors.noSuchAccount(ref);
-    return a;
-  }
-
-  return [
-    defineOperation({
-      method: "GET",
-      path: "/api/ladders",
-      operationId: "listLadders",
-      summary: "Visible ladders with phase and window; a hidden ladder named by ?ladder= is included",
-      auth: "none",
-      query: LaddersQuery,
-      errors: LADDER_404,
-      handle: async ({ query }) => ladders.listed(query.ladder).map((l) => l.view(base)),
-    }),
-    defineOperation({
-      method: "GET",
-      path: "/api/account/ladders",
-      operationId: "accountLadders",
-      summary: "Ladder definitions with this account's membership (null, pending, active, revoked)",
-      auth: "session",
-      query: LaddersQuery,
-      errors: LADDER_404,
-      handle: async ({ query, caller }) => membership.accountLadders(caller.account.id, base, query.ladder),
-    }),
-    defineOperation({
-      method: "POST",
-      path: "/api/account/ladders/:id/enrollment",
-      operationId: "enroll",
-      summary:
-        "Enroll on a ladder: open ladders at once, approval ladders as pending, invitation ladders with a code",
-      auth: "session",
-      params: LadderParams,
-      body: EnrollmentBody,
-      errors: {
-        ...LADDER_404,
-        403: "`invitation_required`, `invalid_invitation`, `membership_revoked`",
-        409: "`ladder_closed`, `ladder_disabled`, `invitation_used`",
-      },
-      handle: async ({ params, body, caller }) => {
-        await membership.enroll(caller.account, params.id, body.invitation);
-        return membership.accountLadders(caller.account.id, base, params.id);
-      },
-    }),
-    defineOperation({
-      method: "GET",
-      path: "/api/admin/ladders",
-      operationId: "adminLadders",
-      summary: "Every ladder's definition, hidden and disabled ones included",
-      auth: "admin",
-      handle: async () => ladders.all().map((l) => l.view(base)),
-    }),
-    defineOperation({
-      method: "GET",
-      path: "/api/admin/ladders/:id",
-      operationId: "adminLadder",
-      summary: "One ladder's definition with its members and invitations",
-      auth: "admin",
-      params: LadderParams,
-      errors: LADDER_404,
-      handle: async ({ params }) => membership.detail(params.id, base),
-    }),
-    ...(["approve", "revoke"] as const).map((action) =>
-      defineOperation({
-        method: "POST",
-        path: `/api/admin/ladders/:id/members/:account/${action}`,
-        operationId: `${action}Member`,
-        summary: action === "approve" ? "Approve a pending (or revoked) member" : "Revoke a membership",
-        auth: "admin",
-        params: MemberParams,
-        body: ReasonBody,
-        errors: { ...LADDER_404, 409: "`invalid_transition`" },
-        handle: async ({ params, body, caller }) => {
-          ladders.require(params.id);
-          const target = await account(params.account);
-          return membership[action](caller.account, params.id, target, body.reason);
-        },
-      }),
-    ),
-    defineOperation({
-      method: "POST",
-      path: "/api/admin/ladders/:id/invitations",
-      operationId: "createInvitation",
-      summary: "A single-use invitation for one account or for anyone; the code is shown once",
-      auth: "admin",
-      params: LadderParams,
-      body: InvitationBody,
-      status: 201,
-      errors: { ...LADDER_404, 409: "`not_invitation_ladder`" },
-      handle: async ({ params, body, caller }) => {
-        ladders.require(params.id);
-        const target = body.account ? await account(body.account) : null;
-        return membership.invite(caller.account, params.id, target);
-      },
-    }),
-    defineOperation({
-      method: "DELETE",
-      path: "/api/admin/ladders/:id/invitations/:invitation",
-      operationId: "deleteInvitation",
-      summary: "Delete an invitation (used or not)",
-      auth: "admin",
-      params: InvitationParams,
-      errors: { ...LADDER_404, 404: "unknown ladder or invitation" },
-      handle: async ({ params, caller }) => membership.uninvite(caller.account, params.id, params.invitation),
-    }),
-  ];
+async function account(ctx: AppContext, ref: string): Promise<AccountRow> {
+  const a = await ctx.store.accounts.accountByRef(ref);
+  if (!a) throw errors.noSuchAccount(ref);
+  return a;
 }
+
+export const LADDER_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/api/ladders",
+    operationId: "listLadders",
+    summary: "Visible ladders with phase and window; a hidden ladder named by ?ladder= is included",
+    auth: "none",
+    query: LaddersQuery,
+    errors: LADDER_404,
+    doc: { tag: "data", ok: z.array(R.Ladder) },
+    handle: async ({ query }, ctx) =>
+      ctx.ladders.listed(query.ladder).map((l) => l.view(ctx.config.publicUrl)),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/account/ladders",
+    operationId: "accountLadders",
+    summary: "Ladder definitions with this account's membership (null, pending, active, revoked)",
+    auth: "session",
+    query: LaddersQuery,
+    errors: LADDER_404,
+    handle: async ({ query, caller }, ctx) =>
+      ctx.membership.accountLadders(caller.account.id, ctx.config.publicUrl, query.ladder),
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/account/ladders/:id/enrollment",
+    operationId: "enroll",
+    summary:
+      "Enroll on a ladder: open ladders at once, approval ladders as pending, invitation ladders with a code",
+    auth: "session",
+    params: LadderParams,
+    body: EnrollmentBody,
+    errors: {
+      ...LADDER_404,
+      403: "`invitation_required`, `invalid_invitation`, `membership_revoked`",
+      409: "`ladder_closed`, `ladder_disabled`, `invitation_used`",
+    },
+    handle: async ({ params, body, caller }, ctx) => {
+      await ctx.membership.enroll(caller.account, params.id, body.invitation);
+      return ctx.membership.accountLadders(caller.account.id, ctx.config.publicUrl, params.id);
+    },
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/admin/ladders",
+    operationId: "adminLadders",
+    summary: "Every ladder's definition, hidden and disabled ones included",
+    auth: "admin",
+    handle: async (_input, ctx) => ctx.ladders.all().map((l) => l.view(ctx.config.publicUrl)),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/admin/ladders/:id",
+    operationId: "adminLadder",
+    summary: "One ladder's definition with its members and invitations",
+    auth: "admin",
+    params: LadderParams,
+    errors: LADDER_404,
+    handle: async ({ params }, ctx) => ctx.membership.detail(params.id, ctx.config.publicUrl),
+  }),
+  ...(["approve", "revoke"] as const).map((action) =>
+    defineOperation({
+      method: "POST",
+      path: `/api/admin/ladders/:id/members/:account/${action}`,
+      operationId: `${action}Member`,
+      summary: action === "approve" ? "Approve a pending (or revoked) member" : "Revoke a membership",
+      auth: "admin",
+      params: MemberParams,
+      body: ReasonBody,
+      errors: { ...LADDER_404, 409: "`invalid_transition`" },
+      handle: async ({ params, body, caller }, ctx) => {
+        ctx.ladders.require(params.id);
+        const target = await account(ctx, params.account);
+        return ctx.membership[action](caller.account, params.id, target, body.reason);
+      },
+    }),
+  ),
+  defineOperation({
+    method: "POST",
+    path: "/api/admin/ladders/:id/invitations",
+    operationId: "createInvitation",
+    summary: "A single-use invitation for one account or for anyone; the code is shown once",
+    auth: "admin",
+    params: LadderParams,
+    body: InvitationBody,
+    status: 201,
+    errors: { ...LADDER_404, 409: "`not_invitation_ladder`" },
+    handle: async ({ params, body, caller }, ctx) => {
+      ctx.ladders.require(params.id);
+      const target = body.account ? await account(ctx, body.account) : null;
+      return ctx.membership.invite(caller.account, params.id, target);
+    },
+  }),
+  defineOperation({
+    method: "DELETE",
+    path: "/api/admin/ladders/:id/invitations/:invitation",
+    operationId: "deleteInvitation",
+    summary: "Delete an invitation (used or not)",
+    auth: "admin",
+    params: InvitationParams,
+    errors: { ...LADDER_404, 404: "unknown ladder or invitation" },
+    handle: async ({ params, caller }, ctx) =>
+      ctx.membership.uninvite(caller.account, params.id, params.invitation),
+  }),
+];

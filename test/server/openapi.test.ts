@@ -142,6 +142,8 @@ describe("/openapi.json", () => {
       { path: "/download/bots", url: "/download/bots", status: 200 },
       { path: "/api/leaderboard", url: "/api/leaderboard", status: 200 },
       { path: "/api/lobby", url: "/api/lobby", status: 200 },
+      { path: "/api/ladders", url: "/api/ladders", status: 200 },
+      { path: "/api/ladders", url: "/api/ladders?ladder=public", status: 200 },
       { path: "/api/bots/{name}", url: "/api/bots/api-bot", status: 200 },
       { path: "/api/bots/{name}", url: "/api/bots/champion?ladder=public", status: 200 },
       { path: "/api/bots/{name}/ratings", url: "/api/bots/api-bot/ratings", status: 200 },

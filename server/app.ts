@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
 import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
+import { ADMIN_OPERATIONS } from "./admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
@@ -29,7 +30,6 @@ import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
-import { adminRoutes } from "./routes/admin.ts";
 import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { ladderRoutes } from "./routes/ladder.ts";
@@ -187,6 +187,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         p.conn?.error("ladder_closed", `the ladder ${e.ladderId} has closed; no ranked match starts on it`);
       }
   });
+  // A banned account's bots are disconnected and refused while the ban lasts (SPEC 3.6).
+  bus.on("AccountBanned", async (e) => {
+    for (const b of await store.accounts.accountBots(e.accountId))
+      ctx.accounts.disconnect(b.id, "account_banned");
+  });
   // Leaderboards follow committed results.
   bus.on("MatchFinished", (e) => ladders.get(e.match.ladder_id)?.leaderboard.recordMatch(e.match));
   ctx.bots = new BotDirectory(store);
@@ -293,9 +298,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       : rule === "session"
         ? ctx.accounts.session(req, reply)
         : ctx.accounts.admin(req, reply);
-  mountOperations(http, [...LADDER_OPERATIONS, ...SETTINGS_OPERATIONS], ctx, authenticate);
+  mountOperations(
+    http,
+    [...LADDER_OPERATIONS, ...SETTINGS_OPERATIONS, ...ADMIN_OPERATIONS],
+    ctx,
+    authenticate,
+  );
   accountRoutes(http, ctx, ctx.accounts);
-  adminRoutes(http, ctx, ctx.accounts);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);

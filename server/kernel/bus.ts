@@ -52,18 +52,26 @@ export class EventBus {
     };
   }
 
-  /** Calls every listener of `name` in the order they were added; never throws. */
-  emit<K extends EventName>(name: K, event: DomainEvents[K]): void {
+  /**
+   * Calls every listener of `name` in the order they were added. Never throws, and the promise never rejects:
+   * it settles once every listener has, for an emitter that must not answer before the effects are done (a
+   * ban's sockets closed before the admin route replies); most emitters do not wait.
+   */
+  emit<K extends EventName>(name: K, event: DomainEvents[K]): Promise<void> {
+    const running: Promise<void>[] = [];
     for (const listener of this.listeners.get(name) ?? []) {
       try {
         const r = listener(event);
-        if (r && typeof (r as Promise<void>).catch === "function")
-          (r as Promise<void>).catch((err: unknown) =>
-            this.log.error({ err, event: name }, "event listener failed"),
+        if (r && typeof (r as Promise<void>).then === "function")
+          running.push(
+            (r as Promise<void>).catch((err: unknown) =>
+              this.log.error({ err, event: name }, "event listener failed"),
+            ),
           );
       } catch (err) {
         this.log.error({ err, event: name }, "event listener failed");
       }
     }
+    return Promise.all(running).then(() => undefined);
   }
 }

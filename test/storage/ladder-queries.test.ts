@@ -119,7 +119,8 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   it("finds bots, counts active ones and seat balance", async () => {
     expect((await store.botById(a.id))?.name).toBe("alpha");
     expect(await store.botById("nope")).toBeNull();
-    expect((await store.allBots()).map((x) => x.name)).toEqual(["alpha", "beta", "house-x"]);
+    // Ordered by creation time, then id: bots made in the same millisecond may come in either order.
+    expect((await store.allBots()).map((x) => x.name).sort()).toEqual(["alpha", "beta", "house-x"]);
     expect(await store.countActiveBots("ann")).toBe(1);
     const seats = await store.seatBalance();
     expect(seats.get(a.id)).toBe(2); // fighter 0 in m1, m3, m4; fighter 1 in m2

@@ -28,7 +28,7 @@ import { Ladders } from "./ladders/registry.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
-import { accountRoutes } from "./routes/account.ts";
+import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
 import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
@@ -292,19 +292,19 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   matchRoutes(http, ctx);
   botRoutes(http, ctx);
   ladderRoutes(http, ctx);
+  // Each operation's auth rule, checked once before its input is read.
   const authenticate: Authenticate = async (rule, req, reply) =>
     rule === "none"
       ? null
-      : rule === "session"
-        ? ctx.accounts.session(req, reply)
-        : ctx.accounts.admin(req, reply);
+      : rule === "admin"
+        ? ctx.accounts.admin(req, reply)
+        : ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
   mountOperations(
     http,
-    [...LADDER_OPERATIONS, ...SETTINGS_OPERATIONS, ...ADMIN_OPERATIONS],
+    [...ACCOUNT_OPERATIONS, ...LADDER_OPERATIONS, ...SETTINGS_OPERATIONS, ...ADMIN_OPERATIONS],
     ctx,
     authenticate,
   );
-  accountRoutes(http, ctx, ctx.accounts);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);

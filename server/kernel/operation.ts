@@ -7,10 +7,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Caller } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
-import { errors } from "../errors.ts";
+import { type ApiError, errors } from "../errors.ts";
 
-/** Who may call: anyone, a browser session of an account (SPEC 4.4), or an admin (SPEC 4.6). */
-export type AuthRule = "none" | "session" | "admin";
+/**
+ * Who may call: anyone, a browser session of an account (SPEC 4.4), the same with a handle chosen
+ * (`handle_required` otherwise), or an admin (SPEC 4.6).
+ */
+export type AuthRule = "none" | "session" | "session_handle" | "admin";
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 type CallerOf<A extends AuthRule> = A extends "none" ? null : Caller;
@@ -30,6 +33,8 @@ export interface OperationDef<
   params?: P;
   query?: Q;
   body?: B;
+  /** The error for a body that fails its schema (400 `bad_request` unless stated, e.g. `invalid_bot`). */
+  invalid?: (message: string) => ApiError;
   /** Success status (200 unless stated). */
   status?: 200 | 201;
   /** Error statuses the operation answers with, and when (for the document). */
@@ -65,10 +70,14 @@ export type Authenticate = (
   reply: FastifyReply,
 ) => Promise<Caller | null>;
 
-function parse(schema: z.ZodType | undefined, value: unknown): unknown {
+function parse(
+  schema: z.ZodType | undefined,
+  value: unknown,
+  invalid: (message: string) => ApiError = errors.badRequest,
+): unknown {
   if (!schema) return undefined;
   const r = schema.safeParse(value ?? {});
-  if (!r.success) throw errors.badRequest(r.error.issues.map((i) => i.message).join("; "));
+  if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
   return r.data;
 }
 
@@ -107,7 +116,7 @@ export function mountOperations(
             {
               params: parse(op.params, req.params),
               query: parse(op.query, req.query),
-              body: parse(op.body, req.body),
+              body: parse(op.body, req.body, op.invalid),
               caller: (req as FastifyRequest & { caller: Caller | null }).caller,
               req,
               reply,

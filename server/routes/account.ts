@@ -1,11 +1,13 @@
 // Account routes of SPEC 4.4 (browser session only): the account, its handle and email preferences, its
 // bots (register, rename, token, avatar, delete or retire, claim) and its agent keys. Every response is
-// private and uncacheable; the Accounts service checks the session, ban, origin and handle.
-import type { FastifyInstance } from "fastify";
+// private and uncacheable. Each is an operation definition whose auth rule (`session`, or `session_handle` where a
+// handle must be chosen first) is checked once, before anything else, by the Accounts service (session, ban,
+// origin, handle).
 import { z } from "zod";
-import type { Accounts, Caller } from "../auth/accounts.ts";
+import type { Caller } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { defineOperation } from "../kernel/operation.ts";
 import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
 import { AVATARS, BOT_NAME, HANDLE, parseBody, registerBot, removeBot } from "./account-bots.ts";
@@ -48,171 +50,248 @@ const KeyBody = z.object({
     .optional(),
 });
 
-export function accountRoutes(app: FastifyInstance, ctx: AppContext, accounts: Accounts): void {
-  const { store, config } = ctx;
-
-  async function view(caller: Caller) {
-    const a = caller.account;
-    const [bots, keys] = await Promise.all([store.accounts.accountBots(a.id), store.accounts.keys(a.id)]);
-    return {
-      id: a.id,
-      handle: a.handle,
-      // Sign-ups here are by email, for which SPEC 2 says the suggestion is empty.
-      suggested_handle: "",
-      max_bots: a.max_bots ?? ctx.settings.limits().maxBotsPerOwner,
-      bot_count: bots.filter((b) => b.status !== "retired").length,
-      email_announcements: a.email_announcements,
-      email_preferences: a.email_preferences,
-      admin: accounts.adminNow(a) || caller.admin,
-      bots: bots.map((b) => ({
-        name: b.name,
-        display_name: b.display_name,
-        status: b.status,
-        played: b.played,
-        avatar: b.avatar,
-        created: b.created,
-        online: Boolean(ctx.lobby.get(b.id)?.conn),
-        bot_url: `${config.publicUrl}/bot/${encodeURIComponent(b.name)}`,
-      })),
-      agent_keys: keys.map((k) => ({
-        id: k.id,
-        label: k.label,
-        created: k.created,
-        last_used: k.last_used,
-        expires: k.expires,
-      })),
-      max_agent_keys: MAX_AGENT_KEYS,
-      mcp_url: null,
-      mcp_clients: [],
-    };
-  }
-
-  /** The caller's bot by name, or 404 no_such_bot (also for another account's bot: no existence leak). */
-  async function ownBot(caller: Caller, name: string): Promise<BotRow> {
-    const bot = BOT_NAME.test(name) ? await store.botByName(name) : null;
-    if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
-    return bot;
-  }
-
-  app.get("/api/account", async (req, reply) => view(await accounts.session(req, reply)));
-
-  app.put("/api/account/handle", async (req, reply) => {
-    const caller = await accounts.session(req, reply);
-    const { handle } = parseBody(HandleBody, req.body, errors.invalidHandle);
-    if (handle.toLowerCase() === "house") throw errors.handleTaken(handle);
-    const r = await store.accounts.setHandle(caller.account.id, handle);
-    if (r === "taken") throw errors.handleTaken(handle);
-    for (const b of await store.accounts.accountBots(caller.account.id)) accounts.refreshLive(b);
-    await store.audit("handle", handle, { account: caller.account.id, previous: caller.account.handle });
-    return view({ ...caller, account: r });
-  });
-
-  app.put("/api/account/notifications", async (req, reply) => {
-    const caller = await accounts.session(req, reply);
-    const b = parseBody(Notifications, req.body);
-    const a = await store.accounts.setNotifications(
-      caller.account.id,
-      b.email_announcements,
-      b.email_preferences,
-    );
-    return view({ ...caller, account: a });
-  });
-
-  app.post("/api/account/bots", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    const { name } = parseBody(NameBody, req.body, errors.invalidBot);
-    const made = await registerBot(ctx, accounts, caller, name);
-    reply.code(201);
-    return made;
-  });
-
-  app.put("/api/account/bots/:name/name", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    const bot = await ownBot(caller, (req.params as { name: string }).name);
-    const { name } = parseBody(NameBody, req.body, errors.invalidBot);
-    if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
-    if (accounts.inMatch(bot.id)) throw errors.botInMatch(bot.name);
-    if (name === bot.name) return { name };
-    const renamed = await store.accounts.renameBot(bot.id, name);
-    if (renamed === "taken") throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
-    accounts.refreshLive(renamed);
-    await store.audit("rename", renamed.name, { from: bot.name, account: caller.account.id });
-    return { name: renamed.name };
-  });
-
-  app.post("/api/account/bots/:name/token", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    const bot = await ownBot(caller, (req.params as { name: string }).name);
-    if (bot.status === "banned") throw errors.botModerated(bot.status);
-    const token = await store.rotateToken(bot.id);
-    accounts.disconnect(bot.id, "invalid_token");
-    await store.audit("token_rotated", bot.name, { account: caller.account.id });
-    return { name: bot.name, token };
-  });
-
-  app.put("/api/account/bots/:name/avatar", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    const bot = await ownBot(caller, (req.params as { name: string }).name);
-    const { avatar } = parseBody(AvatarBody, req.body);
-    if (avatar !== null && !(AVATARS as readonly string[]).includes(avatar))
-      throw errors.unknownAvatar(AVATARS);
-    await store.accounts.setAvatar(bot.id, avatar);
-    accounts.refreshLive({ ...bot, avatar });
-    return { name: bot.name, avatar };
-  });
-
-  app.delete("/api/account/bots/:name", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    const bot = await ownBot(caller, (req.params as { name: string }).name);
-    return removeBot(ctx, accounts, bot, "retire", `account:${caller.account.id}`);
-  });
-
-  app.post("/api/account/claim", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    const { token } = parseBody(ClaimBody, req.body);
-    const bot = await store.botByToken(token);
-    if (!bot) throw errors.invalidToken();
-    if (bot.account_id === caller.account.id) return { name: bot.name, owner: caller.account.handle };
-    if (bot.account_id !== null || bot.house) throw errors.alreadyClaimed();
-    const limit = caller.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
-    if (bot.status !== "retired" && (await store.accounts.countBots(caller.account.id)) >= limit)
-      throw errors.botLimit(limit);
-    const handle = caller.account.handle!;
-    if (!(await store.accounts.claimBot(bot.id, caller.account.id, handle))) throw errors.alreadyClaimed();
-    accounts.refreshLive({ ...bot, account_id: caller.account.id, owner: handle });
-    await store.audit("claim", bot.name, { account: caller.account.id, previous_owner: bot.owner });
-    return { name: bot.name, owner: handle };
-  });
-
-  app.post("/api/account/keys", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    const { label, expires_in_days } = parseBody(KeyBody, req.body);
-    await accounts.throttle("key creations", caller.account.id, config.registrationRateLimit, 3600_000);
-    const made = await store.accounts.createKey(caller.account.id, label ?? "", expires_in_days ?? null);
-    if (made === "limit") throw errors.keyLimit(MAX_AGENT_KEYS);
-    await store.audit("agent_key", made.row.id, { account: caller.account.id, action: "created" });
-    reply.code(201);
-    return {
-      id: made.row.id,
-      label: made.row.label,
-      created: made.row.created,
-      expires: made.row.expires,
-      key: made.key,
-      note: "Keep this key secret: it is shown once. Send it as Authorization: Bearer <key> or X-Owner-Key to register bots.",
-    };
-  });
-
-  // SPEC 4.4: one minute, single use; connect to /human?ticket=<ticket>&opponent=<house bot>.
-  app.post("/api/account/play-ticket", async (req, reply) => {
-    const caller = await accounts.session(req, reply, { handle: true });
-    return ctx.humanPlay.issue(caller.account);
-  });
-
-  app.delete("/api/account/keys/:id", async (req, reply) => {
-    const caller = await accounts.session(req, reply);
-    const { id } = req.params as { id: string };
-    if (!(await store.accounts.revokeKey(caller.account.id, id))) throw errors.noSuchKey(id);
-    await store.audit("agent_key", id, { account: caller.account.id, action: "revoked" });
-    return { revoked: id };
-  });
+/** The Account resource of SPEC 2. */
+async function view(ctx: AppContext, caller: Caller) {
+  const { store, config, accounts } = ctx;
+  const a = caller.account;
+  const [bots, keys] = await Promise.all([store.accounts.accountBots(a.id), store.accounts.keys(a.id)]);
+  return {
+    id: a.id,
+    handle: a.handle,
+    // Sign-ups here are by email, for which SPEC 2 says the suggestion is empty.
+    suggested_handle: "",
+    max_bots: a.max_bots ?? ctx.settings.limits().maxBotsPerOwner,
+    bot_count: bots.filter((b) => b.status !== "retired").length,
+    email_announcements: a.email_announcements,
+    email_preferences: a.email_preferences,
+    admin: accounts.adminNow(a) || caller.admin,
+    bots: bots.map((b) => ({
+      name: b.name,
+      display_name: b.display_name,
+      status: b.status,
+      played: b.played,
+      avatar: b.avatar,
+      created: b.created,
+      online: Boolean(ctx.lobby.get(b.id)?.conn),
+      bot_url: `${config.publicUrl}/bot/${encodeURIComponent(b.name)}`,
+    })),
+    agent_keys: keys.map((k) => ({
+      id: k.id,
+      label: k.label,
+      created: k.created,
+      last_used: k.last_used,
+      expires: k.expires,
+    })),
+    max_agent_keys: MAX_AGENT_KEYS,
+    mcp_url: null,
+    mcp_clients: [],
+  };
 }
+
+/** The caller's bot by name, or 404 no_such_bot (also for another account's bot: no existence leak). */
+async function ownBot(ctx: AppContext, caller: Caller, name: string): Promise<BotRow> {
+  const bot = BOT_NAME.test(name) ? await ctx.store.botByName(name) : null;
+  if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
+  return bot;
+}
+
+const NameParams = z.object({ name: z.string() });
+const IdParams = z.object({ id: z.string() });
+
+export const ACCOUNT_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/api/account",
+    operationId: "account",
+    summary: "The account: handle, limits, email preferences, bots and agent keys",
+    auth: "session",
+    handle: async ({ caller }, ctx) => view(ctx, caller),
+  }),
+  defineOperation({
+    method: "PUT",
+    path: "/api/account/handle",
+    operationId: "setHandle",
+    summary: "Choose or change the handle; renames the owner on the account's bots",
+    auth: "session",
+    body: HandleBody,
+    invalid: errors.invalidHandle,
+    handle: async ({ caller, body }, ctx) => {
+      const { store, accounts } = ctx;
+      const { handle } = body;
+      if (handle.toLowerCase() === "house") throw errors.handleTaken(handle);
+      const r = await store.accounts.setHandle(caller.account.id, handle);
+      if (r === "taken") throw errors.handleTaken(handle);
+      for (const b of await store.accounts.accountBots(caller.account.id)) accounts.refreshLive(b);
+      await store.audit("handle", handle, { account: caller.account.id, previous: caller.account.handle });
+      return view(ctx, { ...caller, account: r });
+    },
+  }),
+  defineOperation({
+    method: "PUT",
+    path: "/api/account/notifications",
+    operationId: "setNotifications",
+    summary: "Email announcements and per-category email preferences; omitted values unchanged",
+    auth: "session",
+    body: Notifications,
+    handle: async ({ caller, body }, ctx) => {
+      const a = await ctx.store.accounts.setNotifications(
+        caller.account.id,
+        body.email_announcements,
+        body.email_preferences,
+      );
+      return view(ctx, { ...caller, account: a });
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/account/bots",
+    operationId: "accountRegisterBot",
+    summary: "Register a bot; its token is shown once",
+    auth: "session_handle",
+    body: NameBody,
+    invalid: errors.invalidBot,
+    status: 201,
+    handle: async ({ caller, body }, ctx) => registerBot(ctx, ctx.accounts, caller, body.name),
+  }),
+  defineOperation({
+    method: "PUT",
+    path: "/api/account/bots/:name/name",
+    operationId: "renameBot",
+    summary: "Rename a bot (not while moderated or in a match)",
+    auth: "session_handle",
+    params: NameParams,
+    handle: async ({ caller, params, req }, ctx) => {
+      const { store, accounts } = ctx;
+      const bot = await ownBot(ctx, caller, params.name);
+      const { name } = parseBody(NameBody, req.body, errors.invalidBot);
+      if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
+      if (accounts.inMatch(bot.id)) throw errors.botInMatch(bot.name);
+      if (name === bot.name) return { name };
+      const renamed = await store.accounts.renameBot(bot.id, name);
+      if (renamed === "taken") throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
+      accounts.refreshLive(renamed);
+      await store.audit("rename", renamed.name, { from: bot.name, account: caller.account.id });
+      return { name: renamed.name };
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/account/bots/:name/token",
+    operationId: "rotateBotToken",
+    summary: "A new token for a bot; the old one stops working at once",
+    auth: "session_handle",
+    params: NameParams,
+    handle: async ({ caller, params }, ctx) => {
+      const { store, accounts } = ctx;
+      const bot = await ownBot(ctx, caller, params.name);
+      if (bot.status === "banned") throw errors.botModerated(bot.status);
+      const token = await store.rotateToken(bot.id);
+      accounts.disconnect(bot.id, "invalid_token");
+      await store.audit("token_rotated", bot.name, { account: caller.account.id });
+      return { name: bot.name, token };
+    },
+  }),
+  defineOperation({
+    method: "PUT",
+    path: "/api/account/bots/:name/avatar",
+    operationId: "setAvatar",
+    summary: "A bot's avatar, or null for the plain orb",
+    auth: "session_handle",
+    params: NameParams,
+    handle: async ({ caller, params, req }, ctx) => {
+      const bot = await ownBot(ctx, caller, params.name);
+      const { avatar } = parseBody(AvatarBody, req.body);
+      if (avatar !== null && !(AVATARS as readonly string[]).includes(avatar))
+        throw errors.unknownAvatar(AVATARS);
+      await ctx.store.accounts.setAvatar(bot.id, avatar);
+      ctx.accounts.refreshLive({ ...bot, avatar });
+      return { name: bot.name, avatar };
+    },
+  }),
+  defineOperation({
+    method: "DELETE",
+    path: "/api/account/bots/:name",
+    operationId: "removeBot",
+    summary: "Delete a bot that never played, or retire one that has",
+    auth: "session_handle",
+    params: NameParams,
+    handle: async ({ caller, params }, ctx) => {
+      const bot = await ownBot(ctx, caller, params.name);
+      return removeBot(ctx, ctx.accounts, bot, "retire", `account:${caller.account.id}`);
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/account/claim",
+    operationId: "claimBot",
+    summary: "Move a bot into this account with its token; keeps its token, versions and history",
+    auth: "session_handle",
+    body: ClaimBody,
+    handle: async ({ caller, body }, ctx) => {
+      const { store, accounts } = ctx;
+      const bot = await store.botByToken(body.token);
+      if (!bot) throw errors.invalidToken();
+      if (bot.account_id === caller.account.id) return { name: bot.name, owner: caller.account.handle };
+      if (bot.account_id !== null || bot.house) throw errors.alreadyClaimed();
+      const limit = caller.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
+      if (bot.status !== "retired" && (await store.accounts.countBots(caller.account.id)) >= limit)
+        throw errors.botLimit(limit);
+      const handle = caller.account.handle!;
+      if (!(await store.accounts.claimBot(bot.id, caller.account.id, handle))) throw errors.alreadyClaimed();
+      accounts.refreshLive({ ...bot, account_id: caller.account.id, owner: handle });
+      await store.audit("claim", bot.name, { account: caller.account.id, previous_owner: bot.owner });
+      return { name: bot.name, owner: handle };
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/account/keys",
+    operationId: "createAgentKey",
+    summary: "An agent key (at most 10 per account), optionally expiring; shown once",
+    auth: "session_handle",
+    body: KeyBody,
+    status: 201,
+    handle: async ({ caller, body }, ctx) => {
+      const { store, config, accounts } = ctx;
+      await accounts.throttle("key creations", caller.account.id, config.registrationRateLimit, 3600_000);
+      const made = await store.accounts.createKey(
+        caller.account.id,
+        body.label ?? "",
+        body.expires_in_days ?? null,
+      );
+      if (made === "limit") throw errors.keyLimit(MAX_AGENT_KEYS);
+      await store.audit("agent_key", made.row.id, { account: caller.account.id, action: "created" });
+      return {
+        id: made.row.id,
+        label: made.row.label,
+        created: made.row.created,
+        expires: made.row.expires,
+        key: made.key,
+        note: "Keep this key secret: it is shown once. Send it as Authorization: Bearer <key> or X-Owner-Key to register bots.",
+      };
+    },
+  }),
+  // SPEC 4.4: one minute, single use; connect to /human?ticket=<ticket>&opponent=<house bot>.
+  defineOperation({
+    method: "POST",
+    path: "/api/account/play-ticket",
+    operationId: "playTicket",
+    summary: "A single-use, one-minute ticket for the /human socket",
+    auth: "session_handle",
+    handle: async ({ caller }, ctx) => ctx.humanPlay.issue(caller.account),
+  }),
+  defineOperation({
+    method: "DELETE",
+    path: "/api/account/keys/:id",
+    operationId: "revokeAgentKey",
+    summary: "Revoke an agent key at once",
+    auth: "session",
+    params: IdParams,
+    handle: async ({ caller, params }, ctx) => {
+      if (!(await ctx.store.accounts.revokeKey(caller.account.id, params.id)))
+        throw errors.noSuchKey(params.id);
+      await ctx.store.audit("agent_key", params.id, { account: caller.account.id, action: "revoked" });
+      return { revoked: params.id };
+    },
+  }),
+];

@@ -21,7 +21,7 @@ import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
 import { Lobby } from "./ladder/lobby.ts";
-import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest } from "./ladders/manifest.ts";
+import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./ladders/manifest.ts";
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
@@ -159,6 +159,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     store,
     ladders.all().map((l) => l.id),
   );
+  // Windows moved by staff outrank the manifest's (the phase is what they make it now, not an announced change).
+  for (const [id, w] of await store.ladders.schedules()) {
+    const l = ladders.get(id);
+    if (!l) continue;
+    ladders.setWindow(id, w.opens_at, w.closes_at);
+    l.phase = phaseAt(l.def, Date.now());
+  }
   for (const l of ladders.all()) await l.load(store);
   ctx.ladders = ladders;
   live.useLadders(ladders);

@@ -111,7 +111,11 @@ export const CODES = {
   invalid_transition: { status: 409, message: "invalid transition" },
   no_such_invitation: { status: 404, message: "no such invitation" },
   not_invitation_ladder: { status: 409, message: "not invitation ladder" },
-  stale_revision: { status: 409, message: "stale revision" },
+  stale_revision: { status: 409, message: "the settings changed meanwhile; reload and retry" },
+  window_started: { status: 409, message: "the window has opened: its opening time can no longer move" },
+  window_closed: { status: 409, message: "the window has closed: it can no longer move" },
+  window_past: { status: 409, message: "a new time must be in the future" },
+  invalid_window: { status: 400, message: "closing must follow opening" },
   suspended: { status: null, message: "this bot is suspended", socket: { close: true, stop: true } },
   banned: { status: null, message: "this bot is banned", socket: { close: true, stop: true } },
   retired: { status: null, message: "this bot is retired", socket: { close: true, stop: true } },
@@ -286,6 +290,12 @@ export const errors = {
   noSuchInvitation: (id: string) =>
     fail("no_such_invitation", `no invitation ${JSON.stringify(id)} on this ladder`),
   notInvitationLadder: (id: string) => fail("not_invitation_ladder", `the ladder ${id} is not by invitation`),
+  windowStarted: (id: string) =>
+    fail("window_started", `the ladder ${id} has opened: its opening time can no longer move`),
+  windowClosed: (id: string) =>
+    fail("window_closed", `the ladder ${id} has closed: its window can no longer move`),
+  windowPast: (which: string) => fail("window_past", `${which} must be in the future`),
+  invalidWindow: (message: string) => fail("invalid_window", message),
   staleRevision: (current: number) =>
     fail("stale_revision", `the settings changed meanwhile (revision ${current}); reload and retry`, {
       revision: current,

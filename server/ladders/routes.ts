@@ -7,6 +7,7 @@ import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
 import type { AccountRow } from "../store/account-store.ts";
+import { moveWindow } from "./schedule.ts";
 
 const LadderParams = z.object({ id: z.string().max(64) });
 const MemberParams = z.object({ id: z.string().max(64), account: z.string().max(128) });
@@ -23,6 +24,15 @@ const ReasonBody = z
 const InvitationBody = z.object({ account: z.string().min(1).max(128).optional() }).strict();
 
 const LADDER_404 = { 404: "unknown ladder (`unknown_ladder`)" };
+const Instant = z.iso
+  .datetime({ offset: true, error: "an ISO 8601 instant with an offset, or null" })
+  .nullable();
+const ScheduleBody = z
+  .object({
+    opens_at: Instant.refine((v) => v !== undefined, "opens_at is required (null: open from the start)"),
+    closes_at: Instant.refine((v) => v !== undefined, "closes_at is required (null: never closes)"),
+  })
+  .strict();
 
 async function account(ctx: AppContext, ref: string): Promise<AccountRow> {
   const a = await ctx.store.accounts.accountByRef(ref);
@@ -108,6 +118,29 @@ export const LADDER_OPERATIONS = [
       },
     }),
   ),
+  defineOperation({
+    method: "PUT",
+    path: "/api/admin/ladders/:id/schedule",
+    operationId: "moveLadderWindow",
+    summary: "Move a ladder's window (only the future moves); outranks the manifest, also after a restart",
+    auth: "admin",
+    params: LadderParams,
+    body: ScheduleBody,
+    invalid: errors.invalidWindow,
+    errors: {
+      ...LADDER_404,
+      400: "`invalid_window`",
+      409: "`window_started`, `window_closed`, `window_past`",
+    },
+    handle: async ({ params, body, caller }, ctx) =>
+      moveWindow(
+        { store: ctx.store, ladders: ctx.ladders, scheduler: ctx.scheduler, publicUrl: ctx.config.publicUrl },
+        caller.account,
+        params.id,
+        body.opens_at,
+        body.closes_at,
+      ),
+  }),
   defineOperation({
     method: "POST",
     path: "/api/admin/ladders/:id/invitations",

@@ -162,6 +162,32 @@ export class LadderStore {
     return toInvitation(rows[0]);
   }
 
+  // --- Schedules moved by staff ---
+
+  async schedules(): Promise<Map<string, { opens_at: string | null; closes_at: string | null }>> {
+    const rows = await this.db.query("SELECT * FROM ladder_schedules");
+    return new Map(
+      rows.map((r) => [
+        String(r.ladder_id),
+        { opens_at: isoOrNull(r.opens_at), closes_at: isoOrNull(r.closes_at) },
+      ]),
+    );
+  }
+
+  async setSchedule(
+    q: Queryable,
+    ladderId: string,
+    opensAt: string | null,
+    closesAt: string | null,
+    by: string,
+  ): Promise<void> {
+    await q.query(
+      `INSERT INTO ladder_schedules (ladder_id, opens_at, closes_at, updated_by) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (ladder_id) DO UPDATE SET opens_at = $2, closes_at = $3, updated = now(), updated_by = $4`,
+      [ladderId, opensAt, closesAt, by],
+    );
+  }
+
   // --- Live settings ---
 
   async settings(q: Queryable = this.db): Promise<StoredSettings | null> {

@@ -20,7 +20,16 @@ const ladder = (id: string, access: "open" | "approval" | "invitation") => ({
 });
 const manifest: Manifest = {
   version: 1,
-  ladders: [ladder("public", "open"), ladder("club", "approval"), ladder("vip", "invitation")],
+  ladders: [
+    ladder("public", "open"),
+    ladder("club", "approval"),
+    ladder("vip", "invitation"),
+    {
+      ...ladder("cup", "open"),
+      opens_at: new Date(Date.now() + 3_600_000).toISOString(),
+      closes_at: new Date(Date.now() + 7_200_000).toISOString(),
+    },
+  ],
 };
 
 let srv: TestServer;
@@ -200,7 +209,70 @@ describe("ladder membership", () => {
     const bad = await api(ada, "POST", "/api/account/ladders/vip/enrollment", { invitation: 42 });
     expect(bad).toMatchObject({ status: 400, body: { code: "bad_request" } });
     const admins = await api(root, "GET", "/api/admin/ladders");
-    expect((admins.body as unknown as { id: string }[]).map((l) => l.id)).toEqual(["public", "club", "vip"]);
+    expect((admins.body as unknown as { id: string }[]).map((l) => l.id)).toEqual([
+      "public",
+      "club",
+      "vip",
+      "cup",
+    ]);
+  });
+});
+
+describe("moving a ladder's window", () => {
+  const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+  const move = (id: string, body: unknown) => api(root, "PUT", `/api/admin/ladders/${id}/schedule`, body);
+  let movedCloses = "";
+
+  it("moves only the future, checks the window, opens on the new time and is audited", async () => {
+    expect(await move("public", { opens_at: null, closes_at: at(60_000) })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_window" },
+    });
+    // club is open from the start: its opening cannot move, its closing can.
+    expect(await move("club", { opens_at: at(60_000), closes_at: null })).toMatchObject({
+      status: 409,
+      body: { code: "window_started" },
+    });
+    expect(await move("cup", { opens_at: at(-60_000), closes_at: at(7_200_000) })).toMatchObject({
+      status: 409,
+      body: { code: "window_past" },
+    });
+    expect(await move("cup", { opens_at: at(60_000), closes_at: at(30_000) })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_window" },
+    });
+    expect(await move("cup", { opens_at: "tomorrow", closes_at: null })).toMatchObject({
+      status: 400,
+      body: { code: "invalid_window" },
+    });
+    expect(await move("cup", { opens_at: at(60_000) })).toMatchObject({ status: 400 });
+    expect(
+      await api(ada, "PUT", "/api/admin/ladders/cup/schedule", { opens_at: null, closes_at: null }),
+    ).toMatchObject({ status: 403, body: { code: "not_admin" } });
+
+    movedCloses = at(3_600_000);
+    const moved = await move("cup", { opens_at: at(1_500), closes_at: movedCloses });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ id: "cup", phase: "upcoming", closes_at: movedCloses });
+    // The phase job opens it on the new time, without a restart.
+    const until = Date.now() + 10_000;
+    let phase = "upcoming";
+    while (phase !== "open" && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      const listed = await srv.get<{ id: string; phase: string }[]>("/api/ladders");
+      phase = listed.body.find((l) => l.id === "cup")!.phase;
+    }
+    expect(phase).toBe("open");
+    expect(await move("cup", { opens_at: at(60_000), closes_at: movedCloses })).toMatchObject({
+      status: 409,
+      body: { code: "window_started" },
+    });
+    const audit = await api(root, "GET", "/api/admin/audit?kind=ladder_schedule");
+    expect((audit.body as unknown as { subject: string }[]).map((e) => e.subject)).toContain("cup");
+  });
+
+  it("keeps a moved window across a restart (checked in the restart test below)", () => {
+    expect(srv.app.ctx.ladders.require("cup").def.closes_at).toBe(movedCloses);
   });
 });
 
@@ -363,6 +435,11 @@ describe("live settings", () => {
       expect(again.app.ctx.settings.current.revision).toBe(rev + 2);
       expect(again.app.ctx.settings.limits().matchesPerDayPerOwner).toBe(123);
       expect(again.app.ctx.settings.limits("vip").tick_ms).toBe(750);
+      // The window staff moved outranks the manifest's.
+      expect(again.app.ctx.ladders.require("cup").def.closes_at).toBe(
+        srv.app.ctx.ladders.require("cup").def.closes_at,
+      );
+      expect(again.app.ctx.ladders.require("cup").phase).toBe("open");
     } finally {
       await again.app.close();
     }

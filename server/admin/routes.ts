@@ -1,6 +1,6 @@
 // Admin operations of SPEC 4.6 for accounts, bots, owners, usage and audit. Each is an operation definition
 // whose auth rule is `admin` (an admin's access token or agent key; checked once, before anything else) and
-// answers privately; what they change is audited. A ban is announced as AccountBanned: the bot sockets of the
+// answers privately; a change and its audit entry are one unit of work. A ban is announced as AccountBanned: the bot sockets of the
 // account are closed by the listener that app.ts wires, not here.
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
@@ -134,11 +134,10 @@ export const ADMIN_OPERATIONS = [
       if (a.id === caller.account.id) throw errors.ownRole();
       if (accounts.configuredAdmin(a)) throw errors.configuredAdmin();
       if (body.role === "admin" && a.banned_at) throw errors.bannedCannotBeAdmin();
-      const updated = await store.accounts.setRole(a.id, body.role);
-      await store.audit("admin", a.handle ?? a.id, {
-        action: "role",
-        role: body.role,
-        by: caller.account.id,
+      const updated = await store.work(async (u) => {
+        const row = await store.accounts.setRole(a.id, body.role, u.q);
+        await u.audit("admin", a.handle ?? a.id, { action: "role", role: body.role, by: caller.account.id });
+        return row;
       });
       return { handle: updated.handle, role: updated.role, admin: accounts.adminNow(updated) };
     },
@@ -155,8 +154,11 @@ export const ADMIN_OPERATIONS = [
         const { store, accounts } = ctx;
         const a = await target(ctx, params.ref);
         if (action === "ban" && accounts.adminNow(a)) throw errors.adminAccount();
-        const updated = await store.accounts.setBanned(a.id, action === "ban");
-        await store.audit("admin", a.handle ?? a.id, { action, by: caller.account.id });
+        const updated = await store.work(async (u) => {
+          const row = await store.accounts.setBanned(a.id, action === "ban", u.q);
+          await u.audit("admin", a.handle ?? a.id, { action, by: caller.account.id });
+          return row;
+        });
         // SPEC 3.6: its bots are disconnected and refused while the ban lasts (the listeners do it; the
         // answer waits for them, so the ban has taken effect when the admin reads it).
         if (action === "ban")
@@ -200,19 +202,15 @@ export const ADMIN_OPERATIONS = [
         const { store, accounts } = ctx;
         const bot = BOT_NAME.test(params.name) ? await store.botByName(params.name) : null;
         if (!bot || bot.house) throw errors.noSuchBot(params.name);
-        if (action === "suspend") {
-          if (bot.status === "banned" || bot.status === "retired") throw errors.botModerated(bot.status);
-          await store.setBotStatus(bot.id, "suspended");
-          accounts.disconnect(bot.id, "suspended");
-        } else if (action === "activate") {
-          if (bot.status === "banned" || bot.status === "retired") throw errors.botModerated(bot.status);
-          await store.setBotStatus(bot.id, "active");
-        } else {
-          if (bot.status === "retired") throw errors.botModerated(bot.status);
-          await store.accounts.banBot(bot.id);
-          accounts.disconnect(bot.id, "banned");
-        }
-        await store.audit("admin", bot.name, { action, by: caller.account.id });
+        if (bot.status === "retired" || (action !== "ban" && bot.status === "banned"))
+          throw errors.botModerated(bot.status);
+        await store.work(async (u) => {
+          if (action === "ban") await store.accounts.banBot(bot.id, u.q);
+          else await store.setBotStatus(bot.id, action === "suspend" ? "suspended" : "active", u.q);
+          await u.audit("admin", bot.name, { action, by: caller.account.id });
+        });
+        // Committed: close the socket (refused while suspended or banned).
+        if (action !== "activate") accounts.disconnect(bot.id, action === "ban" ? "banned" : "suspended");
         const now = await store.botById(bot.id);
         return { name: bot.name, status: now?.status ?? bot.status };
       },
@@ -228,9 +226,12 @@ export const ADMIN_OPERATIONS = [
     status: 201,
     handle: async ({ body, caller }, ctx) => {
       const { store, config } = ctx;
-      const made = await store.accounts.createOwnerKey(body.name, body.max_bots ?? null);
-      if (made === "taken") throw errors.ownerTaken(body.name);
-      await store.audit("admin", body.name, { action: "owner_key", by: caller.account.id });
+      const made = await store.work(async (u) => {
+        const key = await store.accounts.createOwnerKey(body.name, body.max_bots ?? null, u.q);
+        if (key === "taken") throw errors.ownerTaken(body.name);
+        await u.audit("admin", body.name, { action: "owner_key", by: caller.account.id });
+        return key;
+      });
       return {
         name: made.row.name,
         max_bots: made.row.max_bots,

@@ -167,10 +167,13 @@ export const ACCOUNT_OPERATIONS = [
       if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
       if (accounts.inMatch(bot.id)) throw errors.botInMatch(bot.name);
       if (name === bot.name) return { name };
-      const renamed = await store.accounts.renameBot(bot.id, name);
-      if (renamed === "taken") throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
+      const renamed = await store.work(async (u) => {
+        const row = await store.accounts.renameBot(bot.id, name, u.q);
+        if (row === "taken") throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
+        await u.audit("rename", row.name, { from: bot.name, account: caller.account.id });
+        return row;
+      });
       accounts.refreshLive(renamed);
-      await store.audit("rename", renamed.name, { from: bot.name, account: caller.account.id });
       return { name: renamed.name };
     },
   }),
@@ -185,9 +188,12 @@ export const ACCOUNT_OPERATIONS = [
       const { store, accounts } = ctx;
       const bot = await ownBot(ctx, caller, params.name);
       if (bot.status === "banned") throw errors.botModerated(bot.status);
-      const token = await store.rotateToken(bot.id);
+      const token = await store.work(async (u) => {
+        const t = await store.rotateToken(bot.id, u.q);
+        await u.audit("token_rotated", bot.name, { account: caller.account.id });
+        return t;
+      });
       accounts.disconnect(bot.id, "invalid_token");
-      await store.audit("token_rotated", bot.name, { account: caller.account.id });
       return { name: bot.name, token };
     },
   }),
@@ -237,9 +243,12 @@ export const ACCOUNT_OPERATIONS = [
       if (bot.status !== "retired" && (await store.accounts.countBots(caller.account.id)) >= limit)
         throw errors.botLimit(limit);
       const handle = caller.account.handle!;
-      if (!(await store.accounts.claimBot(bot.id, caller.account.id, handle))) throw errors.alreadyClaimed();
+      await store.work(async (u) => {
+        if (!(await store.accounts.claimBot(bot.id, caller.account.id, handle, u.q)))
+          throw errors.alreadyClaimed();
+        await u.audit("claim", bot.name, { account: caller.account.id, previous_owner: bot.owner });
+      });
       accounts.refreshLive({ ...bot, account_id: caller.account.id, owner: handle });
-      await store.audit("claim", bot.name, { account: caller.account.id, previous_owner: bot.owner });
       return { name: bot.name, owner: handle };
     },
   }),
@@ -288,9 +297,11 @@ export const ACCOUNT_OPERATIONS = [
     auth: "session",
     params: IdParams,
     handle: async ({ caller, params }, ctx) => {
-      if (!(await ctx.store.accounts.revokeKey(caller.account.id, params.id)))
-        throw errors.noSuchKey(params.id);
-      await ctx.store.audit("agent_key", params.id, { account: caller.account.id, action: "revoked" });
+      await ctx.store.work(async (u) => {
+        if (!(await ctx.store.accounts.revokeKey(caller.account.id, params.id, u.q)))
+          throw errors.noSuchKey(params.id);
+        await u.audit("agent_key", params.id, { account: caller.account.id, action: "revoked" });
+      });
       return { revoked: params.id };
     },
   }),

@@ -1,7 +1,7 @@
 // Accounts, agent keys, legacy owner keys and bot ownership, on the same database as the rest of the store.
 // Secrets are stored as sha256 hashes; the plain value leaves this module once, at creation.
 import { randomBytes } from "node:crypto";
-import type { Db, Row } from "../db/db.ts";
+import type { Db, Queryable, Row } from "../db/db.ts";
 import { hashToken, iso, isoOrNull, newToken, toBot } from "./rows.ts";
 import type { BotRow } from "./types.ts";
 
@@ -189,16 +189,16 @@ export class AccountStore {
    * listed account, so an email still stored when the role is given is a stale one from an earlier list,
    * and goes (the list would put it back, and Accounts then drops the role).
    */
-  async setRole(id: string, role: "player" | "admin"): Promise<AccountRow> {
-    const rows = await this.db.query(
+  async setRole(id: string, role: "player" | "admin", q: Queryable = this.db): Promise<AccountRow> {
+    const rows = await q.query(
       "UPDATE accounts SET role = $2, email = CASE WHEN $2 = 'admin' THEN NULL ELSE email END WHERE id = $1 RETURNING *",
       [id, role],
     );
     return toAccount(rows[0]!);
   }
 
-  async setBanned(id: string, banned: boolean): Promise<AccountRow> {
-    const rows = await this.db.query(
+  async setBanned(id: string, banned: boolean, q: Queryable = this.db): Promise<AccountRow> {
+    const rows = await q.query(
       `UPDATE accounts SET banned_at = CASE WHEN $2 THEN COALESCE(banned_at, now()) ELSE NULL END
        WHERE id = $1 RETURNING *`,
       [id, banned],
@@ -330,11 +330,11 @@ export class AccountStore {
     return account ? { key: toKey(rows[0]), account } : null;
   }
 
-  async revokeKey(accountId: string, id: string): Promise<boolean> {
-    const rows = await this.db.query(
-      "DELETE FROM agent_keys WHERE account_id = $1 AND id = $2 RETURNING id",
-      [accountId, id],
-    );
+  async revokeKey(accountId: string, id: string, q: Queryable = this.db): Promise<boolean> {
+    const rows = await q.query("DELETE FROM agent_keys WHERE account_id = $1 AND id = $2 RETURNING id", [
+      accountId,
+      id,
+    ]);
     return rows.length > 0;
   }
 
@@ -362,8 +362,8 @@ export class AccountStore {
   }
 
   /** Moves an unowned player bot into an account. False when it has an owner account already. */
-  async claimBot(botId: string, accountId: string, owner: string): Promise<boolean> {
-    const rows = await this.db.query(
+  async claimBot(botId: string, accountId: string, owner: string, q: Queryable = this.db): Promise<boolean> {
+    const rows = await q.query(
       "UPDATE bots SET account_id = $2, owner = $3 WHERE id = $1 AND account_id IS NULL AND NOT house RETURNING id",
       [botId, accountId, owner],
     );
@@ -371,9 +371,9 @@ export class AccountStore {
   }
 
   /** Renames a bot; "taken" when another bot has the name in any case. Versions, token and history stay. */
-  async renameBot(botId: string, name: string): Promise<BotRow | "taken"> {
+  async renameBot(botId: string, name: string, q: Queryable = this.db): Promise<BotRow | "taken"> {
     try {
-      const rows = await this.db.query(
+      const rows = await q.query(
         `UPDATE bots SET name = $2, name_lower = lower($2), display_name = $2
          WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM bots o WHERE o.name_lower = lower($2) AND o.id <> $1)
          RETURNING *`,
@@ -400,8 +400,8 @@ export class AccountStore {
   }
 
   /** Bans a bot and replaces its token in one statement (SPEC 3.5: a ban rotates the token). */
-  async banBot(botId: string): Promise<void> {
-    await this.db.query("UPDATE bots SET status = 'banned', token_hash = $2 WHERE id = $1", [
+  async banBot(botId: string, q: Queryable = this.db): Promise<void> {
+    await q.query("UPDATE bots SET status = 'banned', token_hash = $2 WHERE id = $1", [
       botId,
       hashToken(newToken()),
     ]);
@@ -412,10 +412,11 @@ export class AccountStore {
   async createOwnerKey(
     name: string,
     maxBots: number | null,
+    q: Queryable = this.db,
   ): Promise<{ key: string; row: OwnerKeyRow } | "taken"> {
     const key = newToken("ok_");
     try {
-      const rows = await this.db.query(
+      const rows = await q.query(
         `INSERT INTO owner_keys (id, name, name_lower, key_hash, max_bots) VALUES ($1, $2, lower($2), $3, $4)
          ON CONFLICT (name_lower) DO NOTHING RETURNING *`,
         ["own_" + randomBytes(6).toString("hex"), name, hashToken(key), maxBots],

@@ -158,9 +158,9 @@ export class SqlStore implements Store {
     return rows.length ? toBot(rows[0]) : null;
   }
 
-  async rotateToken(botId: string): Promise<string> {
+  async rotateToken(botId: string, q: Queryable = this.db): Promise<string> {
     const token = newToken();
-    const rows = await this.db.query("UPDATE bots SET token_hash = $2 WHERE id = $1 RETURNING id", [
+    const rows = await q.query("UPDATE bots SET token_hash = $2 WHERE id = $1 RETURNING id", [
       botId,
       hashToken(token),
     ]);
@@ -168,11 +168,8 @@ export class SqlStore implements Store {
     return token;
   }
 
-  async setBotStatus(botId: string, status: BotStatus): Promise<void> {
-    const rows = await this.db.query("UPDATE bots SET status = $2 WHERE id = $1 RETURNING id", [
-      botId,
-      status,
-    ]);
+  async setBotStatus(botId: string, status: BotStatus, q: Queryable = this.db): Promise<void> {
+    const rows = await q.query("UPDATE bots SET status = $2 WHERE id = $1 RETURNING id", [botId, status]);
     if (rows.length === 0) throw new Error(`setBotStatus: no bot with id ${JSON.stringify(botId)}`);
   }
 

@@ -2,6 +2,7 @@
 // (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
 // transaction; a match result is written once (idempotent on match id).
 import type { MatchStatsT } from "../../engine/protocol.ts";
+import type { Queryable } from "../db/db.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { LadderStore } from "../ladders/store.ts";
@@ -145,8 +146,8 @@ export interface Store {
   }): Promise<{ bot: BotRow; token: string | null }>;
   botByToken(token: string): Promise<BotRow | null>;
   botByName(name: string): Promise<BotRow | null>;
-  rotateToken(botId: string): Promise<string>;
-  setBotStatus(botId: string, status: BotStatus): Promise<void>;
+  rotateToken(botId: string, q?: Queryable): Promise<string>;
+  setBotStatus(botId: string, status: BotStatus, q?: Queryable): Promise<void>;
 
   // Versions: created on first use.
   ensureVersion(

@@ -11,21 +11,13 @@ import type { Manifest } from "../../server/ladders/manifest.ts";
 import { contextFor, DESKTOP, PHONE, status, watch } from "../helpers/account-pages.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
+import { ladderDef } from "../helpers/ladders.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
 const DAY = 86_400_000;
 const at = (ms: number) => new Date(Math.floor((Date.now() + ms) / 60_000) * 60_000).toISOString();
-const ladder = (id: string, name: string, extra: Partial<Manifest["ladders"][number]> = {}) => ({
-  id,
-  name,
-  description: `The ${name.toLowerCase()}.`,
-  enabled: true,
-  visible: true,
-  access: "open" as const,
-  opens_at: null,
-  closes_at: null,
-  ...extra,
-});
+const ladder = (id: string, name: string, extra: Partial<Manifest["ladders"][number]> = {}) =>
+  ladderDef(id, { name, description: `The ${name.toLowerCase()}.`, ...extra });
 const manifest: Manifest = {
   version: 1,
   ladders: [

@@ -6,18 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { ladderDef } from "../helpers/ladders.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
-const ladder = (id: string, access: "open" | "approval" | "invitation") => ({
-  id,
-  name: `${id} ladder`,
-  description: "",
-  enabled: true,
-  visible: true,
-  access,
-  opens_at: null,
-  closes_at: null,
-});
+const ladder = (id: string, access: "open" | "approval" | "invitation") =>
+  ladderDef(id, { description: "", access });
 const manifest: Manifest = {
   version: 1,
   ladders: [

@@ -6,19 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EndMessage, QueuedMessage } from "../../engine/protocol.ts";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import { versionKey } from "../../server/ratings/book.ts";
+import { ladderDef } from "../helpers/ladders.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
-const ladder = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  name: `${id} ladder`,
-  description: `the ${id} ladder`,
-  enabled: true,
-  visible: true,
-  access: "open" as const,
-  opens_at: null,
-  closes_at: null,
-  ...extra,
-});
+const ladder = ladderDef;
 
 describe("two ladders in one server", () => {
   let srv: TestServer;

@@ -3,6 +3,7 @@
 // mutant that loops forever is caught, but by the clock rather than by an assertion). Survivors are listed
 // so that each can be killed by a test or explained as equivalent in docs/testing.md.
 import { mkdirSync, writeFileSync } from "node:fs";
+import { relative } from "node:path";
 import { Stryker } from "@stryker-mutator/core";
 import { MODULES } from "./modules.ts";
 
@@ -52,7 +53,7 @@ for (const name of names) {
     .filter((r) => r.status === "Survived" || r.status === "NoCoverage")
     .map(
       (r) =>
-        `${r.fileName}:${r.location.start.line}:${r.location.start.column + 1} ${r.mutatorName}` +
+        `${relative(process.cwd(), r.fileName)}:${r.location.start.line}:${r.location.start.column + 1} ${r.mutatorName}` +
         ` ${JSON.stringify(r.replacement ?? "")}${r.status === "NoCoverage" ? " (no coverage)" : ""}`,
     );
   scores.push({

@@ -27,7 +27,7 @@ export const MODULES: Record<string, MutationModule> = {
   },
   pairing: {
     mutate: ["server/matchmaker/pairing.ts"],
-    tests: ["test/unit/pairing.test.ts", "test/unit/pairing-rules.test.ts"],
+    tests: ["test/unit/pairing.test.ts", "test/unit/pairing-rules.test.ts", "test/unit/matchmaker.test.ts"],
     rules: "window, priority, established matchups, weights, discovery, exclusions (SPEC 1.2 rules 1, 3-5)",
   },
   matchmaker: {

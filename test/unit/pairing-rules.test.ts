@@ -406,16 +406,20 @@ describe("what the pass looks at", () => {
   });
 });
 
-/** A queue of n bots, rating 1500 + i, the earlier waiting longer (so waiting order is index order). */
+/**
+ * A queue of n bots, q0..q(n-1) at rating 1500 + i, the higher rated waiting longer (q(n-1) waited n
+ * seconds): the waiting order is the reverse of the rating order.
+ */
 const queue = (n: number) =>
-  Array.from({ length: n }, (_, i) => cand(`q${i}`, 1500 + i, { waitedMs: 1_000 * (n - i) }));
+  Array.from({ length: n }, (_, i) => cand(`q${i}`, 1500 + i, { waitedMs: 1_000 * (i + 1) }));
 const idsOf = (ps: Pairing[]) => ps.map(key).sort();
 
 describe("queues up to DENSE_LIMIT are matched exactly", () => {
   it("at 64 bots, one matching over the whole queue finds a pair 63 places apart in rating", () => {
     const cs = queue(DENSE_LIMIT);
-    // Only q0 and q63 may meet, and q63 may also meet anyone else; q0-q63 weighs more (q0 waited longest).
-    const allowed = (a: Candidate, b: Candidate) => a.id === "q63" || b.id === "q63";
+    // q0 may meet anyone, nobody else meets; q0-q63 weighs most (q63 waited longest), but q63 is 63 places
+    // away in rating order, beyond any block of neighbours.
+    const allowed = (a: Candidate, b: Candidate) => a.id === "q0" || b.id === "q0";
     const pairs = run({ candidates: cs, allowed });
     expect(idsOf(pairs)).toEqual(["q0-q63:competitive"]);
   });
@@ -433,21 +437,23 @@ describe("long queues: blocks and discovery options (above DENSE_LIMIT)", () => 
   const cs = queue(n);
 
   it("carries a block's unpaired bots into the next block, and never a paired one", () => {
-    // q10 can only meet q20 (the next block); q20 could also meet q30, but is taken by then.
-    const ok = new Set(["q10-q20", "q20-q30"]);
+    // q10 can only meet q20 (the next block); q20 could also meet q40 (the block after), but is taken by then.
+    const ok = new Set(["q10-q20", "q20-q40"]);
     const allowed = (a: Candidate, b: Candidate) => ok.has([a.id, b.id].sort().join("-"));
     expect(idsOf(run({ candidates: cs, allowed }))).toEqual(["q10-q20:competitive"]);
   });
 
   it("offers the reserved slot to pairs among the 16 longest waiting", () => {
-    const facts = factsBy({ "q0-q15": (a, b) => asRated(a, b, 0) });
-    expect(run({ candidates: cs, facts, discoveryDue: true }).map(key)[0]).toBe("q0-q15:discovery");
+    // q99 waited longest, q84 is the 16th longest waiting.
+    const facts = factsBy({ "q84-q99": (a, b) => asRated(a, b, 0) });
+    expect(run({ candidates: cs, facts, discoveryDue: true }).map(key)[0]).toBe("q84-q99:discovery");
   });
 
   it("and to each of the next longest waiting with its next four (2 per slot beyond the 16)", () => {
-    const facts = factsBy({ "q16-q20": (a, b) => asRated(a, b, 0) });
+    // The 17th and 21st longest waiting, with three slots (16 + 2 x 3 = 22 looked at).
+    const facts = factsBy({ "q79-q83": (a, b) => asRated(a, b, 0) });
     const pairs = run({ candidates: cs, facts, discoverySlots: 3 });
-    expect(pairs.filter((p) => p.kind === "discovery").map(key)).toEqual(["q16-q20:discovery"]);
+    expect(pairs.filter((p) => p.kind === "discovery").map(key)).toEqual(["q79-q83:discovery"]);
   });
 
   it("and to rating neighbours", () => {

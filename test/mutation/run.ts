@@ -40,7 +40,7 @@ for (const name of names) {
     reporters: ["progress"],
     tempDirName: ".stryker-tmp",
     cleanTempDir: "always",
-    timeoutMS: 10_000,
+    timeoutMS: 5_000,
     // LogLevel is an enum of @stryker-mutator/api, which is not a direct dependency.
     logLevel: "warn" as Options["logLevel"],
     fileLogLevel: "off" as Options["fileLogLevel"],

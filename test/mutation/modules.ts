@@ -16,6 +16,7 @@ export const MODULES: Record<string, MutationModule> = {
     tests: [
       "test/unit/bradley-terry.test.ts",
       "test/unit/standard-errors.test.ts",
+      "test/unit/bt-solver.test.ts",
       "test/unit/pairing.test.ts",
     ],
     rules: "Bradley-Terry fit, standard errors, leaderboard score, expected score (SPEC 1.2 rule 9)",

@@ -25,6 +25,7 @@ interface Score {
   noCoverage: number;
   errors: number;
   survivors: string[];
+  timeouts: string[];
 }
 
 const scores: Score[] = [];
@@ -49,13 +50,11 @@ for (const name of names) {
   });
   const results = await stryker.runMutationTest();
   const count = (s: string) => results.filter((r) => r.status === s).length;
-  const survivors = results
-    .filter((r) => r.status === "Survived" || r.status === "NoCoverage")
-    .map(
-      (r) =>
-        `${relative(process.cwd(), r.fileName)}:${r.location.start.line}:${r.location.start.column + 1} ${r.mutatorName}` +
-        ` ${JSON.stringify(r.replacement ?? "")}${r.status === "NoCoverage" ? " (no coverage)" : ""}`,
-    );
+  const describe = (r: (typeof results)[number]) =>
+    `${relative(process.cwd(), r.fileName)}:${r.location.start.line}:${r.location.start.column + 1} ${r.mutatorName}` +
+    ` ${JSON.stringify(r.replacement ?? "")}${r.status === "NoCoverage" ? " (no coverage)" : ""}`;
+  const survivors = results.filter((r) => r.status === "Survived" || r.status === "NoCoverage").map(describe);
+  const timeouts = results.filter((r) => r.status === "Timeout").map(describe);
   scores.push({
     module: name,
     killed: count("Killed"),
@@ -64,6 +63,7 @@ for (const name of names) {
     noCoverage: count("NoCoverage"),
     errors: count("CompileError") + count("RuntimeError"),
     survivors,
+    timeouts,
   });
 }
 

@@ -312,9 +312,8 @@ describe.each(drivers)("kill -9 and restart (%s)", (driver) => {
       );
       const ended = new Set<number>();
       for (const [i, p] of playing.entries()) void p.then((end) => end && ended.add(i));
-      const t0 = Date.now();
+      // Until every bot is past tick 5 or done (the test's own timeout bounds the wait).
       while (bots.some((_, i) => !ended.has(i) && (atTick.get(i) ?? -1) < 5)) {
-        expect(Date.now() - t0, "bots did not reach tick 5").toBeLessThan(30_000);
         await new Promise((r) => setTimeout(r, 20));
       }
       await crash(a, bots);

@@ -71,20 +71,21 @@ const mean = (rating: Map<string, number>) => [...rating.values()].reduce((t, v)
 
 describe("the solver", () => {
   for (const n of [30, 64, 65, 300]) {
-    it(`reaches the optimum at ${n} versions, with the house bots' mean at exactly 1500`, () => {
+    it(`reaches the optimum at ${n} versions within 8 Newton steps, the house bots' mean at exactly 1500`, () => {
       const input = ladder(n, n);
-      const fit = fitBradleyTerry(input);
+      // Capped at 8 steps (the default cap is 100): the solver converges in 5 or 6 from a cold start.
+      const fit = fitBradleyTerry(input, { maxIterations: 8 });
       expect(distanceFromOptimum(input, fit.rating)).toBeLessThan(0.01);
       expect(houseMean(fit.rating)).toBeCloseTo(1500, 9);
       // The house bots are stronger than the rest: everyone's mean is well below theirs.
       expect(mean(fit.rating)).toBeLessThan(1450);
-      expect(fit.iterations).toBeLessThanOrEqual(8);
+      expect(fit.iterations).toBeLessThan(8);
     });
   }
 
   it("without house bots, pins everyone's mean at 1500", () => {
     const input = { ...ladder(80, 3), anchors: [] };
-    const fit = fitBradleyTerry(input);
+    const fit = fitBradleyTerry(input, { maxIterations: 8 });
     expect(mean(fit.rating)).toBeCloseTo(1500, 6);
     expect(distanceFromOptimum(input, fit.rating)).toBeLessThan(0.01);
   });
@@ -96,7 +97,7 @@ describe("the solver", () => {
       const pairs = input.pairs.map((p, i) =>
         i === 7 ? { ...p, games: p.games + 1, aScore: p.aScore + 1 } : p,
       );
-      const after = fitBradleyTerry({ ...input, pairs, warm: before.rating });
+      const after = fitBradleyTerry({ ...input, pairs, warm: before.rating }, { maxIterations: 4 });
       expect(after.iterations).toBeLessThanOrEqual(4);
       expect(distanceFromOptimum({ ...input, pairs }, after.rating)).toBeLessThan(0.01);
       const scratch = fitBradleyTerry({ ...input, pairs });

@@ -53,18 +53,32 @@ export const MODULES: Record<string, MutationModule> = {
     rules: "new versions per day, idle messages per second (SPEC 8)",
   },
   socket: {
-    mutate: ["server/socket/hub.ts:19-33", "server/socket/hub.ts:146-232"],
+    // unstorableText, then onMessage, queue and describe: the per-message pipeline.
+    mutate: ["server/socket/hub.ts:23-32", "server/socket/hub.ts:148-251"],
     tests: ["test/server/connection.test.ts"],
-    rules: "the per-message pipeline: rate limit, decode, validate, dispatch (SPEC 6, 7.2)",
+    rules:
+      "the per-message pipeline: rate limit, decode, validate, dispatch, one code per failure (SPEC 6, 7.2)",
   },
   runner: {
-    mutate: ["server/runner/match-runner.ts"],
-    tests: ["test/server/match-flow.test.ts", "test/server/connection.test.ts"],
-    rules: "the match runner's deadline, message cap and disqualification (SPEC 3.3, 8)",
+    // fromBot (the per-tick message cap), the deadline timer, and the engine-side failure count that
+    // disqualifies after max_consecutive_failures.
+    mutate: [
+      "server/runner/match-runner.ts:115-143",
+      "server/runner/match-runner.ts:243-273",
+      "engine/match.ts:226-268",
+    ],
+    tests: [
+      "test/unit/bad-input.test.ts",
+      "test/server/match-flow.test.ts",
+      "test/server/connection.test.ts",
+    ],
+    rules:
+      "the match runner's deadline, per-tick message cap and disqualification after 10 failures (SPEC 3.3, 8)",
   },
   accounts: {
-    mutate: ["server/auth/passwords.ts"],
-    tests: ["test/server/accounts-security.test.ts"],
-    rules: "the accounts' credential rules (SPEC 5)",
+    // Password storage and checking, and how a presented secret is classified.
+    mutate: ["server/auth/passwords.ts", "server/auth/accounts.ts:22-29"],
+    tests: ["test/unit/credentials.test.ts"],
+    rules: "the accounts' credential rules: scrypt storage, constant-time check, token kinds (SPEC 5)",
   },
 };

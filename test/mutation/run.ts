@@ -55,7 +55,7 @@ for (const name of names) {
     ` ${JSON.stringify(r.replacement ?? "")}${r.status === "NoCoverage" ? " (no coverage)" : ""}`;
   const survivors = results.filter((r) => r.status === "Survived" || r.status === "NoCoverage").map(describe);
   const timeouts = results.filter((r) => r.status === "Timeout").map(describe);
-  scores.push({
+  const score: Score = {
     module: name,
     killed: count("Killed"),
     timeout: count("Timeout"),
@@ -64,7 +64,11 @@ for (const name of names) {
     errors: count("CompileError") + count("RuntimeError"),
     survivors,
     timeouts,
-  });
+  };
+  scores.push(score);
+  // Each module's result as soon as it is known: a long run stopped half-way keeps what it measured.
+  mkdirSync("reports/mutation", { recursive: true });
+  writeFileSync(`reports/mutation/${name}.json`, `${JSON.stringify(score, null, 2)}\n`);
 }
 
 const pct = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)} %`);

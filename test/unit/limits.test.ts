@@ -61,7 +61,8 @@ describe("new versions per day (SPEC 8)", () => {
     const { store, audits, asked } = versionStore([["old", T0 - DAY - 1]]);
     expect((await useVersion(store, config, bot(), "v1", "first")).version).toMatchObject({ label: "v1" });
     expect(asked).toEqual([new Date(T0 - DAY).toISOString()]);
-    await useVersion(store, config, bot(), "v2");
+    // Notes default to empty.
+    expect((await useVersion(store, config, bot(), "v2")).version).toMatchObject({ label: "v2", notes: "" });
     const refused = useVersion(store, config, bot(), "v3");
     await expect(refused).rejects.toBeInstanceOf(VersionLimitError);
     await expect(useVersion(store, config, bot(), "v3")).rejects.toThrow(

@@ -122,6 +122,16 @@ export class Matchmaker {
       },
     });
     const ownerStarts = new Map<string, number>();
+    // Each owner's running matches as the pass began: `start` registers a match at once, so asking
+    // runningForOwner again after a start would count this pass's starts twice (with ownerStarts).
+    const ownerRunning = new Map<string, number>();
+    const runningBefore = (owner: string) => {
+      const known = ownerRunning.get(owner);
+      if (known !== undefined) return known;
+      const n = this.d.runningForOwner(owner);
+      ownerRunning.set(owner, n);
+      return n;
+    };
     let competitive = 0;
     let discovery = 0;
     for (const pair of pairs) {
@@ -132,8 +142,7 @@ export class Matchmaker {
       const busy = [a, b].find(
         (p) =>
           !p.house &&
-          this.d.runningForOwner(p.bot.owner) + (ownerStarts.get(p.bot.owner) ?? 0) >=
-            config.ownerConcurrency,
+          runningBefore(p.bot.owner) + (ownerStarts.get(p.bot.owner) ?? 0) >= config.ownerConcurrency,
       );
       if (busy) continue;
       for (const p of [a, b])

@@ -81,14 +81,16 @@ export class Matchmaker {
     const limits = this.d.limits();
     void this.d.quotas.refresh(now).catch((err) => this.d.log.error({ err }, "quota refresh failed"));
     // Free places: the server's, and this ladder's share of them.
-    let free = Math.min(
-      this.d.serverCapacity() - this.d.running(),
-      limits.maxConcurrentMatches - this.d.runningOnLadder(),
-    );
+    const serverCap = this.d.serverCapacity();
+    const serverFree = serverCap - this.d.running();
+    const ladderFree = limits.maxConcurrentMatches - this.d.runningOnLadder();
+    let free = Math.min(serverFree, ladderFree);
     if (free <= 0) {
-      for (const p of lobby.waiting(ladderId))
-        if (!p.house)
-          this.notice(p, "capacity", `at most ${limits.maxConcurrentMatches} matches run at once here`, now);
+      const message =
+        serverFree <= 0
+          ? `the server runs ${serverCap} matches at most`
+          : `this ladder runs ${limits.maxConcurrentMatches} matches at most`;
+      for (const p of lobby.waiting(ladderId)) if (!p.house) this.notice(p, "capacity", message, now);
       return;
     }
     const players = lobby.waiting(ladderId).filter((p) => !p.house && this.mayStart(p, limits, now));
@@ -141,6 +143,16 @@ export class Matchmaker {
       },
     });
     const ownerStarts = new Map<string, number>();
+    // Each owner's running matches as the pass began: `start` registers a match at once, so asking
+    // runningForOwner again after a start would count this pass's starts twice (with ownerStarts).
+    const ownerRunning = new Map<string, number>();
+    const runningBefore = (owner: string) => {
+      const known = ownerRunning.get(owner);
+      if (known !== undefined) return known;
+      const n = this.d.runningForOwner(owner);
+      ownerRunning.set(owner, n);
+      return n;
+    };
     let competitive = 0;
     let discovery = 0;
     for (const pair of pairs) {
@@ -151,8 +163,7 @@ export class Matchmaker {
       const busy = [a, b].find(
         (p) =>
           !p.house &&
-          this.d.runningForOwner(p.bot.owner) + (ownerStarts.get(p.bot.owner) ?? 0) >=
-            limits.maxConcurrentPerOwner,
+          runningBefore(p.bot.owner) + (ownerStarts.get(p.bot.owner) ?? 0) >= limits.maxConcurrentPerOwner,
       );
       if (busy) continue;
       for (const p of [a, b])

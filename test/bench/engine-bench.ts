@@ -3,6 +3,7 @@
 // the ratio to its target; the workload is recorded from real matches so every mechanic is exercised.
 
 import { HOUSE_BOTS } from "../../engine/bots/index.ts";
+import type { Strategy } from "../../engine/bots/types.ts";
 import { Engine, type EngineTurn } from "../../engine/host.ts";
 import { Match, type TurnInput } from "../../engine/match.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
@@ -15,6 +16,8 @@ export interface BenchLine {
   value: number;
   unit: string;
   target?: number;
+  /** A ceiling rather than a floor (a time per call). */
+  lowerIsBetter?: boolean;
 }
 
 interface Recorded {
@@ -156,6 +159,38 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
     name: "simulated matches per second (one core)",
     value: matches / sim.seconds,
     unit: "matches/s",
+  });
+
+  // 4. A house bot's decision time (the champion, the most expensive): the simulator budget is ~20 µs a
+  // call; 200 µs is the ceiling (a timing figure, so here rather than in the unit tests).
+  const champion = HOUSE_BOTS.champion!;
+  const calls = { ms: 0, n: 0 };
+  const timed: Strategy = {
+    ...champion,
+    create(hello) {
+      const decide = champion.create(hello);
+      return (obs) => {
+        const t0 = performance.now();
+        const t = decide(obs);
+        calls.ms += performance.now() - t0;
+        calls.n++;
+        return t;
+      };
+    },
+  };
+  for (let i = 0; i < (quick ? 2 : 6); i++) {
+    await playMatch([strategySeat(timed), strategySeat(HOUSE_BOTS["ts-starter"]!)], {
+      matchId: `decide-${i}`,
+      seed: 100 + i,
+      map: MAP_NAMES[i % MAP_NAMES.length]!,
+    });
+  }
+  lines.push({
+    name: "house bot decision (champion, per call)",
+    value: (1000 * calls.ms) / calls.n,
+    unit: "µs",
+    target: 200,
+    lowerIsBetter: true,
   });
   return lines;
 }

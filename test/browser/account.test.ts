@@ -7,15 +7,17 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextFor as contextIn, DESKTOP, PHONE, status, watch } from "../helpers/account-pages.ts";
 import { call, linkIn, outboxMail, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
-import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
+import { CHROMIUM_MISSING, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
+import { skipAllIf } from "../helpers/skips.ts";
 
 const SIZES = [
   ["desktop", DESKTOP],
   ["phone", PHONE],
 ] as const;
 
-describe.skipIf(!HAVE_CHROMIUM)("account and admin pages in headless Chromium", () => {
+describe("account and admin pages in headless Chromium", () => {
+  skipAllIf(CHROMIUM_MISSING);
   let srv: TestServer;
   let browser: Browser;
   let ada: BrowserContext;
@@ -24,6 +26,7 @@ describe.skipIf(!HAVE_CHROMIUM)("account and admin pages in headless Chromium", 
   const password = "correct horse battery";
 
   beforeAll(async () => {
+    if (CHROMIUM_MISSING) return;
     srv = await startAccountServer({ adminEmails: ["root@example.com"] });
     browser = await launchBrowser();
   });

@@ -5,14 +5,17 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signUp, startAccountServer } from "../helpers/accounts.ts";
-import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
+import { CHROMIUM_MISSING, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
+import { skipAllIf } from "../helpers/skips.ts";
 
-describe.skipIf(!HAVE_CHROMIUM)("human play in headless Chromium", () => {
+describe("human play in headless Chromium", () => {
+  skipAllIf(CHROMIUM_MISSING);
   let srv: TestServer;
   let browser: Browser;
 
   beforeAll(async () => {
+    if (CHROMIUM_MISSING) return;
     srv = await startAccountServer();
     browser = await launchBrowser();
   }, 60_000);

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { EndMessage, MatchStats } from "../../engine/protocol.ts";
 import { verifyReplay } from "../../engine/verify.ts";
 import { BotClient, freshDatabaseUrl } from "../helpers/server.ts";
+import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 type Msg = { type: string; [k: string]: unknown };
@@ -238,9 +239,11 @@ async function checkAfterRestart(
   }
 }
 
-const drivers: [string][] = [["pglite"], ...(process.env.DATABASE_URL ? [["pg"] as [string]] : [])];
+// The PostgreSQL variant is always listed: skipped, with its reason, when DATABASE_URL is not set.
+const drivers: [string][] = [["pglite"], ["pg"]];
 
 describe.each(drivers)("kill -9 and restart (%s)", (driver) => {
+  skipAllIf(driver === "pg" ? DATABASE_URL_MISSING : null);
   it("keeps every finished match, registration and version, and leaves nothing half-written", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "ladder-durable-"));
     const db = driver === "pg" ? await freshDatabaseUrl() : { url: undefined, async drop() {} };
@@ -309,9 +312,8 @@ describe.each(drivers)("kill -9 and restart (%s)", (driver) => {
       );
       const ended = new Set<number>();
       for (const [i, p] of playing.entries()) void p.then((end) => end && ended.add(i));
-      const t0 = Date.now();
+      // Until every bot is past tick 5 or done (the test's own timeout bounds the wait).
       while (bots.some((_, i) => !ended.has(i) && (atTick.get(i) ?? -1) < 5)) {
-        expect(Date.now() - t0, "bots did not reach tick 5").toBeLessThan(30_000);
         await new Promise((r) => setTimeout(r, 20));
       }
       await crash(a, bots);

@@ -625,13 +625,11 @@ describe("protocol fuzz against the live server", () => {
     }
   }, 120_000);
 
-  it("the fuzzed matches and the clean bot's matches were played at the same time", () => {
-    // Regression guard (found by this test): a task started with an AbortSignal gets a Piscina worker of its
-    // own, so each worker ran ONE match at a time; further matches waited without a hello until the runner's
-    // 15 s watchdog aborted them. With 3 fuzzers and the clean bot against house bots on 2 workers, more than
-    // 2 matches must overlap.
-    expect(tally.maxPlaying).toBeGreaterThanOrEqual(3);
-  });
+  // Regression guard (found by this test): a task started with an AbortSignal got a Piscina worker of its own,
+  // so each worker ran ONE match at a time and further matches waited without a hello until the runner's
+  // 15 s watchdog aborted them. How many matches overlap here depends on scheduling, so that is not asserted
+  // (the run prints it); the symptom, an aborted match, is refused above for every stored match, and
+  // test/server/pool.test.ts pins the cause deterministically ("runs many matches on one worker at once").
 
   it("a queue with any 1-32 character label is answered: queued, or an error naming the label", async () => {
     // Regression guard (found by this test): a label holding U+0000 passes QueueMessage but PostgreSQL and

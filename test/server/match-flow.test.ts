@@ -83,6 +83,16 @@ describe("a full match against a house bot", () => {
     expect(rated.rating_after - rated.rating_before).toBe(end.rating_change);
     if (end.result === "win") expect(end.rating_change as number).toBeGreaterThan(0);
     if (end.result === "loss") expect(end.rating_change as number).toBeLessThan(0);
+    if (end.result === "draw") {
+      // A draw moves a version toward its opponent: up against a higher-rated one, down against a lower
+      // (or not at all once rounded).
+      const opponent = (m.bots as { name: string; rating_before: number }[]).find(
+        (b) => b.name !== "flow-full",
+      )!;
+      const toward = Math.sign(opponent.rating_before - rated.rating_before);
+      expect(Math.sign(end.rating_change as number) * toward).toBeGreaterThanOrEqual(0);
+      if (toward === 0) expect(end.rating_change).toBe(0);
+    }
     for (const k of ["id", "ladder_id", "mode", "seed", "map", "started", "ended", "duration_ms"])
       expect(m, k).toHaveProperty(k);
     for (const k of [

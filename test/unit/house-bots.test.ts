@@ -115,28 +115,5 @@ describe("house bot strength", () => {
     }
     expect(champion).toBeGreaterThanOrEqual(27);
   });
-
-  it("decides quickly", async () => {
-    // A generous bound (the bench reports the real figure): the simulator budget is ~20 µs per call.
-    const calls: Record<string, { ms: number; n: number }> = {};
-    const timed = (s: Strategy): Strategy => ({
-      ...s,
-      create(hello) {
-        const decide = s.create(hello);
-        calls[s.name] ??= { ms: 0, n: 0 };
-        const c = calls[s.name]!;
-        return (obs) => {
-          const t0 = performance.now();
-          const t = decide(obs);
-          c.ms += performance.now() - t0;
-          c.n++;
-          return t;
-        };
-      },
-    });
-    for (let i = 0; i < 6; i++) {
-      await play(timed(HOUSE_BOTS.champion!), timed(HOUSE_BOTS["ts-starter"]!), 100 + i, MAP_NAMES[i % 3]!);
-    }
-    for (const [name, c] of Object.entries(calls)) expect((1000 * c.ms) / c.n, name).toBeLessThan(200);
-  });
+  // How fast a house bot decides is a figure of `npm run bench` (house bot decision), not a test.
 });

@@ -51,7 +51,8 @@ export class MatchPool {
   constructor(o: PoolOptions = {}) {
     const workers = o.workers ?? Math.max(1, cpus().length);
     this.piscina = new Piscina({
-      filename: new URL("./worker.mjs", import.meta.url).href,
+      // A CommonJS entry: see worker.cjs for why Piscina must not require() the ES worker.
+      filename: new URL("./worker.cjs", import.meta.url).href,
       minThreads: workers,
       maxThreads: workers,
       concurrentTasksPerWorker: o.matchesPerWorker ?? 512,

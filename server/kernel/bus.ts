@@ -14,7 +14,7 @@ export interface DomainEvents {
     /** Per fighter: the version's rating change, or null when unrated. */
     ratingChange: [number | null, number | null];
   };
-  /** A ladder's phase changed on time (or at start-up, from the one it was last seen in). */
+  /** A ladder's phase changed on time (the scheduler's phase job; a restart announces nothing). */
   LadderPhaseChanged: { ladderId: string; from: Phase; to: Phase; at: string };
   /** A ladder membership changed (SPEC 3.7). */
   MembershipChanged: {

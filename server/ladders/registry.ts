@@ -75,8 +75,8 @@ export class Ladders {
   }
 
   /**
-   * Moves a ladder's window (the future schedule route, and tests that shorten a window). The phase job sees
-   * the new times once the scheduler is told to look again.
+   * Moves a ladder's window (the schedule route, windows stored at start-up, tests that shorten a window). The
+   * phase job sees the new times once the scheduler is told to look again.
    */
   setWindow(id: string, opensAt: string | null, closesAt: string | null): LadderRuntime {
     const l = this.require(id);

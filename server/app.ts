@@ -21,6 +21,7 @@ import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
 import { Lobby } from "./ladder/lobby.ts";
+import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./ladders/manifest.ts";
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
@@ -32,7 +33,6 @@ import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
 import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
-import { ladderRoutes } from "./routes/ladder.ts";
 import { matchRoutes } from "./routes/matches.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { playPageRoutes } from "./routes/play-page.ts";
@@ -298,7 +298,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   discoveryRoutes(http, ctx);
   matchRoutes(http, ctx);
   botRoutes(http, ctx);
-  ladderRoutes(http, ctx);
   // Each operation's auth rule, checked once before its input is read.
   const authenticate: Authenticate = async (rule, req, reply) =>
     rule === "none"
@@ -308,7 +307,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         : ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
   mountOperations(
     http,
-    [...ACCOUNT_OPERATIONS, ...LADDER_OPERATIONS, ...SETTINGS_OPERATIONS, ...ADMIN_OPERATIONS],
+    [
+      ...DATA_OPERATIONS,
+      ...ACCOUNT_OPERATIONS,
+      ...LADDER_OPERATIONS,
+      ...SETTINGS_OPERATIONS,
+      ...ADMIN_OPERATIONS,
+    ],
     ctx,
     authenticate,
   );

@@ -5,11 +5,11 @@
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
 import { openApiOperation } from "./kernel/operation.ts";
+import { BotNameParams, DATA_OPERATIONS, LadderQuery } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { NewVersion, Registration, VersionLabelParams } from "./routes/bots.ts";
 import { DocParams, SchemaParams } from "./routes/docs.ts";
-import { BotNameParams, HandleParams, LadderQuery, RatingsQuery } from "./routes/ladder.ts";
-import { MatchIdParams, MatchListQuery, ReplayParams } from "./routes/matches.ts";
+import { ReplayParams } from "./routes/matches.ts";
 import * as R from "./routes/responses.ts";
 
 type Json = Record<string, unknown>;
@@ -101,89 +101,8 @@ export const OPERATIONS: readonly Operation[] = [
     tag: "discovery",
     ok: { status: 200, schema: R.DownloadsIndex },
   },
-  {
-    method: "get",
-    path: "/api/leaderboard",
-    operationId: "getLeaderboard",
-    summary: "Ranked bots, each once at its ranked version that last played, best leaderboard_score first",
-    tag: "data",
-    query: LadderQuery,
-    ok: { status: 200, schema: z.array(R.LeaderboardRow) },
-    errors: { ...BAD_QUERY, ...LADDER_404 },
-  },
-  {
-    method: "get",
-    path: "/api/lobby",
-    operationId: "getLobby",
-    summary: "Bots online now, with the rating of the version they queued",
-    tag: "data",
-    query: LadderQuery,
-    ok: { status: 200, schema: z.array(R.LobbyEntry) },
-    errors: { ...BAD_QUERY, ...LADDER_404 },
-  },
-  {
-    method: "get",
-    path: "/api/bots/{name}",
-    operationId: "getBot",
-    summary: "A bot with its versions, their ratings and health, and recent matches",
-    tag: "data",
-    params: BotNameParams,
-    query: LadderQuery,
-    ok: { status: 200, schema: R.Bot },
-    errors: { ...BAD_QUERY, 404: "`no_such_bot`, or an unknown ladder" },
-  },
-  {
-    method: "get",
-    path: "/api/bots/{name}/ratings",
-    operationId: "getBotRatings",
-    summary: "A bot's rating after each rated game, oldest first (sampled above 1000 games)",
-    tag: "data",
-    params: BotNameParams,
-    query: RatingsQuery,
-    ok: { status: 200, schema: R.RatingHistory },
-    errors: { ...BAD_QUERY, 404: "`no_such_bot`, or an unknown ladder" },
-  },
-  {
-    method: "get",
-    path: "/api/users/{handle}",
-    operationId: "getUser",
-    summary: "An owner's bots with their ranks and records",
-    tag: "data",
-    params: HandleParams,
-    query: LadderQuery,
-    ok: { status: 200, schema: R.User },
-    errors: { ...BAD_QUERY, 404: "unknown or banned user, or an unknown ladder" },
-  },
-  {
-    method: "get",
-    path: "/api/matches",
-    operationId: "listMatches",
-    summary: "Finished matches, newest first; with stats=1 each carries its stats",
-    tag: "data",
-    query: MatchListQuery,
-    ok: { status: 200, schema: z.array(R.Match) },
-    errors: { ...BAD_QUERY, ...LADDER_404 },
-  },
-  {
-    method: "get",
-    path: "/api/matches/{id}",
-    operationId: "getMatch",
-    summary: "One finished match",
-    tag: "data",
-    params: MatchIdParams,
-    ok: { status: 200, schema: R.Match },
-    errors: { 404: "`no_such_match`" },
-  },
-  {
-    method: "get",
-    path: "/api/matches/{id}/stats",
-    operationId: "getMatchStats",
-    summary: "Per-fighter statistics of a match",
-    tag: "data",
-    params: MatchIdParams,
-    ok: { status: 200, schema: R.MatchStatsBody },
-    errors: { 404: "`no_such_match`; `no_stats` when the match was voided or its replay trimmed" },
-  },
+  // The public ladder data: each entry comes from its operation definition (server/ladders/data-routes.ts).
+  ...DATA_OPERATIONS.map(openApiOperation),
   {
     method: "get",
     path: "/replays/{file}",

@@ -33,6 +33,8 @@ export interface OperationDef<
   params?: P;
   query?: Q;
   body?: B;
+  /** The error for path parameters that fail their schema (400 `bad_request` unless stated, e.g. a 404). */
+  invalidParams?: (params: unknown) => ApiError;
   /** The error for a body that fails its schema (400 `bad_request` unless stated, e.g. `invalid_bot`). */
   invalid?: (message: string) => ApiError;
   /** Success status (200 unless stated). */
@@ -114,7 +116,7 @@ export function mountOperations(
         handler: async (req, reply) => {
           const body = await op.handle(
             {
-              params: parse(op.params, req.params),
+              params: parse(op.params, req.params, op.invalidParams && (() => op.invalidParams!(req.params))),
               query: parse(op.query, req.query),
               body: parse(op.body, req.body, op.invalid),
               caller: (req as FastifyRequest & { caller: Caller | null }).caller,

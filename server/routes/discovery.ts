@@ -9,12 +9,12 @@ import type { AppContext } from "../context.ts";
 import { loadDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
 import { operationalPolicy } from "../ladder/policy.ts";
+import { LadderQuery } from "../ladders/data-routes.ts";
 import { OPERATIONS, openApiDocument } from "../openapi.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import { crawlerRoutes } from "./crawler.ts";
 import { docsRoutes } from "./docs.ts";
 import { downloadRoutes } from "./downloads.ts";
-import { LadderQuery } from "./ladder.ts";
 import { parseQuery } from "./matches.ts";
 
 /** Routes GET /api lists besides the documented JSON operations: sockets, pages and files. */

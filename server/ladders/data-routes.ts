@@ -1,0 +1,139 @@
+// The public ladder data of SPEC 4.1 as operation definitions: leaderboard, lobby, a bot, its rating history,
+// an owner's bots, the match list, one match and its stats. Each definition yields its route and its
+// /openapi.json entry; the handlers ask the ladder reads service (reads.ts) and return what it answers.
+import { z } from "zod";
+import { errors } from "../errors.ts";
+import { defineOperation } from "../kernel/operation.ts";
+import * as R from "../routes/responses.ts";
+
+const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
+
+export const LadderQuery = z.object({ ladder: z.string().optional() });
+/** A name that is not a valid bot name cannot name a bot: 404 no_such_bot, as for an unknown one. */
+export const BotNameParams = z.object({ name: z.string().regex(BOT_NAME, "2-24 letters, digits, - or _") });
+export const HandleParams = z.object({ handle: z.string().describe("owner handle") });
+export const RatingsQuery = z.object({
+  ladder: z.string().optional(),
+  days: z.coerce
+    .number({ error: "days must be a number above 0" })
+    .positive("days must be a number above 0")
+    .optional(),
+});
+export const MatchListQuery = z.object({
+  ladder: z.string().optional(),
+  bot: z.string().regex(BOT_NAME, "bot must be a bot name: 2-24 letters, digits, - or _").optional(),
+  limit: z.coerce
+    .number()
+    .int("limit must be an integer from 1 to 500")
+    .min(1, "limit must be an integer from 1 to 500")
+    .max(500, "limit must be an integer from 1 to 500")
+    .default(50),
+  stats: z.enum(["1", "true", "0", "false"], { error: "stats must be 1 or true" }).optional(),
+});
+export const MatchIdParams = z.object({ id: z.string().describe("match id") });
+
+const BAD_QUERY = { 400: "invalid query parameter (`bad_request`)" };
+const LADDER_404 = { 404: "unknown ladder (`?ladder=` names no ladder)" };
+const noSuchBot = (params: unknown) => errors.noSuchBot(String((params as { name?: unknown }).name));
+
+export const DATA_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/api/leaderboard",
+    operationId: "getLeaderboard",
+    summary: "Ranked bots, each once at its ranked version that last played, best leaderboard_score first",
+    auth: "none",
+    query: LadderQuery,
+    errors: { ...BAD_QUERY, ...LADDER_404 },
+    doc: { tag: "data", ok: z.array(R.LeaderboardRow) },
+    handle: async ({ query }, ctx) => ctx.reads.leaderboard(query.ladder),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/lobby",
+    operationId: "getLobby",
+    summary: "Bots online now, with the rating of the version they queued",
+    auth: "none",
+    query: LadderQuery,
+    errors: { ...BAD_QUERY, ...LADDER_404 },
+    doc: { tag: "data", ok: z.array(R.LobbyEntry) },
+    handle: async ({ query }, ctx) => ctx.reads.lobby(query.ladder),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/bots/:name",
+    operationId: "getBot",
+    summary: "A bot with its versions, their ratings and health, and recent matches",
+    auth: "none",
+    params: BotNameParams,
+    invalidParams: noSuchBot,
+    query: LadderQuery,
+    errors: { ...BAD_QUERY, 404: "`no_such_bot`, or an unknown ladder" },
+    doc: { tag: "data", ok: R.Bot },
+    handle: async ({ params, query }, ctx) => ctx.reads.bot(params.name, query.ladder),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/bots/:name/ratings",
+    operationId: "getBotRatings",
+    summary: "A bot's rating after each rated game, oldest first (sampled above 1000 games)",
+    auth: "none",
+    params: BotNameParams,
+    invalidParams: noSuchBot,
+    query: RatingsQuery,
+    errors: { ...BAD_QUERY, 404: "`no_such_bot`, or an unknown ladder" },
+    doc: { tag: "data", ok: R.RatingHistory },
+    handle: async ({ params, query }, ctx) => ctx.reads.ratings(params.name, query.ladder, query.days),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/users/:handle",
+    operationId: "getUser",
+    summary: "An owner's bots with their ranks and records",
+    auth: "none",
+    params: HandleParams,
+    query: LadderQuery,
+    errors: { ...BAD_QUERY, 404: "unknown or banned user, or an unknown ladder" },
+    doc: { tag: "data", ok: R.User },
+    handle: async ({ params, query }, ctx) => ctx.reads.user(params.handle, query.ladder),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/matches",
+    operationId: "listMatches",
+    summary: "Finished matches, newest first; with stats=1 each carries its stats",
+    auth: "none",
+    query: MatchListQuery,
+    errors: { ...BAD_QUERY, ...LADDER_404 },
+    doc: { tag: "data", ok: z.array(R.Match) },
+    handle: async ({ query }, ctx) =>
+      ctx.reads.matches({
+        limit: query.limit,
+        ...(query.ladder !== undefined ? { ladder: query.ladder } : {}),
+        ...(query.bot !== undefined ? { bot: query.bot } : {}),
+        stats: query.stats === "1" || query.stats === "true",
+      }),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/matches/:id",
+    operationId: "getMatch",
+    summary: "One finished match",
+    auth: "none",
+    params: MatchIdParams,
+    errors: { 404: "`no_such_match`" },
+    doc: { tag: "data", ok: R.Match },
+    handle: async ({ params }, ctx) => ctx.reads.match(params.id),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/matches/:id/stats",
+    operationId: "getMatchStats",
+    summary: "Per-fighter statistics of a match",
+    auth: "none",
+    params: MatchIdParams,
+    errors: { 404: "`no_such_match`; `no_stats` when the match was voided or its replay trimmed" },
+    doc: { tag: "data", ok: R.MatchStatsBody },
+    handle: async ({ params }, ctx) => ctx.reads.stats(params.id),
+  }),
+];

@@ -170,6 +170,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   ctx.ladders = ladders;
   live.useLadders(ladders);
   const membership = new Membership(store, ladders, bus);
+  await membership.load();
   ctx.membership = membership;
   // Revocation closes the way to queue at once: a waiting bot of the account leaves that ladder's queue.
   bus.on("MembershipChanged", (e) => {

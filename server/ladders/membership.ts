@@ -10,15 +10,29 @@ import type { Store } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
 import type { MembershipState } from "./store.ts";
 
+const key = (ladderId: string, accountId: string) => `${ladderId}\n${accountId}`;
+
 export class Membership {
+  /**
+   * Every membership's state in memory: the socket asks on each `queue`, so the check costs no query. This
+   * service is the only writer; it updates the copy after each commit.
+   */
+  private readonly states = new Map<string, MembershipState>();
+
   constructor(
     private readonly store: Store,
     private readonly ladders: Ladders,
     private readonly bus: EventBus,
   ) {}
 
-  async state(ladderId: string, accountId: string): Promise<MembershipState | null> {
-    return (await this.store.ladders.membership(ladderId, accountId))?.state ?? null;
+  async load(): Promise<void> {
+    this.states.clear();
+    for (const m of await this.store.ladders.allMemberships())
+      this.states.set(key(m.ladder_id, m.account_id), m.state);
+  }
+
+  state(ladderId: string, accountId: string): MembershipState | null {
+    return this.states.get(key(ladderId, accountId)) ?? null;
   }
 
   /** The ladders an account sees (visible ones, plus one named), each with its membership. */
@@ -68,8 +82,10 @@ export class Membership {
       });
       return { from, to };
     });
-    if (change)
+    if (change) {
+      this.states.set(key(ladder.id, account.id), change.to);
       this.bus.emit("MembershipChanged", { ladderId: ladder.id, accountId: account.id, ...change, by: null });
+    }
   }
 
   /** Staff: pending (or revoked) to active. */
@@ -112,6 +128,7 @@ export class Membership {
       });
       return { from, changed: true };
     });
+    if (result.changed) this.states.set(key(ladder.id, target.id), to);
     if (result.changed)
       this.bus.emit("MembershipChanged", {
         ladderId: ladder.id,

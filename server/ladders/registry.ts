@@ -52,7 +52,7 @@ export class Ladders {
   async mayQueue(
     bot: BotRow,
     ladderId: string | undefined,
-    membership: (ladderId: string, accountId: string) => Promise<MembershipState | null>,
+    membership: (ladderId: string, accountId: string) => MembershipState | null,
     now = Date.now(),
   ): Promise<{ ladderId: string } | QueueRefusal> {
     const id = ladderId ?? DEFAULT_LADDER;
@@ -63,7 +63,7 @@ export class Ladders {
       return { code: "ladder_closed", message: `the ladder ${id} closed at ${l.def.closes_at}` };
     if (!bot.house) {
       // Open ladders need no enrollment, but a member revoked by staff may not queue there either.
-      const state = bot.account_id === null ? null : await membership(id, bot.account_id);
+      const state = bot.account_id === null ? null : membership(id, bot.account_id);
       const ok = l.def.access === "open" ? state !== "revoked" : state === "active";
       if (!ok)
         return {

@@ -81,6 +81,15 @@ export class LadderStore {
     return rows[0] ? toMembership(rows[0]) : null;
   }
 
+  /** Every membership's state, for the in-memory copy the socket's queue check reads. */
+  async allMemberships(): Promise<{ ladder_id: string; account_id: string; state: MembershipState }[]> {
+    return (await this.db.query("SELECT ladder_id, account_id, state FROM ladder_members")).map((r) => ({
+      ladder_id: String(r.ladder_id),
+      account_id: String(r.account_id),
+      state: r.state as MembershipState,
+    }));
+  }
+
   async membershipsOf(accountId: string): Promise<MembershipRow[]> {
     return (await this.db.query(`${MEMBER_SELECT} WHERE m.account_id = $1`, [accountId])).map(toMembership);
   }

@@ -17,6 +17,7 @@ import type { QuotaCounts } from "../../server/matchmaker/quotas.ts";
 import { type RatedGame, RatingBook, versionKey } from "../../server/ratings/book.ts";
 import { expectedScore } from "../../server/ratings/bradley-terry.ts";
 import type { BotRow } from "../../server/store/types.ts";
+import { prng } from "../helpers/prng.ts";
 import type { BenchLine } from "./engine-bench.ts";
 
 export interface LadderBenchLine extends BenchLine {
@@ -25,18 +26,7 @@ export interface LadderBenchLine extends BenchLine {
 }
 
 /** mulberry32: a small seeded PRNG so every run benchmarks the same ladder. */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function normal(rand: () => number): number {
+export function normal(rand: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 

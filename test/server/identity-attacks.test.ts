@@ -100,7 +100,7 @@ describe("1. an early sign-up cannot take an address over", () => {
     expect((await signIn(email, "the real owner's passphrase")).body.code).toBe("email_not_confirmed");
 
     const confirmed = await open(ownerLink);
-    expect(confirmed.access).toBeTruthy();
+    expect(confirmed.access).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/); // a session's access token (a JWT)
     expect((await signIn(email, "squatter picked this one")).body.code).toBe("invalid_credentials");
     const owner = await signIn(email, "the real owner's passphrase");
     expect(owner.status).toBe(200);
@@ -140,7 +140,7 @@ describe("2. a password change or reset ends every other session", () => {
     const asked = Date.now() - 1;
     expect((await idp("POST", "/recover", { body: { email } })).status).toBe(200);
     const recovery = await open(await linkTo(email, asked));
-    expect(recovery.access).toBeTruthy();
+    expect(recovery.access).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(
       (await idp("PUT", "/user", { token: recovery.access!, body: { password: "pat's third passphrase" } }))
         .status,

@@ -10,19 +10,9 @@ import {
   fitBradleyTerry,
   type PairScore,
 } from "../../server/ratings/bradley-terry.ts";
+import { prng } from "../helpers/prng.ts";
 
 const SCALE = 400 / Math.LN10;
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** n versions with true ratings spread over 600 points (the house bots, v0-v2, 300 points above the rest). */
 function ladder(n: number, seed: number, opponents = 6): FitInput & { pairs: PairScore[] } {

@@ -25,21 +25,10 @@ import { RatingBook, versionKey } from "../../server/ratings/book.ts";
 import { expectedScore } from "../../server/ratings/bradley-terry.ts";
 import type { BotConnection } from "../../server/socket/connection.ts";
 import type { BotRow, Store } from "../../server/store/types.ts";
+import { prng } from "../helpers/prng.ts";
 
 const T0 = 1_700_000_000_000;
 const created = new Date(T0).toISOString();
-
-/** mulberry32, for reproducible simulations. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A rating book whose ratings and pair facts a test sets exactly (the Matchmaker only calls get, facts and

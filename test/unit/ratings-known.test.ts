@@ -25,22 +25,12 @@ import {
 } from "../../server/ratings/bradley-terry.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
+import { prng } from "../helpers/prng.ts";
 
 const SCALE = 400 / Math.LN10; // rating points per unit of natural log-strength
 /** A prior so weak that the fit is the plain maximum-likelihood estimate. */
 const FLAT = { priorSd: 1e7 };
 
-/** mulberry32: a seeded PRNG, so every simulated result is reproducible. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const normal = (rand: () => number) => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 
 /** Games aggregated into pair scores, as the book does. */

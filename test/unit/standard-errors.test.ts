@@ -10,6 +10,7 @@ import {
   leaderboardScore,
   type PairScore,
 } from "../../server/ratings/bradley-terry.ts";
+import { prng } from "../helpers/prng.ts";
 
 const SCALE = 400 / Math.LN10;
 const PRIOR_SD = 350; // the fit's default, in rating points
@@ -19,18 +20,6 @@ const TAU2 = (PRIOR_SD / SCALE) ** 2;
  * 10 Newton steps (the solver needs 5 or 6) keep a broken solver from running 100.
  */
 const FAST = { maxIterations: 10 };
-
-/** mulberry32, so the ladders are reproducible. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A ladder of n versions, each meeting a few random others, scores drawn from true ratings. */
 function ladder(n: number, seed: number, opponents = 6): { players: string[]; pairs: PairScore[] } {

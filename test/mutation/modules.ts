@@ -28,12 +28,17 @@ export const MODULES: Record<string, MutationModule> = {
   },
   pairing: {
     mutate: ["server/matchmaker/pairing.ts"],
-    tests: ["test/unit/pairing.test.ts", "test/unit/pairing-rules.test.ts", "test/unit/matchmaker.test.ts"],
+    tests: [
+      "test/unit/pairing.test.ts",
+      "test/unit/pairing-rules.test.ts",
+      "test/unit/matchmaker.test.ts",
+      "test/unit/matchmaker-details.test.ts",
+    ],
     rules: "window, priority, established matchups, weights, discovery, exclusions (SPEC 1.2 rules 1, 3-5)",
   },
   matchmaker: {
     mutate: ["server/matchmaker/matchmaker.ts"],
-    tests: ["test/unit/matchmaker.test.ts"],
+    tests: ["test/unit/matchmaker.test.ts", "test/unit/matchmaker-details.test.ts"],
     rules:
       "one in seven discovery, quotas and capacity applied, map and seat choice (SPEC 1.2 rules 3, 5, 6)",
   },

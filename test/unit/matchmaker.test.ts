@@ -1,3 +1,7 @@
+// The matchmaker of SPEC 1.2, rule by rule, through the real Matchmaker class on the simulated world of
+// test/helpers/matchmaker-world.ts (a stub book whose ratings and pair facts a test sets exactly, or the real
+// RatingBook for the simulations: discovery share, map rotation, seat balance). The pure pairing rule is also
+// driven directly for long queues (sparse pairing above DENSE_LIMIT).
 import { describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Participant } from "../../server/ladder/lobby.ts";

@@ -14,7 +14,8 @@ import { setUpAccounts } from "./auth/setup.ts";
 import { BotDirectory } from "./bots/directory.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
-import { ApiError } from "./errors.ts";
+import { isDbUnavailable } from "./db/db.ts";
+import { ApiError, CODES } from "./errors.ts";
 import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
 import { type Authenticate, mountOperations } from "./kernel/operation.ts";
@@ -29,6 +30,8 @@ import { Ladders } from "./ladders/registry.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
+import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
+import { ResultJournal } from "./results/journal.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
 import { botRoutes } from "./routes/bots.ts";
@@ -36,11 +39,23 @@ import { discoveryRoutes } from "./routes/discovery.ts";
 import { matchRoutes } from "./routes/matches.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { playPageRoutes } from "./routes/play-page.ts";
+import { StallClock } from "./runner/stall-clock.ts";
+import { AddressLimits, tooManyConnects } from "./socket/address-limits.ts";
 import { BotHub } from "./socket/hub.ts";
 import { openStore } from "./store/sql-store.ts";
-import type { Store } from "./store/types.ts";
+import type { MatchRecord, Store } from "./store/types.ts";
+import { sendUnavailablePage } from "./web/layout.ts";
 
 const REPLAYS_PER_BOT = 200;
+/** Seconds a client is asked to wait before retrying while the database is unreachable. */
+const DB_RETRY_AFTER_S = 5;
+
+/** A GET of a page (not the JSON API, replay files, schemas or sockets): errors are answered as pages. */
+function isPageRequest(req: { method: string; url: string }): boolean {
+  if (req.method !== "GET" && req.method !== "HEAD") return false;
+  const path = req.url.split("?")[0]!;
+  return !/^\/(?:api|replays|docs\/schema|openapi\.json|downloads|\.well-known)(?:\/|$)/.test(path);
+}
 const TRIM_EVERY_MS = 10 * 60_000;
 
 export interface AppDeps {
@@ -54,6 +69,8 @@ export interface AppDeps {
   manifest?: Manifest;
   /** Where the structured log goes (tests read it to prove no secret is logged); stdout by default. */
   logStream?: NodeJS.WritableStream;
+  /** Timing of the result journal (tests shorten the backoff). */
+  results?: Pick<DurableResultsDeps, "commitTimeoutMs" | "retryMinMs" | "retryMaxMs">;
 }
 
 const SECRET_PARAMS = /([?&](?:token|token_hash|ticket|code|refresh_token|access_token|key)=)[^&#]*/gi;
@@ -109,15 +126,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const pool = new MatchPool({ workers: config.workers });
   const lobby = new Lobby();
   const replays = new ReplayFiles(config.dataDir);
-  const orphans = await replays.sweepOrphans(await store.replayFiles());
+  // Results journaled during a database outage (or before a crash) go to the database first, so the sweep
+  // below and the rating books see them; the live matches' `committed` hook is set once they exist.
+  let onCommitted: (r: MatchRecord) => void = () => {};
+  const results = new DurableResults({
+    store,
+    journal: new ResultJournal(config.dataDir),
+    log,
+    onCommitted: (r) => onCommitted(r),
+    ...deps.results,
+  });
+  await results.recover();
+  const referenced = await store.replayFiles();
+  for (const r of results.pending()) if (r.replay_file) referenced.add(r.replay_file);
+  const orphans = await replays.sweepOrphans(referenced);
   if (orphans > 0) log.warn({ orphans }, "removed replay files of matches that were never stored");
   const bus = new EventBus(log);
   const scheduler = new Scheduler(log);
   const settings = new Settings(defaultLimits(config));
   const manifest = deps.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
+  const stalls = new StallClock();
   const live = new LiveMatches({
     pool,
-    store,
+    results,
+    stalls,
     replays,
     log,
     bus,
@@ -127,6 +159,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
     humanTickMs: deps.humanTickMs ?? HUMAN_TICK_MS,
   });
+  onCommitted = (r) => live.committed(r);
   const matches = live.byId;
   const ctx = {
     config,
@@ -166,7 +199,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     ladders.setWindow(id, w.opens_at, w.closes_at);
     l.phase = phaseAt(l.def, Date.now());
   }
-  for (const l of ladders.all()) await l.load(store);
+  for (const l of ladders.all()) await l.load(store, results.pending());
   ctx.ladders = ladders;
   live.useLadders(ladders);
   const membership = new Membership(store, ladders, bus);
@@ -213,16 +246,23 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     settings,
     publicUrl: config.publicUrl,
     draining: () => ctx.draining,
+    journaled: () => results.pending(),
   });
   scheduler.add(ladders.phaseJob(bus));
   ctx.scheduler = scheduler;
   let pokeQueued = false;
+  const addressLimits = new AddressLimits({
+    connectsPerMinute: config.socketConnectsPerMinute,
+    authFailuresPerMinute: config.socketAuthFailuresPerMinute,
+  });
   const hub = new BotHub({
+    authFailed: (addr) => addressLimits.failed(addr),
     config,
     store,
     lobby,
     log,
     limits: () => settings.limits(),
+    botByToken: (token) => ctx.bots.byToken(token),
     matchOf: (botId) => live.ofBot(botId),
     estimatedWaitS: (p) => ladders.require(p.ladderId).estimatedWaitS(p),
     admit: (bot) => ctx.accounts.admit(bot),
@@ -282,7 +322,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     }
   }
 
-  http.setErrorHandler((err, _req, reply) => {
+  http.setErrorHandler((err, req, reply) => {
+    // The database is unreachable for now: a retryable 503, as a page for page routes (so crawlers keep
+    // the page), and in the error shape elsewhere.
+    if (isDbUnavailable(err)) {
+      log.warn({ err: (err as Error).message, url: redactUrl(req.url) }, "database unavailable");
+      if (isPageRequest(req)) return sendUnavailablePage(reply, DB_RETRY_AFTER_S);
+      return reply
+        .code(503)
+        .header("retry-after", String(DB_RETRY_AFTER_S))
+        .send({ error: CODES.unavailable.message, code: "unavailable" });
+    }
     if (err instanceof ApiError) return reply.code(err.status).send(err.body());
     const e = err as { statusCode?: number; code?: string; message: string };
     if (e.statusCode === 413 || e.code === "FST_ERR_CTP_BODY_TOO_LARGE")
@@ -325,6 +375,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 
   http.server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0];
+    if (path === "/human" || path === "/bot") {
+      const wait = addressLimits.admit(req.socket.remoteAddress ?? "");
+      if (wait !== null) return void socket.end(tooManyConnects(wait));
+    }
     if (path === "/human") return humanPlay.handleUpgrade(req, socket, head);
     if (path !== "/bot") {
       socket.end(
@@ -345,8 +399,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     for (const l of ladders.all()) l.matchmaker.paused = true;
     hub.closeAll();
     humanPlay.closeAll();
-    // Abandoned matches are stored as void (no `end`: their sockets are closed); wait for those writes, a
-    // little, so they do not race the store closing below.
+    // Abandoned matches leave nothing (no row, no `end`: their sockets are closed); a match already ending
+    // finishes its journal write, so wait a little before the store closes below.
+    // A result still waiting for the database stays in the journal for the next start.
+    results.stop();
+    stalls.stop();
     await Promise.race([live.abandonAll(), new Promise((r) => setTimeout(r, 5_000).unref())]);
     await http.close();
     await pool.close().catch(() => {});
@@ -357,7 +414,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     http,
     ctx,
     async listen() {
-      await http.listen({ port: config.port, host: config.host });
+      await http.listen({ port: config.port, host: config.host, backlog: config.listenBacklog });
       const addr = http.server.address();
       return typeof addr === "object" && addr ? addr.port : config.port;
     },

@@ -86,6 +86,11 @@ export const CODES = {
   no_such_key: { status: 404, message: "no such key" },
   owner_taken: { status: 409, message: "owner taken" },
   rate_limited: { status: 429, message: "too many messages", socket: { close: true, stop: false } },
+  unavailable: {
+    status: 503,
+    message: "the database is unavailable for a moment; try again in a few seconds",
+    socket: { close: false, stop: false },
+  },
   internal: {
     status: 500,
     message: "the server could not handle this message; try again",

@@ -63,6 +63,11 @@ STOP_CODES = {
 }
 
 
+# Errors after which our `queue` was not taken but may be later (the server's database is unreachable for a
+# moment, or something failed on its side): queue again with the same backoff as reconnecting.
+RETRY_QUEUE_CODES = {"unavailable", "internal"}
+
+
 def log(*args):
     # In --stdio mode stdout carries the protocol, so logs must go to stderr.
     print(*args, file=sys.stderr if STDIO else sys.stdout, flush=True)
@@ -254,6 +259,8 @@ class Session:
         self.queue_after_end = queue_after_end
         self.strategy = None
         self.healthy = False  # True once the server answered: the reconnect backoff may start over
+        self.requeue_delay = BACKOFF_FIRST_S
+        self.requeue_after = None  # seconds until the transport should send `queue` again, when asked
 
     @staticmethod
     def queue_message():
@@ -273,6 +280,7 @@ class Session:
         self.healthy = True
         kind = msg.get("type")
         if kind == "queued":
+            self.requeue_delay = BACKOFF_FIRST_S
             log("queued as version %s (estimated wait %ss)"
                 % (msg.get("version"), msg.get("estimated_wait_s")))
         elif kind == "hello":
@@ -300,7 +308,14 @@ class Session:
             # connected (and queued). Only connection errors are fatal.
             code = str(msg.get("code"))
             log("server error %s: %s" % (code, msg.get("message")))
-            return [], (code if code in STOP_CODES else None)
+            if code in STOP_CODES:
+                return [], code
+            if code in RETRY_QUEUE_CODES and self.queue_after_end and self.strategy is None:
+                # Our `queue` was not taken: ask again later, backing off like a reconnect.
+                self.requeue_after = self.requeue_delay
+                self.requeue_delay = min(self.requeue_delay * 2, BACKOFF_CAP_S)
+                log("queueing again in %ss" % self.requeue_after)
+            return [], None
         elif kind == "replaced":
             log("another connection with this token took over")
             return [], "replaced"
@@ -359,6 +374,11 @@ def refused_upgrade(exc):
     return status, code
 
 
+async def queue_later(send, ws, delay):
+    await asyncio.sleep(delay)
+    await send(ws, Session.queue_message())
+
+
 async def connect_once(websockets):
     """Opens one socket and plays on it until it closes. Returns (stop_code, healthy, why)."""
     session = Session(queue_after_end=True)
@@ -371,6 +391,7 @@ async def connect_once(websockets):
             # in the receive buffer, and they decide whether we may reconnect.
             pass
 
+    requeue = None  # the pending delayed `queue`, cancelled when the socket goes
     try:
         async with open_socket(websockets) as ws:
             log("connected to " + URL)
@@ -382,6 +403,10 @@ async def connect_once(websockets):
                     replies, stop = session.handle(text)
                     for reply in replies:
                         await send(ws, reply)
+                    if session.requeue_after is not None:
+                        if requeue is None or requeue.done():
+                            requeue = asyncio.ensure_future(queue_later(send, ws, session.requeue_after))
+                        session.requeue_after = None
                     if stop:
                         await ws.close()
                         return stop, session.healthy, "server said " + stop
@@ -404,6 +429,9 @@ async def connect_once(websockets):
         return None, False, why
     except (OSError, asyncio.TimeoutError) as exc:
         return None, False, "cannot connect: %s" % (exc or type(exc).__name__)
+    finally:
+        if requeue is not None:
+            requeue.cancel()
 
 
 async def run_socket():

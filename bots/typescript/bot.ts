@@ -57,6 +57,10 @@ const STOP_CODES = new Set([
   "ladder_disabled",
 ]);
 
+// Errors after which a `queue` was not taken but may be taken later (the server's database is unreachable for
+// a moment, or something failed on its side): queue again with the same backoff as reconnecting.
+const RETRY_QUEUE_CODES = new Set(["unavailable", "internal"]);
+
 // In --stdio mode stdout carries the protocol, so logs must go to stderr.
 const log = (...args: unknown[]): void => (STDIO ? console.error : console.log)(...args);
 
@@ -73,6 +77,8 @@ class Session {
   private decide: Decide | null = null;
   /** True once the server answered us: the connection works, so the reconnect backoff may start over. */
   healthy = false;
+  private requeueDelay = BACKOFF_FIRST_MS;
+  private requeueTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly send: Send,
@@ -96,6 +102,7 @@ class Session {
     this.healthy = true;
     switch (msg.type) {
       case "queued":
+        this.requeueDelay = BACKOFF_FIRST_MS;
         log(`queued as version ${msg.version} (estimated wait ${msg.estimated_wait_s}s)`);
         return null;
       case "hello":
@@ -121,7 +128,9 @@ class Session {
         // Queue and match errors such as `quota_exceeded` or `already_queued` are informational: we stay
         // connected (and queued). Only connection errors are fatal.
         log(`server error ${msg.code}: ${msg.message}`);
-        return STOP_CODES.has(String(msg.code)) ? { stop: String(msg.code) } : null;
+        if (STOP_CODES.has(String(msg.code))) return { stop: String(msg.code) };
+        if (RETRY_QUEUE_CODES.has(String(msg.code)) && this.queueAfterEnd && !this.decide) this.queueLater();
+        return null;
       case "replaced":
         log("another connection with this token took over");
         return { stop: "replaced" };
@@ -134,6 +143,23 @@ class Session {
         // Newer servers may add message types; ignoring unknown ones keeps old bots working.
         return null;
     }
+  }
+
+  /** The connection is gone: a pending `queue` must not be sent on it. */
+  dispose(): void {
+    if (this.requeueTimer) clearTimeout(this.requeueTimer);
+    this.requeueTimer = null;
+  }
+
+  private queueLater(): void {
+    if (this.requeueTimer) return;
+    const delay = this.requeueDelay;
+    this.requeueDelay = Math.min(delay * 2, BACKOFF_CAP_MS);
+    log(`queueing again in ${delay / 1000}s`);
+    this.requeueTimer = setTimeout(() => {
+      this.requeueTimer = null;
+      this.queue();
+    }, delay);
   }
 
   private makeDecide(hello: Hello): Decide | null {
@@ -245,6 +271,7 @@ function connectOnce(): Promise<Outcome> {
     });
 
     ws.on("close", (code, reason) => {
+      session.dispose();
       clearInterval(pinger);
       clearTimeout(pongTimer);
       if (!why) {

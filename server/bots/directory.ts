@@ -1,6 +1,9 @@
-// Every bot and its retired versions, kept in memory for the read paths that list many bots at once (the
-// leaderboards, user pages). It reloads only when the store reports a committed write to bots or versions,
-// so a rename, a ban or a retired version shows at the next read, and a read costs no query otherwise.
+// Every bot, its token hash and its retired versions, kept in memory for the read paths that list many bots at
+// once (the leaderboards, user pages) and for the bot socket's token check, which must not cost a query: a
+// flood of connects with made-up tokens would otherwise queue thousands of lookups on the database (on the
+// embedded one, on the socket thread itself). It reloads only when the store reports a committed write to
+// bots or versions, so a rename, a ban, a new token or a retired version shows at the next read.
+import { hashToken } from "../store/rows.ts";
 import type { BotRow, Store } from "../store/types.ts";
 
 export interface BotSnapshot {
@@ -8,6 +11,7 @@ export interface BotSnapshot {
   readonly generation: number;
   readonly bots: readonly BotRow[];
   readonly byId: ReadonlyMap<string, BotRow>;
+  readonly byTokenHash: ReadonlyMap<string, BotRow>;
   readonly retired: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
@@ -23,13 +27,30 @@ export class BotDirectory {
     this.loading ??= (async () => {
       // Read the count first: a write that lands during the reload makes the next read reload again.
       const at = this.store.botWrites.generation;
-      const [bots, retired] = await Promise.all([this.store.allBots(), this.store.retiredVersions()]);
-      const snap: BotSnapshot = { generation: at, bots, byId: new Map(bots.map((b) => [b.id, b])), retired };
+      const [bots, retired, hashes] = await Promise.all([
+        this.store.allBots(),
+        this.store.retiredVersions(),
+        this.store.botTokenHashes(),
+      ]);
+      const byId = new Map(bots.map((b) => [b.id, b]));
+      const byTokenHash = new Map<string, BotRow>();
+      for (const [hash, id] of hashes) {
+        const bot = byId.get(id);
+        if (bot) byTokenHash.set(hash, bot);
+      }
+      const snap: BotSnapshot = { generation: at, bots, byId, byTokenHash, retired };
       this.current = snap;
       return snap;
     })().finally(() => {
       this.loading = null;
     });
     return this.loading;
+  }
+
+  /** The bot a token belongs to, or null; a query only when bots changed since the last read. */
+  async byToken(token: string): Promise<BotRow | null> {
+    const hash = hashToken(token);
+    const snap = await this.snapshot();
+    return snap.byTokenHash.get(hash) ?? null;
   }
 }

@@ -37,3 +37,19 @@ export async function openDb(place: DbPlace): Promise<Db> {
   const { openPglite } = await import("./pglite.ts");
   return openPglite(place.dataDir);
 }
+
+// Connection-level failures: the database is down, restarting or unreachable, as opposed to a statement
+// that failed on a working database. Node's socket errors, PostgreSQL's connection-exception class (08) and
+// its shutdown and start-up states (57P01-57P03), and pg's own messages for a lost or refused connection.
+const NETWORK = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH"]);
+const LOST =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|database is closed/i;
+
+/** True when `err` says the database cannot be reached now (worth retrying later), not that a query is wrong. */
+export function isDbUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string" && (NETWORK.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code)))
+    return true;
+  return LOST.test(err.message);
+}

@@ -17,7 +17,9 @@ function handle(client: pg.Pool | pg.PoolClient): Queryable {
 }
 
 export async function openPg(databaseUrl: string): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // A connection attempt that hangs (a server that accepts and never answers) fails after 5 s rather than
+  // holding the caller forever; a refused one fails at once.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000 });
   // An idle pooled connection that dies (server restart, network) emits 'error' on the pool; unhandled, that
   // would crash the process. The pool drops the client and the next query reconnects or fails visibly.
   pool.on("error", () => {});

@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { AppContext } from "../context.ts";
+import { isDbUnavailable } from "../db/db.ts";
 import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import { newParticipant, type Participant } from "../ladder/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
@@ -89,8 +90,14 @@ export class HumanPlay {
           this.attach(ws, ticket, r);
         },
         (err: unknown) => {
+          const code = isDbUnavailable(err) ? "unavailable" : "internal";
           this.d.ctx.log.error({ err }, "human play admission failed");
-          ws.close(1011, "internal error");
+          if (ws.readyState !== ws.OPEN) return;
+          ws.send(JSON.stringify({ type: "error", code, message: SOCKET_ERRORS[code] }));
+          ws.close(
+            code === "unavailable" ? 1013 : 1011,
+            code === "unavailable" ? "try again later" : "internal error",
+          );
         },
       );
     });

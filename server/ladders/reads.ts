@@ -12,7 +12,7 @@ import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import type * as R from "../routes/responses.ts";
 import { matchView, versionView } from "../routes/views.ts";
-import type { BotRow, RatingPointRow, Store } from "../store/types.ts";
+import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
 import type { LadderRuntime } from "./runtime.ts";
 
@@ -46,6 +46,8 @@ export interface ReadsDeps {
   settings: Settings;
   publicUrl: string;
   draining(): boolean;
+  /** Results that are durable in the journal but not yet in the database (newest last). */
+  journaled(): readonly MatchRecord[];
 }
 
 export class LadderReads {
@@ -219,30 +221,68 @@ export class LadderReads {
   }
 
   /** Matches, newest first, of a ladder and/or a bot; with stats when asked. */
+  /**
+   * Newest first. Results still in the journal (the database was unreachable when they ended) come first, as
+   * the newest: a bot reconciling after an outage (SPEC 6.2) finds every result it was told.
+   */
   async matches(q: { ladder?: string; bot?: string; limit: number; stats?: boolean }): Promise<MatchT[]> {
     if (q.ladder !== undefined) this.d.ladders.require(q.ladder);
-    const rows = await this.d.store.matches({
-      limit: q.limit,
+    const pending = this.pendingMatches(q).slice(0, q.limit);
+    const stored = await this.d.store.matches({
+      limit: q.limit - pending.length,
       ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
       ...(q.bot !== undefined ? { botName: q.bot } : {}),
     });
-    if (!q.stats) return rows.map((m) => matchView(m, this.base));
-    return Promise.all(rows.map(async (m) => matchView(m, this.base, await this.d.store.matchStats(m.id))));
+    const views = pending.map((m) => matchView(storedForm(m), this.base, q.stats ? m.stats : undefined));
+    if (!q.stats) return [...views, ...stored.map((m) => matchView(m, this.base))];
+    return [
+      ...views,
+      ...(await Promise.all(
+        stored.map(async (m) => matchView(m, this.base, await this.d.store.matchStats(m.id))),
+      )),
+    ];
   }
 
   async match(id: string): Promise<MatchT> {
-    const m = await this.d.store.match(id);
+    const m = await this.storedMatch(id);
     if (!m) throw errors.noSuchMatch(id);
     return matchView(m, this.base);
   }
 
+  /** A finished match from the journal (not yet in the database) or the database; null when unknown. */
+  async storedMatch(id: string): Promise<StoredMatch | null> {
+    const journaled = this.journaledMatch(id);
+    return journaled ? storedForm(journaled) : this.d.store.match(id);
+  }
+
   /** A match's stats; 404 when the match is unknown, voided or its replay trimmed. */
   async stats(id: string): Promise<MatchStatsT & { match_id: string }> {
+    const journaled = this.journaledMatch(id);
+    if (journaled) {
+      if (!journaled.stats || journaled.voided) throw errors.noStats(id);
+      return { ...journaled.stats, match_id: id };
+    }
     const m = await this.d.store.match(id);
     if (!m) throw errors.noSuchMatch(id);
     const stats = await this.d.store.matchStats(id);
     if (!stats) throw errors.noStats(id);
     return { ...stats, match_id: id };
+  }
+
+  private journaledMatch(id: string): MatchRecord | undefined {
+    return this.d.journaled().find((m) => m.id === id);
+  }
+
+  private pendingMatches(q: { ladder?: string; bot?: string }): MatchRecord[] {
+    const bot = q.bot?.toLowerCase();
+    return this.d
+      .journaled()
+      .filter(
+        (m) =>
+          (q.ladder === undefined || m.ladder_id === q.ladder) &&
+          (bot === undefined || m.bots.some((b) => b.name.toLowerCase() === bot)),
+      )
+      .reverse();
   }
 }
 
@@ -277,4 +317,10 @@ export function sample(rows: RatingPointRow[], limit: number): RatingPointRow[] 
     .sort((a, b) => a - b)
     .slice(0, Math.max(limit, keep.size))
     .map((i) => rows[i]!);
+}
+
+/** A journaled result in the shape of a stored one (its replay is on disk and not trimmed yet). */
+function storedForm(m: MatchRecord): StoredMatch {
+  const { stats, ...rest } = m;
+  return { ...rest, replay_trimmed: false, has_stats: stats !== null && !m.voided };
 }

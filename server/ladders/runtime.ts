@@ -6,9 +6,9 @@ import type { Settings } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
-import { RatingBook, ratedGame } from "../ratings/book.ts";
+import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";
 import { Leaderboard } from "../ratings/leaderboard.ts";
-import type { Store } from "../store/types.ts";
+import type { MatchRecord, Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";
 import type { LadderT } from "./reads.ts";
@@ -88,9 +88,15 @@ export class LadderRuntime {
   }
 
   /** Loads the stored rated results and the quota counts of this ladder. */
-  async load(store: Store): Promise<void> {
-    this.ratings.load((await store.ratedResults(this.id)).map(ratedGame));
+  /**
+   * Builds the book and leaderboard from stored results plus `journaled` ones (durable, not yet in the
+   * database): live ratings always count exactly the durable results, which is what a restart rebuilds.
+   */
+  async load(store: Store, journaled: readonly MatchRecord[] = []): Promise<void> {
+    const mine = journaled.filter((m) => m.ladder_id === this.id && m.mode === "ranked" && !m.voided);
+    this.ratings.load([...(await store.ratedResults(this.id)), ...mine.map(ratedRow)].map(ratedGame));
     this.leaderboard.load(await store.ladderRecords(this.id));
+    for (const m of mine) this.leaderboard.recordMatch(m);
     await this.quotas.refresh(Date.now(), true);
   }
 

@@ -12,16 +12,19 @@ import type { Lobby, Participant } from "../ladder/lobby.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import { REMATCH_HOLD_MS, type StartPlan } from "../matchmaker/matchmaker.ts";
 import type { ReplayFiles } from "../replays.ts";
+import type { DurableResults } from "../results/durable-results.ts";
 import { type RunnerDeps, RunningMatch, seatKinds } from "../runner/match-runner.ts";
+import type { StallClock } from "../runner/stall-clock.ts";
 import { MESSAGES_PER_TICK } from "../socket/hub.ts";
-import type { Store } from "../store/types.ts";
+import type { MatchRecord } from "../store/types.ts";
 
 /** SPEC 8.4: a person gets two minutes per tick. */
 export const HUMAN_TICK_MS = 120_000;
 
 export interface LiveMatchesDeps {
   pool: MatchPool;
-  store: Store;
+  results: Pick<DurableResults, "persist">;
+  stalls: Pick<StallClock, "stalledWithin">;
   replays: ReplayFiles;
   log: Logger;
   bus: EventBus;
@@ -46,7 +49,8 @@ export class LiveMatches {
       pool: d.pool,
       ratingsOf: (ladderId) => this.ladder(ladderId).ratings,
       bus: d.bus,
-      store: d.store,
+      results: d.results,
+      stalls: d.stalls,
       replays: d.replays,
       log: d.log,
       publicUrl: d.publicUrl,
@@ -144,15 +148,19 @@ export class LiveMatches {
     });
   }
 
-  /** Abandons every running match (second stop signal, tests); resolves when their void rows are written. */
+  /** Abandons every running match (drain timeout, second stop signal); they leave no result. */
   async abandonAll(): Promise<void> {
     await Promise.all([...this.byId.values()].map((m) => m.abandon()));
+  }
+
+  /** A result reached the database (at once, or later from the journal): storage counts now include it. */
+  committed(r: MatchRecord): void {
+    if (r.mode === "ranked") this.ladders?.get(r.ladder_id)?.quotas.stored(r.id);
   }
 
   private ended(m: RunningMatch): void {
     this.byId.delete(m.id);
     const ladder = this.ladder(m.setup.ladderId);
-    ladder.quotas.stored(m.id);
     const now = Date.now();
     const [a, b] = m.seats.map((s) => s.participant) as [Participant, Participant];
     a.lastMet.set(b.bot.id, now);

@@ -8,7 +8,7 @@
 // after one game touches one array slot and rebuilds nothing, which matters at thousands of versions and
 // tens of thousands of pairs (issue 4: under 20 ms with 2,000 versions and 100,000 games).
 import { MAP_NAMES } from "../../engine/rules.ts";
-import type { RatedResultRow } from "../store/types.ts";
+import type { MatchRecord, RatedResultRow } from "../store/types.ts";
 import { BASE_RATING, fitIndexed, leaderboardScore, type PairArrays } from "./bradley-terry.ts";
 
 export const QUALIFYING_GAMES = 30;
@@ -39,6 +39,16 @@ export function ratedGame(r: RatedResultRow): RatedGame {
     aHouse: r.bots[0].house,
     bHouse: r.bots[1].house,
   };
+}
+
+/** A finished match's record as a rated result row (the caller checks that it is rated). */
+export function ratedRow(m: MatchRecord): RatedResultRow {
+  const side = (i: number) => ({
+    bot_id: m.bots[i]!.bot_id,
+    version: m.bots[i]!.version,
+    house: m.bots[i]!.house,
+  });
+  return { match_id: m.id, map: m.map, winner: m.winner_bot_id, bots: [side(0), side(1)] };
 }
 
 export interface VersionRating {

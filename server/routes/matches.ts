@@ -26,7 +26,7 @@ export function matchRoutes(app: FastifyInstance, ctx: AppContext): void {
     const { file } = req.params as { file: string };
     const id = ReplayParams.safeParse(req.params).success ? file.slice(0, -".jsonl.gz".length) : "";
     const path = ctx.replays.pathFor(id);
-    const m = path ? await ctx.store.match(id) : null;
+    const m = path ? await ctx.reads.storedMatch(id) : null;
     if (!path || !m || m.replay_trimmed || !m.replay_file) throw errors.noReplay(id || file);
     const st = await stat(path).catch(() => null);
     if (!st) throw errors.noReplay(id);

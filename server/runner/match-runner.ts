@@ -10,20 +10,25 @@ import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../ladder/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
+import type { DurableResults } from "../results/durable-results.ts";
 import type { BotConnection } from "../socket/connection.ts";
-import type { MatchRecord, Store } from "../store/types.ts";
+import type { MatchRecord } from "../store/types.ts";
+import type { StallClock } from "./stall-clock.ts";
 
 export interface RunnerDeps {
   pool: MatchPool;
   /** The rating book of a ladder: rated results are recorded there (and the fit refitted) as each match ends. */
   ratingsOf(ladderId: string): RatingBook;
-  /** MatchFinished is announced here once the result is committed. */
+  /** MatchFinished is announced here once the result is durable. */
   bus: EventBus;
-  store: Store;
+  /** Results are made durable (committed, or journaled) here before anyone is told them. */
+  results: Pick<DurableResults, "persist">;
   replays: ReplayFiles;
   log: Logger;
   publicUrl: string;
   messagesPerTick: number;
+  /** The front process's own stalls, which are never charged to a bot. */
+  stalls: Pick<StallClock, "stalledWithin">;
   /** How long a worker may take to answer before it is presumed hung and terminated. */
   workerTimeoutMs: number;
   onEnd(m: RunningMatch): void;
@@ -56,6 +61,8 @@ export class RunningMatch {
   /** Spectators' pending requests for replay lines (see peek). */
   private readonly peeks = new Map<number, (lines: string[] | null) => void>();
   private peekSeq = 0;
+  /** Ended by the server (drain timeout, stop): it leaves no result at all. */
+  private abandoned = false;
   private hello: [string, string] | null = null;
   private startupTimer: NodeJS.Timeout | null = null;
   // Per-tick timers are lazy: a tick only writes due times, and one timer per match (deadlines) and one for
@@ -140,7 +147,9 @@ export class RunningMatch {
       if (typeof t === "number" && Number.isInteger(t) && t < this.tick) return;
     }
     if (s.input) return; // one answer per tick; later ones are ignored
-    s.input = { raw, ms: performance.now() - s.sentAt };
+    // The reply time charged is the bot's own: time the server itself stood still is not counted.
+    const now = performance.now();
+    s.input = { raw, ms: Math.max(0, now - s.sentAt - this.deps.stalls.stalledWithin(s.sentAt, now)) };
     this.maybeResolve();
   }
 
@@ -164,10 +173,12 @@ export class RunningMatch {
   }
 
   /**
-   * Ends the match now with no result (drain timeout, stop): it is abandoned, as SPEC 3.3 allows, and stored
-   * as void. Resolves when that is done, so the caller can close the store only after it.
+   * Ends the match now with no result (drain timeout, stop): it is abandoned, as SPEC 3.3 allows, and leaves
+   * nothing stored (no void row, no replay) and no `end`. A match already ending keeps its result. Resolves
+   * when the match is done with.
    */
   abandon(): Promise<void> {
+    if (this.phase !== "ending") this.abandoned = true;
     this.channel.kill("server stopping");
     return this.ended;
   }
@@ -265,10 +276,13 @@ export class RunningMatch {
     let idled = false;
     for (const s of this.seats) {
       if (!s.remote || s.input) continue;
-      if (s.dueAt <= now) {
+      // A stall of the server inside this tick's window moves the seat's due time back by as much: its reply
+      // may be sitting unread in the socket buffer, and is read later in this same turn of the event loop.
+      const due = s.dueAt + this.deps.stalls.stalledWithin(s.sentAt, now);
+      if (due <= now) {
         s.input = { idle: s.conn ? "timeout" : "disconnected", ms: s.deadlineMs };
         idled = true;
-      } else next = Math.min(next, s.dueAt);
+      } else next = Math.min(next, due);
     }
     this.wakeAt(next);
     if (idled) this.maybeResolve();
@@ -325,6 +339,11 @@ export class RunningMatch {
     if (this.startupTimer) clearTimeout(this.startupTimer);
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     const { deps } = this;
+    if (this.abandoned) {
+      deps.log.warn({ match: this.id }, "match abandoned by the server; no result is kept");
+      this.done();
+      return;
+    }
     let replayFile: string | null = null;
     if (outcome) {
       try {
@@ -381,12 +400,21 @@ export class RunningMatch {
     const ratingChange = this.seats.map((_, i) =>
       change ? Math.round(change.after[i]!) - Math.round(change.before[i]!) : null,
     ) as [number | null, number | null];
+    // Durable before anyone is told: the `end` messages, the rating change and MatchFinished wait for the
+    // commit or the journal. The book above already counts the game; if the server stops before the result
+    // is durable, the process (and that book) goes with it, no `end` is sent, and the restart's book is
+    // rebuilt from what was stored.
     try {
-      await deps.store.saveMatch(record);
-      deps.bus.emit("MatchFinished", { match: record, rated, ratingChange });
+      await deps.results.persist(record);
     } catch (e) {
-      deps.log.error({ err: e, match: this.id }, "saving the match result failed");
+      deps.log.error(
+        { err: e, match: this.id },
+        "the match result was not stored; its bots are told nothing",
+      );
+      this.done();
+      return;
     }
+    deps.bus.emit("MatchFinished", { match: record, rated, ratingChange });
     if (err) deps.log.warn({ match: this.id, err: err.message }, "match aborted");
     this.seats.forEach((s, i) => {
       if (!s.remote || !s.conn) return;
@@ -403,7 +431,11 @@ export class RunningMatch {
         ),
       );
     });
-    deps.onEnd(this);
+    this.done();
+  }
+
+  private done(): void {
+    this.deps.onEnd(this);
     this.endedResolve();
   }
 

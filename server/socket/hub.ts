@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import { type QueuedMessageT, QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../config.ts";
+import { isDbUnavailable } from "../db/db.ts";
 import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
@@ -49,6 +50,10 @@ export interface HubDeps {
   estimatedWaitS(p: Participant): number;
   /** Something changed that may allow a pairing. */
   poke(): void;
+  /** A socket from this client address offered no token or an unknown one (its address budget pays). */
+  authFailed?(addr: string): void;
+  /** The bot a token belongs to (from memory: a connect flood must not become database work). */
+  botByToken(token: string): Promise<BotRow | null>;
   /** Account rules beyond the token (no owner account, banned account): a connection error, or null. */
   admit?(bot: BotRow): Promise<SocketErrorCode | null>;
   /**
@@ -95,6 +100,9 @@ export class BotHub {
         (found) => {
           const late = typeof found === "string" ? undefined : this.refused.get(found.id);
           const bot = late && late.before >= started ? late.code : found;
+          // Charged even when the peer has gone already: hanging up early must not make guessing free.
+          if (bot === "missing_authorization" || bot === "invalid_token")
+            this.d.authFailed?.(req.socket.remoteAddress ?? "");
           // The peer may have gone while its token was looked up: a closed socket must not be registered
           // (its close event has passed, so the bot would stay online in the lobby for good).
           if (ws.readyState !== ws.OPEN) return;
@@ -117,8 +125,15 @@ export class BotHub {
           for (const m of early) this.onMessage(conn, m.data, m.binary);
         },
         (err) => {
+          // Said on the socket before it closes, so the bot knows to come back (1013: try again later).
+          const code = isDbUnavailable(err) ? "unavailable" : "internal";
           this.d.log.error({ err }, "bot authentication failed");
-          ws.close(1011, "internal error");
+          if (ws.readyState !== ws.OPEN) return;
+          ws.send(JSON.stringify({ type: "error", code, message: SOCKET_ERRORS[code] }));
+          ws.close(
+            code === "unavailable" ? 1013 : 1011,
+            code === "unavailable" ? "try again later" : "internal error",
+          );
         },
       );
     });
@@ -128,7 +143,7 @@ export class BotHub {
     const header = req.headers.authorization;
     const m = typeof header === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) return "missing_authorization" as const;
-    const bot = await this.d.store.botByToken(m[1]!);
+    const bot = await this.d.botByToken(m[1]!);
     if (!bot) return "invalid_token" as const;
     if (bot.status !== "active") return bot.status;
     const refusal = (await this.d.admit?.(bot)) ?? null;
@@ -201,9 +216,12 @@ export class BotHub {
     if (type === "queue") {
       // queue awaits the database: a failure must answer the bot, not become an unhandled rejection (which
       // would stop the process).
+      // While the database is unreachable the bot hears a retryable `unavailable` and stays idle; the
+      // starters queue again after it with backoff (SPEC 7.2).
       this.queue(conn, p, msg).catch((err: unknown) => {
+        const down = isDbUnavailable(err);
         this.d.log.error({ err, bot: conn.bot.name }, "queue failed");
-        conn.error("internal");
+        conn.error(down ? "unavailable" : "internal");
       });
       return;
     }

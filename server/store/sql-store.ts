@@ -153,6 +153,11 @@ export class SqlStore implements Store {
     return rows.length ? toBot(rows[0]) : null;
   }
 
+  async botTokenHashes(): Promise<[hash: string, botId: string][]> {
+    const rows = await this.db.query<{ token_hash: string; id: string }>("SELECT token_hash, id FROM bots");
+    return rows.map((r) => [String(r.token_hash), String(r.id)]);
+  }
+
   async botByName(name: string): Promise<BotRow | null> {
     const rows = await this.db.query("SELECT * FROM bots WHERE name_lower = lower($1)", [name]);
     return rows.length ? toBot(rows[0]) : null;

@@ -145,6 +145,8 @@ export interface Store {
     account_id?: string | null;
   }): Promise<{ bot: BotRow; token: string | null }>;
   botByToken(token: string): Promise<BotRow | null>;
+  /** Every bot's token hash with its id (the bot directory keeps them, so a socket's token check costs no query). */
+  botTokenHashes(): Promise<[hash: string, botId: string][]>;
   botByName(name: string): Promise<BotRow | null>;
   rotateToken(botId: string, q?: Queryable): Promise<string>;
   setBotStatus(botId: string, status: BotStatus, q?: Queryable): Promise<void>;

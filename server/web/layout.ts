@@ -47,6 +47,28 @@ export function sendPage(reply: FastifyReply, page: PageShell, status = 200) {
   return reply.send(layout(page));
 }
 
+/**
+ * The page for a moment when its data cannot be read (the database is unreachable): 503 with a retry hint,
+ * and no noindex, so crawlers come back rather than drop a page that exists.
+ */
+export function sendUnavailablePage(reply: FastifyReply, retryAfterS: number) {
+  reply.header("retry-after", String(retryAfterS));
+  return sendPage(
+    reply,
+    {
+      ...shellAssets(),
+      title: "Back in a moment",
+      description: "The ladder cannot read its data right now.",
+      page: "unavailable",
+      ladder: null,
+      body: html`<section class="hero small"><h1>Back in a moment</h1>
+<p>The ladder cannot read its data right now. Matches keep their results; this page works again in a few seconds.</p>
+<p><a class="button" href="">Try again</a></p></section>`,
+    },
+    503,
+  );
+}
+
 const NAV: [string, string][] = [
   ["/ladder", "Ladder"],
   ["/create-bot", "Build a bot"],

@@ -1,6 +1,8 @@
 // The service drain of SPEC 3.10 on the live server: `server_draining` to every authenticated socket (also
 // ones that connect during the drain), `draining: true` in /api/status, no new matches, then close 1012
 // `server restarting` once the running match ends, or when the drain timeout abandons it.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
 import { openStore } from "../../server/store/sql-store.ts";
@@ -158,15 +160,13 @@ describe("a short match budget, then a drain timeout", () => {
       ...(srv.databaseUrl ? { databaseUrl: srv.databaseUrl } : {}),
     });
     try {
-      // Stored as void with the reason, before the store closed; no stats.
-      const m = await store.match(hello.match_id as string);
-      expect(m).toMatchObject({
-        voided: true,
-        reason: "aborted",
-        note: "aborted: server stopping",
-        has_stats: false,
-      });
-      expect(await store.matchStats(hello.match_id as string)).toBeNull();
+      // Abandoned matches leave no stored result at all (SPEC 3.3): no void row whose replay and stats links
+      // would answer 404, no stats, no replay file, no journal entry.
+      const id = hello.match_id as string;
+      expect(await store.match(id)).toBeNull();
+      expect(await store.matchStats(id)).toBeNull();
+      expect(existsSync(join(srv.dataDir, "replays", `${id}.jsonl.gz`))).toBe(false);
+      expect(readdirSync(join(srv.dataDir, "journal"))).toEqual([]);
     } finally {
       await store.close();
     }

@@ -4,84 +4,17 @@
 // PostgreSQL schema when DATABASE_URL is set). Every finished match's result, stats and replay must be intact,
 // registrations and versions must survive, and unfinished matches must leave nothing half-written: no match
 // row without its bots or stats, no replay file without a row, no temporary files.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EndMessage, MatchStats } from "../../engine/protocol.ts";
 import { verifyReplay } from "../../engine/verify.ts";
+import { type Child, startChild } from "../helpers/child-server.ts";
 import { BotClient, freshDatabaseUrl } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 type Msg = { type: string; [k: string]: unknown };
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  wsUrl: string;
-  log: string[];
-  exited: Promise<number | null>;
-}
-
-/** Starts `node server/main.ts` and resolves once it logs "ladder ready" with its port. */
-async function startChild(dataDir: string, databaseUrl: string | undefined): Promise<Child> {
-  const args = [
-    "--import",
-    "tsx",
-    "server/main.ts",
-    "--anonymous-dev",
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--data-dir",
-    dataDir,
-    "--workers",
-    "2",
-    "--tick-ms",
-    "100",
-    "--startup-ms",
-    "2000",
-    "--reconnect-grace-ms",
-    "500",
-    "--match-interval",
-    "0",
-    "--log-level",
-    "info",
-    ...(databaseUrl ? ["--database-url", databaseUrl] : []),
-  ];
-  const env = { ...process.env };
-  delete env.DATABASE_URL; // the URL is passed explicitly (a fresh schema), never inherited
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  const log: string[] = [];
-  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log.join("\n")}`)), 30_000);
-    let buf = "";
-    proc.stdout!.on("data", (chunk: Buffer) => {
-      buf += chunk.toString();
-      let nl = buf.indexOf("\n");
-      while (nl >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        nl = buf.indexOf("\n");
-        log.push(line);
-        try {
-          const j = JSON.parse(line) as { msg?: string; port?: number };
-          if (j.msg === "ladder ready" && typeof j.port === "number") {
-            clearTimeout(timer);
-            resolve(j.port);
-          }
-        } catch {}
-      }
-    });
-    proc.stderr!.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log.join("\n")}`)));
-  });
-  return { proc, url: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/bot`, log, exited };
-}
 
 async function getJson<T = Record<string, unknown>>(
   base: string,

@@ -1,0 +1,83 @@
+// The real server as a child process on a data dir (kill -9 tests): `node server/main.ts`, or another entry
+// that takes the same flags (test/helpers/outage-server.ts), resolved once it logs "ladder ready".
+import { type ChildProcess, spawn } from "node:child_process";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+export interface Child {
+  proc: ChildProcess;
+  url: string;
+  wsUrl: string;
+  log: string[];
+  exited: Promise<number | null>;
+}
+
+export interface ChildOptions {
+  /** The entry file, relative to the repository (default server/main.ts). */
+  entry?: string;
+  /** Flags after the defaults below (a later flag wins). */
+  args?: string[];
+}
+
+/** Starts the server and resolves once it logs "ladder ready" with its port. */
+export async function startChild(
+  dataDir: string,
+  databaseUrl: string | undefined,
+  opts: ChildOptions = {},
+): Promise<Child> {
+  const args = [
+    "--import",
+    "tsx",
+    opts.entry ?? "server/main.ts",
+    "--anonymous-dev",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--data-dir",
+    dataDir,
+    "--workers",
+    "2",
+    "--tick-ms",
+    "100",
+    "--startup-ms",
+    "2000",
+    "--reconnect-grace-ms",
+    "500",
+    "--match-interval",
+    "0",
+    "--log-level",
+    "info",
+    ...(databaseUrl ? ["--database-url", databaseUrl] : []),
+    ...(opts.args ?? []),
+  ];
+  const env = { ...process.env };
+  delete env.DATABASE_URL; // the URL is passed explicitly (a fresh schema), never inherited
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const log: string[] = [];
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log.join("\n")}`)), 30_000);
+    let buf = "";
+    proc.stdout!.on("data", (chunk: Buffer) => {
+      buf += chunk.toString();
+      let nl = buf.indexOf("\n");
+      while (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        nl = buf.indexOf("\n");
+        log.push(line);
+        try {
+          const j = JSON.parse(line) as { msg?: string; port?: number };
+          if (j.msg === "ladder ready" && typeof j.port === "number") {
+            clearTimeout(timer);
+            resolve(j.port);
+          }
+        } catch {}
+      }
+    });
+    proc.stderr!.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log.join("\n")}`)));
+  });
+  return { proc, url: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/bot`, log, exited };
+}

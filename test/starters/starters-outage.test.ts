@@ -19,7 +19,7 @@ const websocketsMissing =
     ? null
     : `python3-websockets is not importable by ${PYTHON} (apt-get install python3-websockets)`;
 
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
 });

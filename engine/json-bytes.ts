@@ -130,23 +130,36 @@ export class JsonBytes {
   /** An int32 (every engine value is one); -0 is written as 0, as JSON.stringify does. */
   int(n: number): void {
     let v = n | 0;
-    // Most engine values are one or two digits: those skip the digit counting.
-    if (v >= 0 && v < 100) {
-      this.need(v < 10 ? 1 : 2);
+    // Most engine values have one to three digits (coordinates, cooldowns, hit points): no digit counting.
+    if (v >= 0 && v < 1000) {
       const buf = this.buf;
-      if (v < 10) buf[this.pos++] = 48 + v;
-      else {
+      const p = this.pos;
+      if (v < 10) {
+        this.need(1);
+        buf[p] = 48 + v;
+        this.pos = p + 1;
+      } else if (v < 100) {
+        this.need(2);
         const tens = (v / 10) | 0;
-        buf[this.pos] = 48 + tens;
-        buf[this.pos + 1] = 48 + v - tens * 10;
-        this.pos += 2;
+        buf[p] = 48 + tens;
+        buf[p + 1] = 48 + v - tens * 10;
+        this.pos = p + 2;
+      } else {
+        this.need(3);
+        const hundreds = (v / 100) | 0;
+        const rest = v - hundreds * 100;
+        const tens = (rest / 10) | 0;
+        buf[p] = 48 + hundreds;
+        buf[p + 1] = 48 + tens;
+        buf[p + 2] = 48 + rest - tens * 10;
+        this.pos = p + 3;
       }
       return;
     }
     const negative = v < 0;
-    if (negative) v = -v; // -2^31 becomes 2^31, still exact as a double
+    if (negative) v = -v; // -2^31 becomes 2^31: a double, but v / 10 is back in int32 range
     let len = negative ? 2 : 1;
-    for (let t = v; t >= 10; t = Math.floor(t / 10)) len++;
+    for (let t = v; t >= 10; t = (t / 10) | 0) len++;
     this.need(len);
     const buf = this.buf;
     if (negative) buf[this.pos] = 0x2d;
@@ -154,7 +167,7 @@ export class JsonBytes {
     this.pos = p;
     do {
       buf[--p] = 48 + (v % 10);
-      v = Math.floor(v / 10);
+      v = (v / 10) | 0;
     } while (v > 0);
   }
 

@@ -5,6 +5,7 @@
 import * as L from "./assembly/layout.ts";
 import { decodeEvents, eventVisibleTo } from "./events.ts";
 import { Engine, type EngineRules, type EngineTurn } from "./host.ts";
+import { type LastSeen, ObservationWriter } from "./observation-writer.ts";
 import type {
   DeadlinesT,
   EndReason,
@@ -62,10 +63,11 @@ export class Match {
   private readonly engine: Engine;
   private readonly statBuilders: FighterStatsBuilder[];
   private readonly failures = [0, 0];
-  private readonly lastSeen: ({ tile: [number, number]; tick: number } | null)[] = [null, null];
+  private readonly lastSeen: (LastSeen | null)[] = [null, null];
   private lastEvents: GameEventT[] = [];
   private ended: MatchResult | null = null;
   private readonly disqualified = [false, false];
+  private obsWriter: ObservationWriter | null = null;
 
   constructor(o: MatchOptions) {
     this.id = o.matchId;
@@ -126,7 +128,8 @@ export class Match {
     };
   }
 
-  /** The observation fighter f answers this tick, including the events it saw on the last tick. */
+  /** The observation fighter f answers this tick, including the events it saw on the last tick. Its shape and
+   * key order are written again, byte for byte, by engine/observation-writer.ts: a change here goes there too. */
   observation(f: number): ObservationT {
     const e = this.engine;
     const o = 1 - f;
@@ -213,6 +216,25 @@ export class Match {
       },
       events: this.lastEvents.filter((ev) => eventVisibleTo(ev, f, sees)),
     };
+  }
+
+  /**
+   * observation(f) as UTF-8 JSON, written into `out` from `at` without building the object or its string: the
+   * same bytes as `TextEncoder.encode(JSON.stringify(observation(f)))`. Returns the end offset, or -1 when
+   * `out` is too small (grow it and call again). The live path's serialiser (pool/worker.ts).
+   */
+  writeObservation(f: number, out: Uint8Array, at: number): number {
+    this.obsWriter ??= new ObservationWriter(this.id, this.fighters, this.rules);
+    return this.obsWriter.write(
+      this.engine,
+      f,
+      this.deadlineMs(f),
+      Math.floor(this.deadlines.match_budget_ms - this.statBuilders[f]!.spentMs),
+      this.lastSeen[f] ?? null,
+      this.lastEvents,
+      out,
+      at,
+    );
   }
 
   /** Resolves the current tick from both seats' inputs. */

@@ -48,8 +48,20 @@ function openLink(): MessagePort | null {
   return port2;
 }
 
-// One encoder per thread: observations leave as UTF-8 bytes, so the front writes them without re-encoding.
-const utf8 = new TextEncoder();
+// Observations leave as UTF-8 bytes, so the front writes them without re-encoding. Each is written by the
+// match's observation writer into this thread's scratch buffer, with no observation object or string in
+// between, then copied out at its exact length (the front keeps one Uint8Array per observation). The buffer
+// grows when an observation does not fit; observations are about 1 KB, with room for long shouts and details.
+let scratch = new Uint8Array(16 * 1024);
+
+function observationBytes(match: Match, f: number): Uint8Array {
+  let end = match.writeObservation(f, scratch, 0);
+  while (end < 0) {
+    scratch = new Uint8Array(scratch.length * 2);
+    end = match.writeObservation(f, scratch, 0);
+  }
+  return scratch.slice(0, end);
+}
 
 export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
   const { setup, key } = input;
@@ -67,11 +79,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     s.kind === "house" ? houseBot(s.name).create(match.hello(f)) : null,
   );
   const send = (m: FromWorker) => emit(key, m);
-  const obsFor = (f: number) => (house[f] ? null : JSON.stringify(match.observation(f)));
-  const obsBytes = (f: number) => {
-    const text = obsFor(f);
-    return text === null ? null : utf8.encode(text);
-  };
+  const obsBytes = (f: number) => (house[f] ? null : observationBytes(match, f));
 
   return new Promise<MatchOutcome>((resolve) => {
     const finish = () => {
@@ -130,7 +138,8 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
             t: "resume",
             seat: m.seat,
             hello: JSON.stringify(match.hello(m.seat)),
-            obs: match.over ? null : obsFor(m.seat),
+            // A reconnect is rare: its observation is built and stringified the plain way.
+            obs: match.over || house[m.seat] ? null : JSON.stringify(match.observation(m.seat)),
           });
           break;
         case "abort":

@@ -1,7 +1,10 @@
 // Engine benchmarks (issue 2): engine step alone in Wasm with both fighters acting, the same workload's
 // observation building, and whole simulator matches per second on one core. Each prints its figure and
 // the ratio to its target; the workload is recorded from real matches so every mechanic is exercised.
+// Issue 13 adds the observations' serialisation: JSON.stringify + TextEncoder against the observation writer.
+// `npx tsx test/bench/engine-bench.ts [--quick] [--observations]` runs these alone (the last flag: only that).
 
+import { pathToFileURL } from "node:url";
 import { HOUSE_BOTS } from "../../engine/bots/index.ts";
 import type { Strategy } from "../../engine/bots/types.ts";
 import { Engine, type EngineTurn } from "../../engine/host.ts";
@@ -128,6 +131,8 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
     unit: "ticks/s",
   });
 
+  lines.push(...(await observationBench(quick, work)));
+
   // 3. Whole simulator matches between house bots on one core.
   const names = Object.keys(HOUSE_BOTS);
   let matches = 0;
@@ -193,4 +198,91 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
     lowerIsBetter: true,
   });
   return lines;
+}
+
+/**
+ * The worker's per-tick serialisation of both observations to UTF-8 bytes, the old way (build the object,
+ * JSON.stringify, TextEncoder) against the observation writer (into a scratch buffer, copied out at its exact
+ * length, as pool/worker.ts does), on the same recorded matches. Both are timed on the same states, tick by
+ * tick and in alternating order, so load from elsewhere on the machine falls on both alike; three rounds, each
+ * figure the median of the rounds.
+ */
+export async function observationBench(quick = false, recorded?: Recorded[]): Promise<BenchLine[]> {
+  const runMs = quick ? 300 : 2000;
+  const work = recorded ?? (await record(6));
+  const utf8 = new TextEncoder();
+  let scratch = new Uint8Array(16 * 1024);
+  const viaWriter = (m: Match, f: number) => {
+    let end = m.writeObservation(f, scratch, 0);
+    while (end < 0) {
+      scratch = new Uint8Array(scratch.length * 2);
+      end = m.writeObservation(f, scratch, 0);
+    }
+    return scratch.slice(0, end);
+  };
+  const viaStringify = (m: Match, f: number) => utf8.encode(JSON.stringify(m.observation(f)));
+  const rounds: { stringify: number; writer: number }[] = [];
+  for (let round = 0; round < 3; round++) {
+    let stringifyMs = 0;
+    let writerMs = 0;
+    let ticks = 0;
+    let bytes = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < runMs) {
+      for (const r of work) {
+        const m = new Match({
+          matchId: "b",
+          seed: r.seed,
+          map: r.map,
+          fighters: [
+            { name: "a", display_name: "A", version: "1" },
+            { name: "b", display_name: "B", version: "1" },
+          ],
+        });
+        for (const input of r.inputs) {
+          if (m.over) break;
+          const writerFirst = (ticks & 1) === 0;
+          for (let k = 0; k < 2; k++) {
+            const t = performance.now();
+            if ((k === 0) === writerFirst) {
+              bytes += viaWriter(m, 0).length + viaWriter(m, 1).length;
+              writerMs += performance.now() - t;
+            } else {
+              bytes -= viaStringify(m, 0).length + viaStringify(m, 1).length;
+              stringifyMs += performance.now() - t;
+            }
+          }
+          ticks++;
+          m.play(input);
+        }
+      }
+    }
+    // Both ways produce the same bytes (test/unit/observation-writer.test.ts); this only guards the benchmark.
+    if (bytes !== 0) throw new Error("the writer and JSON.stringify gave different lengths");
+    rounds.push({ stringify: ticks / (stringifyMs / 1000), writer: ticks / (writerMs / 1000) });
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const stringify = median(rounds.map((r) => r.stringify));
+  const writer = median(rounds.map((r) => r.writer));
+  return [
+    {
+      name: "observations to UTF-8, JSON.stringify + TextEncoder (both fighters)",
+      value: stringify,
+      unit: "ticks/s",
+    },
+    { name: "observations to UTF-8, observation writer (both fighters)", value: writer, unit: "ticks/s" },
+    {
+      name: "observation writer speed-up (median of rounds)",
+      value: median(rounds.map((r) => r.writer / r.stringify)),
+      unit: "x",
+    },
+  ];
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const quick = process.argv.includes("--quick");
+  const lines = process.argv.includes("--observations")
+    ? await observationBench(quick)
+    : await engineBench(quick);
+  for (const l of lines) console.log(`${l.name}: ${l.value.toFixed(2)} ${l.unit}`);
 }

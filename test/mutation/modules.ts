@@ -70,7 +70,7 @@ export const MODULES: Record<string, MutationModule> = {
     mutate: [
       "server/runner/match-runner.ts:115-143",
       "server/runner/match-runner.ts:243-273",
-      "engine/match.ts:226-268",
+      "engine/match.ts:248-290",
     ],
     tests: [
       "test/unit/bad-input.test.ts",
@@ -79,6 +79,11 @@ export const MODULES: Record<string, MutationModule> = {
     ],
     rules:
       "the match runner's deadline, per-tick message cap and disqualification after 10 failures (SPEC 3.3, 8)",
+  },
+  observations: {
+    mutate: ["engine/json-bytes.ts", "engine/observation-writer.ts"],
+    tests: ["test/unit/observation-writer.test.ts"],
+    rules: "the observation writer's bytes are JSON.stringify's: escapes, number forms, key order (SPEC 6.2)",
   },
   accounts: {
     // Password storage and checking, and how a presented secret is classified.

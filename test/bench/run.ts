@@ -1,12 +1,19 @@
 // `npm run bench`: runs every benchmark and prints one table (figure, target, ratio to target). Not part of
 // `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run;
 // `--live` runs only the live benchmarks (ladder against the bare ws ceiling), `--no-memory` skips the idle
-// socket memory run.
+// socket memory run, `--storm` runs only the connect storm.
 import { cpus } from "node:os";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
 import { ladderBench } from "./ladder-bench.ts";
 import { leaderboardBench } from "./leaderboard-bench.ts";
 import { type LiveBenchLine, liveBench } from "./live-bench.ts";
+
+// `--storm` runs only the connect-storm benchmark (issue 20), three times, and prints its own table.
+if (process.argv.includes("--storm")) {
+  const { stormBench, printStorm } = await import("./storm-bench.ts");
+  printStorm(await stormBench(process.argv.includes("--quick") ? 1 : 3));
+  process.exit(0);
+}
 
 const quick = process.argv.includes("--quick");
 const liveOnly = process.argv.includes("--live");

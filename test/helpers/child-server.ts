@@ -1,6 +1,7 @@
 // The real server as a child process on a data dir (kill -9 tests): `node server/main.ts`, or another entry
 // that takes the same flags (test/helpers/outage-server.ts), resolved once it logs "ladder ready".
 import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -17,6 +18,22 @@ export interface ChildOptions {
   entry?: string;
   /** Flags after the defaults below (a later flag wins). */
   args?: string[];
+  /**
+   * Run with this log level, above `info` (benchmarks: request logging costs the server time). The server is
+   * then found ready by polling `GET /api` on a port chosen here, since its "ladder ready" line is not logged.
+   */
+  quietLevel?: "warn" | "error";
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
 }
 
 /** Starts the server and resolves once it logs "ladder ready" with its port. */
@@ -25,6 +42,7 @@ export async function startChild(
   databaseUrl: string | undefined,
   opts: ChildOptions = {},
 ): Promise<Child> {
+  const fixedPort = opts.quietLevel ? await freePort() : 0;
   const args = [
     "--import",
     "tsx",
@@ -50,6 +68,7 @@ export async function startChild(
     "info",
     ...(databaseUrl ? ["--database-url", databaseUrl] : []),
     ...(opts.args ?? []),
+    ...(opts.quietLevel ? ["--port", String(fixedPort), "--log-level", opts.quietLevel] : []),
   ];
   const env = { ...process.env };
   delete env.DATABASE_URL; // the URL is passed explicitly (a fresh schema), never inherited
@@ -77,6 +96,20 @@ export async function startChild(
       }
     });
     proc.stderr!.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+    if (opts.quietLevel)
+      void (async () => {
+        while (proc.exitCode === null) {
+          const ok = await fetch(`http://127.0.0.1:${fixedPort}/api`).then(
+            (r) => r.ok,
+            () => false,
+          );
+          if (ok) {
+            clearTimeout(timer);
+            return resolve(fixedPort);
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
     void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log.join("\n")}`)));
   });
   return { proc, url: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/bot`, log, exited };

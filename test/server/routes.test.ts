@@ -208,8 +208,9 @@ describe("bot-token routes", () => {
 describe("a token changed while a socket's lookup is under way", () => {
   it("refuses the socket when the lookup ends, instead of letting the old token in", async () => {
     const oldToken = await srv.register("race-bot");
-    const store = srv.app.ctx.store;
-    const lookup = store.botByToken.bind(store);
+    // The socket's token check reads the bot directory (kept in memory from the store).
+    const bots = srv.app.ctx.bots;
+    const lookup = bots.byToken.bind(bots);
     let release!: () => void;
     const held = new Promise<void>((r) => {
       release = r;
@@ -219,9 +220,9 @@ describe("a token changed while a socket's lookup is under way", () => {
       looked = r;
     });
     // The socket's token lookup (the first one) finds the bot, then waits until the token has been rotated;
-    // the rotation's own lookup goes through.
+    // any later lookup goes through.
     let first = true;
-    store.botByToken = async (t: string) => {
+    bots.byToken = async (t: string) => {
       const found = await lookup(t);
       if (!first) return found;
       first = false;
@@ -239,7 +240,7 @@ describe("a token changed while a socket's lookup is under way", () => {
       expect(await bot.next("error", undefined, 10_000, 0)).toMatchObject({ code: "invalid_token" });
       expect(await bot.closed()).toBe(1008);
     } finally {
-      store.botByToken = lookup;
+      bots.byToken = lookup;
       release();
     }
   });

@@ -199,16 +199,17 @@ describe("the bot socket (no house bots: a lone queued bot stays waiting)", () =
   it("a socket that closes while its token is looked up is not left online", async () => {
     const token = await srv.register("conn-gone");
     const id = (await srv.app.ctx.store.botByName("conn-gone"))!.id;
-    const store = srv.app.ctx.store;
-    const original = store.botByToken;
+    // The socket's token check reads the bot directory.
+    const bots = srv.app.ctx.bots;
+    const original = bots.byToken;
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
     });
     let lookup: Promise<unknown> | null = null;
-    store.botByToken = (t) => {
+    bots.byToken = (t) => {
       const p = (async () => {
-        const bot = await original.call(store, t);
+        const bot = await original.call(bots, t);
         await gate;
         return bot;
       })();
@@ -224,8 +225,9 @@ describe("the bot socket (no house bots: a lone queued bot stays waiting)", () =
       await lookup;
       await new Promise((r) => setImmediate(r));
     } finally {
-      store.botByToken = original;
+      bots.byToken = original;
     }
+    expect(lookup).not.toBeNull();
     expect(srv.app.ctx.lobby.get(id)).toBeUndefined();
     const me = await fetch(`${srv.url}/api/me`, { headers: { authorization: `Bearer ${token}` } });
     expect(((await me.json()) as { online: boolean }).online).toBe(false);

@@ -76,7 +76,7 @@ export async function startChild(
   const log: string[] = [];
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log.join("\n")}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log.join("\n")}`)), 90_000);
     let buf = "";
     proc.stdout!.on("data", (chunk: Buffer) => {
       buf += chunk.toString();

@@ -80,6 +80,12 @@ export const DOCS: readonly DocEntry[] = [
     about: "The gzipped JSON Lines replay files",
   },
   {
+    name: "operations",
+    file: "operations.md",
+    title: "Operations",
+    about: "For operators: what survives a database outage, the result journal, and the WebSocket door budgets",
+  },
+  {
     name: "tick-order",
     file: "adr/0001-tick-order.md",
     title: "Tick order",

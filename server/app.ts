@@ -17,6 +17,7 @@ import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
 import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
+import { inputRule } from "./kernel/input.ts";
 import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
@@ -100,6 +101,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     forceCloseConnections: true,
   });
   const log = http.log as unknown as Logger;
+  // Before every route: what no route accepts is refused here, once (server/kernel/input.ts).
+  inputRule(http);
   const store =
     deps.store ??
     (await openStore({
@@ -287,6 +290,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     const e = err as { statusCode?: number; code?: string; message: string };
     if (e.statusCode === 413 || e.code === "FST_ERR_CTP_BODY_TOO_LARGE")
       return reply.code(413).send({ error: "request body too large", code: "too_large" });
+    if (e.statusCode === 415)
+      return reply
+        .code(415)
+        .send({ error: `${e.message}; send application/json`, code: "unsupported_media_type" });
     if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500)
       return reply.code(e.statusCode).send({ error: e.message, code: "bad_request" });
     log.error({ err }, "unhandled error");

@@ -90,8 +90,12 @@ const UpdateUser = z.object({
   data: z.record(z.string(), z.unknown()).optional(),
 });
 
+/**
+ * GoTrue's validation: unknown fields are ignored, as GoTrue does (its clients send extras such as
+ * gotrue_meta_security); an absent body is `{}`, a JSON `null` is not.
+ */
 function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const r = schema.safeParse(value ?? {});
+  const r = schema.safeParse(value === undefined ? {} : value);
   if (!r.success) {
     const msg = r.error.issues.map((i) => i.message).join("; ");
     const short = r.error.issues.some((i) => i.path[0] === "password" && i.code === "too_small");
@@ -305,7 +309,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
   }
 
   const limited = {
-    config: { rateLimit: { max: config.authRateLimit, timeWindow: "1 minute" } },
+    config: { rateLimit: { max: config.authRateLimit, timeWindow: "1 minute" }, takesBody: true },
   };
 
   app.register(
@@ -548,7 +552,10 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       idp.post("/logout", async (req, reply) => {
         requireApiKey(req);
         const { user, sessionId } = await userFromAccess(req);
-        const scope = (req.query as Record<string, unknown>).scope;
+        const scope = (req.query as Record<string, unknown>).scope ?? "local";
+        // As GoTrue: an unknown scope is refused, not taken for the default (it would end this session).
+        if (scope !== "local" && scope !== "global" && scope !== "others")
+          throw idpError(400, "validation_failed", "scope must be local, global or others");
         if (scope === "global" || scope === "others") {
           const ended = await identity.endUserSessions(
             user.id,

@@ -1,10 +1,9 @@
 // What the account routes and the registration routes share about bots: name and handle formats, the
 // avatar list, registering a bot for an account (or an anonymous/legacy owner), and the delete-or-retire
 // lifecycle of SPEC 3.4.
-import type { z } from "zod";
 import type { Accounts, Registrant } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
-import { type ApiError, errors } from "../errors.ts";
+import { errors } from "../errors.ts";
 import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow } from "../store/types.ts";
 
@@ -34,16 +33,6 @@ export const AVATARS = [
   "corsair",
   "luchador",
 ] as const;
-
-export function parseBody<T extends z.ZodType>(
-  schema: T,
-  value: unknown,
-  invalid: (message: string) => ApiError = errors.badRequest,
-): z.infer<T> {
-  const r = schema.safeParse(value ?? {});
-  if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
-  return r.data;
-}
 
 const NOTE =
   "Keep this token secret: it is shown once. Connect with the header Authorization: Bearer <token>.";

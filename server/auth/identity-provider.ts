@@ -308,9 +308,11 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     guesses.attempt(email);
   }
 
-  const limited = {
-    config: { rateLimit: { max: config.authRateLimit, timeWindow: "1 minute" }, takesBody: true },
-  };
+  // One budget per client address for every route that takes a password, an email or a link (sign-in,
+  // sign-up, recovery, resend, link redemption, password change), as --auth-rate-limit says: one limiter
+  // shared by the routes, not one per route (the plugin's per-route option would give each its own count).
+  const budget = app.rateLimit({ max: config.authRateLimit, timeWindow: "1 minute" });
+  const limited = { onRequest: budget, config: { takesBody: true } };
 
   app.register(
     async (idp) => {

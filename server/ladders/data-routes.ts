@@ -99,7 +99,11 @@ export const DATA_OPERATIONS = [
     query: LadderQuery,
     errors: { ...BAD_QUERY, 404: "unknown or banned user, or an unknown ladder" },
     doc: { tag: "data", ok: R.User },
-    handle: async ({ params, query }, ctx) => ctx.reads.user(params.handle, query.ladder),
+    handle: async ({ params, query }, ctx) => {
+      if (await ctx.accounts.hiddenUser(params.handle))
+        throw errors.notFound(`user ${JSON.stringify(params.handle)}`);
+      return ctx.reads.user(params.handle, query.ladder);
+    },
   }),
   defineOperation({
     method: "GET",

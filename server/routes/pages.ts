@@ -313,7 +313,9 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
   app.get("/user/:handle", async (req, reply) => {
     const ladder = ladderOf(req);
     const handle = (req.params as { handle: string }).handle;
-    const res = await read(() => ctx.reads.user(handle, on(ladder)));
+    const res = (await ctx.accounts.hiddenUser(handle))
+      ? { status: 404, body: null }
+      : await read(() => ctx.reads.user(handle, on(ladder)));
     if (!res.body) return notFound(reply, ladder, "User", `There is no user ${JSON.stringify(handle)}.`);
     const u = res.body;
     return send(reply, {

@@ -126,6 +126,12 @@ export class AccountStore {
     return rows[0] ? toAccount(rows[0]) : null;
   }
 
+  /** By handle, in any case. */
+  async accountByHandle(handle: string): Promise<AccountRow | null> {
+    const rows = await this.db.query("SELECT * FROM accounts WHERE handle_lower = lower($1)", [handle]);
+    return rows[0] ? toAccount(rows[0]) : null;
+  }
+
   /** By handle (any case) or by id, as the admin routes name accounts. */
   async accountByRef(ref: string): Promise<AccountRow | null> {
     const rows = await this.db.query("SELECT * FROM accounts WHERE handle_lower = lower($1) OR id = $1", [

@@ -15,6 +15,7 @@ import { BotDirectory } from "./bots/directory.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { ApiError } from "./errors.ts";
+import { capConnections, serverOptions } from "./http-limits.ts";
 import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
 import { inputRule } from "./kernel/input.ts";
@@ -99,7 +100,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     },
     bodyLimit: 64 * 1024,
     forceCloseConnections: true,
+    // Slow senders, greedy clients and requests Node refuses (server/http-limits.ts).
+    ...serverOptions(config),
   });
+  capConnections(http.server, config);
   const log = http.log as unknown as Logger;
   // Before every route: what no route accepts is refused here, once (server/kernel/input.ts).
   inputRule(http);
@@ -285,6 +289,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     }
   }
 
+  // No response is to be read as anything but its declared type (JSON answers included, not only pages).
+  http.addHook("onSend", async (_req, reply, payload) => {
+    reply.header("x-content-type-options", "nosniff");
+    return payload;
+  });
   http.setErrorHandler((err, _req, reply) => {
     if (err instanceof ApiError) return reply.code(err.status).send(err.body());
     const e = err as { statusCode?: number; code?: string; message: string };
@@ -335,7 +344,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     if (path === "/human") return humanPlay.handleUpgrade(req, socket, head);
     if (path !== "/bot") {
       socket.end(
-        'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"no WebSocket at this path","code":"not_found"}',
+        'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n{"error":"no WebSocket at this path","code":"not_found"}',
       );
       return;
     }

@@ -3,9 +3,14 @@
 // connection cap), reserved bot names, and the second stop signal closing every socket with 1012. The single
 // auth budget is in accounts-security.test.ts, the documentation links in docs-crawl.test.ts, the /create-bot
 // simulator command in test/sim/downloads.test.ts and GET /api's endpoint list in discovery.test.ts.
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
-import type { TestServer } from "../helpers/server.ts";
+import { BotClient, type TestServer } from "../helpers/server.ts";
+
+const HEADERS_TIMEOUT_MS = 1_000;
+const REQUEST_TIMEOUT_MS = 2_000;
+const PER_ADDRESS = 8;
 
 let srv: TestServer;
 let ada: SignedIn;
@@ -14,6 +19,9 @@ let root: SignedIn;
 beforeAll(async () => {
   srv = await startAccountServer({
     adminEmails: ["root@example.com"],
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    maxConnectionsPerAddress: PER_ADDRESS,
   });
   [ada, root] = await Promise.all([
     signUp(srv, "ada@example.com", "ada"),
@@ -55,5 +63,116 @@ describe("a banned account's public profile", () => {
       (await call(srv.url, "POST", "/api/admin/accounts/ada/unban", { token: root.access })).status,
     ).toBe(200);
     expect((await call(srv.url, "GET", "/api/users/ada")).status).toBe(200);
+  });
+});
+
+describe("X-Content-Type-Options", () => {
+  it("is nosniff on JSON answers, errors and pages alike", async () => {
+    for (const path of [
+      "/api",
+      "/api/leaderboard",
+      "/api/bots/nope",
+      "/api/nowhere",
+      "/openapi.json",
+      "/",
+      "/docs/rules",
+    ]) {
+      const res = await fetch(`${srv.url}${path}`);
+      await res.arrayBuffer();
+      expect(`${path} ${res.headers.get("x-content-type-options")}`).toBe(`${path} nosniff`);
+    }
+    const bad = await fetch(`${srv.url}/api/account/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ada.access}`, "content-type": "application/json" },
+      body: "{",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+});
+
+/** A raw connection from `localAddress` that has sent `data`; resolves with what the server answered. */
+function rawClient(data: string, localAddress = "127.0.0.1") {
+  const url = new URL(srv.url);
+  const socket = connect({ host: url.hostname, port: Number(url.port), localAddress });
+  let answer = "";
+  socket.on("data", (d) => {
+    answer += d.toString();
+  });
+  socket.on("error", () => {});
+  const connected = new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  const closed = new Promise<{ answer: string; at: number }>((resolve) =>
+    socket.once("close", () => resolve({ answer, at: Date.now() })),
+  );
+  void connected.then(() => socket.write(data));
+  return { socket, connected, closed };
+}
+
+/** Status line and JSON body of a raw HTTP answer. */
+function parsed(raw: string): { status: number; body: { error?: unknown; code?: unknown } } {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
+  const text = raw.slice(raw.indexOf("\r\n\r\n") + 4);
+  return { status, body: text ? (JSON.parse(text) as { error?: unknown; code?: unknown }) : {} };
+}
+
+describe("slow and greedy clients", () => {
+  it("answers a half-sent request's headers with 408 request_timeout once --headers-timeout has passed", async () => {
+    const sent = Date.now();
+    const c = rawClient("GET /api HTTP/1.1\r\nHost: x\r\nX-Slow: 1");
+    await c.connected;
+    const { answer, at } = await c.closed;
+    expect(parsed(answer)).toEqual({
+      status: 408,
+      body: { error: "the request was not sent in time", code: "request_timeout" },
+    });
+    expect(answer).toMatch(/x-content-type-options: nosniff/i);
+    // Not before the timeout; and cut off long before Node's default (60 s, checked every 30 s).
+    expect(at - sent).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 50);
+    expect(at - sent).toBeLessThan(HEADERS_TIMEOUT_MS + 10_000);
+  });
+
+  it("answers a body that stops arriving with 408 once --request-timeout has passed", async () => {
+    const sent = Date.now();
+    const c = rawClient(
+      'POST /api/bots HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
+    );
+    const { answer, at } = await c.closed;
+    expect(parsed(answer).status).toBe(408);
+    expect(parsed(answer).body.code).toBe("request_timeout");
+    expect(at - sent).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+    expect(at - sent).toBeLessThan(REQUEST_TIMEOUT_MS + 10_000);
+  });
+
+  it("answers oversized headers with 431 in the error shape", async () => {
+    const c = rawClient(`GET /api HTTP/1.1\r\nHost: x\r\nX-Big: ${"x".repeat(20_000)}\r\n\r\n`);
+    const { answer } = await c.closed;
+    expect(parsed(answer)).toMatchObject({ status: 431, body: { code: "headers_too_large" } });
+  });
+
+  it("a slow-loris run from one address gets its cap of connections, and others are still served", async () => {
+    // The attacker: more half-sent requests than one address may hold, from another loopback address.
+    const attackers = Array.from({ length: PER_ADDRESS * 3 }, () =>
+      rawClient("GET / HTTP/1.1\r\nHost: x\r\n", "127.0.0.2"),
+    );
+    await Promise.all(attackers.map((a) => a.connected));
+    // Those over the cap are refused at once with 429, in the error shape.
+    const refused = await Promise.all(
+      attackers.map((a) =>
+        Promise.race([a.closed, new Promise<null>((r) => setTimeout(() => r(null), HEADERS_TIMEOUT_MS / 2))]),
+      ),
+    );
+    const early = refused.filter((r) => r !== null);
+    expect(early).toHaveLength(PER_ADDRESS * 2);
+    for (const r of early)
+      expect(parsed(r!.answer)).toMatchObject({ status: 429, body: { code: "too_many_connections" } });
+    // Meanwhile everyone else gets in, HTTP and WebSocket alike.
+    expect((await call(srv.url, "GET", "/api/status")).status).toBe(200);
+    const bot = new BotClient(srv.wsUrl, null);
+    expect((await bot.next("error")).code).toBe("missing_authorization");
+    // The attacker's held connections end at the headers timeout, and the address gets its places back.
+    const held = await Promise.all(attackers.map((a) => a.closed));
+    expect(held.filter((h) => parsed(h.answer).status === 408)).toHaveLength(PER_ADDRESS);
+    const again = rawClient("GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "127.0.0.2");
+    expect(parsed((await again.closed).answer).status).toBe(200);
   });
 });

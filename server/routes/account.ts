@@ -10,7 +10,7 @@ import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
-import { AVATARS, BOT_NAME, HANDLE, registerBot, removeBot } from "./account-bots.ts";
+import { AVATARS, BOT_NAME, HANDLE, NewBotName, registerBot, removeBot } from "./account-bots.ts";
 
 const HandleBody = z.object({
   handle: z
@@ -33,9 +33,7 @@ const Notifications = z
       .optional(),
   })
   .strict();
-const NameBody = z.object({
-  name: z.string({ error: "name is required" }).regex(BOT_NAME, "name must be 2-24 letters, digits, - or _"),
-});
+const NameBody = z.object({ name: NewBotName });
 const AvatarBody = z.object({
   avatar: z.union([z.string(), z.null()], { error: "avatar must be a string or null" }),
 });

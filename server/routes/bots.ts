@@ -7,13 +7,13 @@ import { parseInput } from "../kernel/input.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
-import { registerBot, removeBot } from "./account-bots.ts";
+import { NewBotName, registerBot, removeBot } from "./account-bots.ts";
 import { myBotView, versionView } from "./views.ts";
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 /** Body of POST /api/bots; also the request schema in /openapi.json. */
 export const Registration = z.object({
-  name: z.string({ error: "name is required" }).regex(BOT_NAME, "name must be 2-24 letters, digits, - or _"),
+  name: NewBotName,
   owner: z
     .string()
     .regex(

@@ -5,6 +5,7 @@
 // simulator command in test/sim/downloads.test.ts and GET /api's endpoint list in discovery.test.ts.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RESERVED_BOT_NAMES } from "../../server/routes/account-bots.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
@@ -174,5 +175,70 @@ describe("slow and greedy clients", () => {
     expect(held.filter((h) => parsed(h.answer).status === 408)).toHaveLength(PER_ADDRESS);
     const again = rawClient("GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "127.0.0.2");
     expect(parsed((await again.closed).answer).status).toBe(200);
+  });
+});
+
+describe("reserved bot names", () => {
+  /** Every literal word of the running server's paths that is a valid bot name. */
+  function pathWords(): string[] {
+    const tree = srv.app.http.printRoutes({ commonPrefix: false });
+    const words = new Set(["bot", "human"]); // the two WebSocket paths (not Fastify routes)
+    for (const m of tree.matchAll(/[├└]── (\S+)/g))
+      for (const w of m[1]!.split("/")) if (/^[A-Za-z0-9_-]{2,24}$/.test(w)) words.add(w);
+    return [...words].sort();
+  }
+
+  it("refuses every word of the server's paths and every Object.prototype member, in any case", async () => {
+    const words = pathWords();
+    expect(words.length).toBeGreaterThan(40);
+    expect(words.filter((w) => !RESERVED_BOT_NAMES.has(w.toLowerCase()))).toEqual([]);
+    const names = [
+      ...words,
+      "__proto__",
+      "constructor",
+      "hasOwnProperty",
+      "toString",
+      "prototype",
+      "Admin",
+      "ME",
+    ];
+    const accepted: string[] = [];
+    for (const name of names) {
+      const r = await call(srv.url, "POST", "/api/account/bots", { token: root.access, body: { name } });
+      if (r.status !== 400 || r.body.code !== "invalid_bot" || !String(r.body.error).includes("reserved"))
+        accepted.push(`${name}: ${r.status} ${JSON.stringify(r.body)}`);
+    }
+    expect(accepted).toEqual([]);
+  });
+
+  it("refuses them on rename and on the registration route too", async () => {
+    const made = await call(srv.url, "POST", "/api/account/bots", {
+      token: root.access,
+      body: { name: "root-bot" },
+    });
+    expect(made.status).toBe(201);
+    for (const name of ["__proto__", "constructor", "admin"]) {
+      const renamed = await call(srv.url, "PUT", "/api/account/bots/root-bot/name", {
+        token: root.access,
+        body: { name },
+      });
+      expect({ name, status: renamed.status, code: renamed.body.code }).toEqual({
+        name,
+        status: 400,
+        code: "invalid_bot",
+      });
+      const registered = await call(srv.url, "POST", "/api/bots", { token: root.access, body: { name } });
+      expect({ name, status: registered.status, code: registered.body.code }).toEqual({
+        name,
+        status: 400,
+        code: "invalid_bot",
+      });
+    }
+    // An ordinary name that merely contains a reserved word is fine.
+    const fine = await call(srv.url, "PUT", "/api/account/bots/root-bot/name", {
+      token: root.access,
+      body: { name: "admin-slayer" },
+    });
+    expect(fine.body).toEqual({ name: "admin-slayer" });
   });
 });

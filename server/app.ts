@@ -71,8 +71,13 @@ export interface App {
   listen(): Promise<number>;
   /** Begins the drain of SPEC 3.10 and resolves once sockets are closed (matches done or timeout). */
   drain(): Promise<void>;
-  /** Stops everything at once (tests; second signal). */
+  /** Stops everything (tests; the end of a drain). */
   close(): Promise<void>;
+  /**
+   * The second stop signal: every socket is closed at once with 1012 `server restarting` (running matches are
+   * abandoned, SPEC 3.3) and the close frames get up to `graceMs` to leave before the process exits.
+   */
+  stopNow(graceMs?: number): Promise<void>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
@@ -392,5 +397,19 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       await close();
     },
     close,
+    async stopNow(graceMs = 2_000) {
+      hub.closeAll();
+      humanPlay.closeAll();
+      http.server.closeIdleConnections();
+      // Done when every connection is gone (each peer answered the close frame, or its socket was ended).
+      const until = Date.now() + graceMs;
+      while (Date.now() < until) {
+        const open = await new Promise<number>((resolve) =>
+          http.server.getConnections((_e, n) => resolve(n)),
+        );
+        if (open === 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
   };
 }

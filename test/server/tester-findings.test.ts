@@ -3,10 +3,14 @@
 // connection cap), reserved bot names, and the second stop signal closing every socket with 1012. The single
 // auth budget is in accounts-security.test.ts, the documentation links in docs-crawl.test.ts, the /create-bot
 // simulator command in test/sim/downloads.test.ts and GET /api's endpoint list in discovery.test.ts.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RESERVED_BOT_NAMES } from "../../server/routes/account-bots.ts";
-import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { call, freePort, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
 const HEADERS_TIMEOUT_MS = 1_000;
@@ -241,4 +245,94 @@ describe("reserved bot names", () => {
     });
     expect(fine.body).toEqual({ name: "admin-slayer" });
   });
+});
+
+// ---- the second stop signal, on the real process ------------------------------------------------------------
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** `node server/main.ts` with accounts on a free port; resolves once it logs "ladder ready". */
+async function startMain(
+  dataDir: string,
+): Promise<{ proc: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { ...process.env };
+  delete env.DATABASE_URL; // PGlite in the data dir: the process is what is tested here, not the driver
+  const proc = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "server/main.ts",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--public-url",
+      url,
+      "--data-dir",
+      dataDir,
+      "--workers",
+      "1",
+      "--log-level",
+      "info",
+    ],
+    { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const log: string[] = [];
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log.join("")}`)), 60_000);
+    proc.stdout!.on("data", (chunk: Buffer) => {
+      log.push(chunk.toString());
+      if (chunk.toString().includes('"msg":"ladder ready"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    proc.stderr!.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+    void exited.then((code) => reject(new Error(`server exited with ${code}:\n${log.join("")}`)));
+  });
+  return { proc, url, exited };
+}
+
+describe("the second stop signal", () => {
+  it("closes the /human and /bot sockets with 1012 server restarting, then exits", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ladder-stop-"));
+    const main = await startMain(dataDir);
+    try {
+      const pat = await signUp({ url: main.url, dataDir }, "pat@example.com", "pat");
+      const reg = await call(main.url, "POST", "/api/account/bots", {
+        token: pat.access,
+        body: { name: "pat-bot" },
+      });
+      const bot = new BotClient(`${main.url.replace(/^http/, "ws")}/bot`, reg.body.token as string);
+      await bot.open();
+      const ticket = (await call(main.url, "POST", "/api/account/play-ticket", { token: pat.access })).body
+        .ticket as string;
+      const person = new BotClient(
+        `${main.url.replace(/^http/, "ws")}/human?ticket=${ticket}&opponent=brawler`,
+        null,
+      );
+      await person.next("hello", undefined, 30_000, 0);
+      person.send({ type: "ready" });
+      await person.next("observation", undefined, 30_000, 0);
+
+      // The first signal drains: the human game (two-minute turns) keeps the server waiting.
+      main.proc.kill("SIGTERM");
+      await Promise.all([
+        person.next("server_draining", undefined, 10_000, 0),
+        bot.next("server_draining", undefined, 10_000, 0),
+      ]);
+      // The second stops at once, and every socket is told why.
+      main.proc.kill("SIGTERM");
+      expect(await Promise.all([person.closed(), bot.closed()])).toEqual([1012, 1012]);
+      expect([person.closeReason, bot.closeReason]).toEqual(["server restarting", "server restarting"]);
+      expect(await main.exited).toBe(1);
+    } finally {
+      main.proc.kill("SIGKILL");
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -346,8 +346,10 @@ describe("rate limits", () => {
       const statuses = [
         (await idp("/signup", { email: "one@example.com", password: "a long test password" })).status,
         (await idp("/signup", { email: "two@example.com", password: "a long test password" })).status,
-        (await idp("/token?grant_type=password", { email: "one@example.com", password: "wrong guess" })).status,
-        (await idp("/token?grant_type=password", { email: "two@example.com", password: "wrong guess" })).status,
+        (await idp("/token?grant_type=password", { email: "one@example.com", password: "wrong guess" }))
+          .status,
+        (await idp("/token?grant_type=password", { email: "two@example.com", password: "wrong guess" }))
+          .status,
       ];
       expect(statuses).toEqual([200, 200, 400, 400]);
       // Four requests on four routes used the budget up: the fifth, on a route of its own, is refused.

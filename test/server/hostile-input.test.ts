@@ -206,7 +206,12 @@ function paramValue(path: string, name: string): string {
   }
   if (name === "handle" || name === "ref" || name === "account") return "ada";
   if (name === "label") return "v1";
-  if (name === "file") return path.startsWith("/replays") ? "m_none.jsonl.gz" : "arena-sim.mjs";
+  if (name === "file")
+    return path.startsWith("/replays")
+      ? "m_none.jsonl.gz"
+      : path.startsWith("/docs/adr")
+        ? "0001-tick-order.md"
+        : "arena-sim.mjs";
   if (name === "invitation") return "inv_none";
   if (name === "id") {
     if (path.startsWith("/api/account/keys")) return agentKeyId;
@@ -283,6 +288,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/download/:file", cred: "none", query: [] },
   { method: "GET", path: "/download/bots/*", cred: "none", query: [] },
   { method: "GET", path: "/docs/rules.json", cred: "none", query: [] },
+  { method: "GET", path: "/docs/adr/:file", cred: "none", query: [] },
   { method: "GET", path: "/openapi.json", cred: "none", query: [] },
   { method: "GET", path: "/llms.txt", cred: "none", query: [] },
   { method: "GET", path: "/sitemap.xml", cred: "none", query: [] },

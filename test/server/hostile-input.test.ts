@@ -9,8 +9,9 @@
 // What must hold: no answer is a 5xx; every 4xx has the SPEC's error shape `{error, code?}` (pages may answer
 // an HTML 4xx); a request that changes something (POST, PUT, DELETE) never succeeds with a hostile part; and
 // nothing is stored: the database's tables are the same row for row before and after the sweep. A read (GET)
-// may answer 200 where the hostile value is a legitimate one for it (an unknown query parameter is ignored,
-// `?q=%` searches for a literal percent sign, which no account has).
+// with a hostile path parameter finds nothing; it may answer 200 where a hostile query value is a legitimate
+// one for it (an unknown query parameter is ignored, `?q=%` searches for a literal percent sign, which no
+// account has).
 //
 // The sockets are swept too: `/bot` with hostile bearer tokens and query, `/human` with hostile tickets and
 // opponents; each is refused with a SPEC error message and a 1008 close.
@@ -589,6 +590,8 @@ function judge(c: Case, a: Answer): string | null {
     const found = (JSON.parse(a.text) as { found: number }).found;
     if (found !== 0) return `the search matched ${found} accounts: the value was taken as a pattern`;
   }
+  // No resource has a hostile name: a read answers 2xx only for a hostile query value it may take as it is.
+  if (ok && c.what.startsWith(":")) return `a hostile path parameter answered ${a.status}`;
   if (ok) return null;
   if (a.type.startsWith("text/html")) return c.route.method === "GET" ? null : "an HTML error on an API call";
   let body: unknown;

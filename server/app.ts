@@ -16,8 +16,10 @@ import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { isDbUnavailable } from "./db/db.ts";
 import { ApiError, CODES } from "./errors.ts";
+import { capConnections, serverOptions } from "./http-limits.ts";
 import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
+import { inputRule } from "./kernel/input.ts";
 import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
@@ -86,8 +88,13 @@ export interface App {
   listen(): Promise<number>;
   /** Begins the drain of SPEC 3.10 and resolves once sockets are closed (matches done or timeout). */
   drain(): Promise<void>;
-  /** Stops everything at once (tests; second signal). */
+  /** Stops everything (tests; the end of a drain). */
   close(): Promise<void>;
+  /**
+   * The second stop signal: every socket is closed at once with 1012 `server restarting` (running matches are
+   * abandoned, SPEC 3.3) and the close frames get up to `graceMs` to leave before the process exits.
+   */
+  stopNow(graceMs?: number): Promise<void>;
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
@@ -115,8 +122,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     },
     bodyLimit: 64 * 1024,
     forceCloseConnections: true,
+    // Slow senders, greedy clients and requests Node refuses (server/http-limits.ts).
+    ...serverOptions(config),
   });
+  capConnections(http.server, config);
   const log = http.log as unknown as Logger;
+  // Before every route: what no route accepts is refused here, once (server/kernel/input.ts).
+  inputRule(http);
   const store =
     deps.store ??
     (await openStore({
@@ -322,6 +334,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     }
   }
 
+  // No response is to be read as anything but its declared type (JSON answers included, not only pages).
+  http.addHook("onSend", async (_req, reply, payload) => {
+    reply.header("x-content-type-options", "nosniff");
+    return payload;
+  });
   http.setErrorHandler((err, req, reply) => {
     // The database is unreachable for now: a retryable 503, as a page for page routes (so crawlers keep
     // the page), and in the error shape elsewhere.
@@ -337,6 +354,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     const e = err as { statusCode?: number; code?: string; message: string };
     if (e.statusCode === 413 || e.code === "FST_ERR_CTP_BODY_TOO_LARGE")
       return reply.code(413).send({ error: "request body too large", code: "too_large" });
+    if (e.statusCode === 415)
+      return reply
+        .code(415)
+        .send({ error: `${e.message}; send application/json`, code: "unsupported_media_type" });
     if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500)
       return reply.code(e.statusCode).send({ error: e.message, code: "bad_request" });
     log.error({ err }, "unhandled error");
@@ -382,7 +403,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     if (path === "/human") return humanPlay.handleUpgrade(req, socket, head);
     if (path !== "/bot") {
       socket.end(
-        'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"error":"no WebSocket at this path","code":"not_found"}',
+        'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n{"error":"no WebSocket at this path","code":"not_found"}',
       );
       return;
     }
@@ -433,5 +454,19 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       await close();
     },
     close,
+    async stopNow(graceMs = 2_000) {
+      hub.closeAll();
+      humanPlay.closeAll();
+      http.server.closeIdleConnections();
+      // Done when every connection is gone (each peer answered the close frame, or its socket was ended).
+      const until = Date.now() + graceMs;
+      while (Date.now() < until) {
+        const open = await new Promise<number>((resolve) =>
+          http.server.getConnections((_e, n) => resolve(n)),
+        );
+        if (open === 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
   };
 }

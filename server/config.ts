@@ -39,7 +39,7 @@ const FLAGS = {
   },
   "auth-rate-limit": {
     type: "string",
-    help: "sign-in, sign-up and recovery requests per minute per client address",
+    help: "sign-in, sign-up and recovery requests per minute per client address (one budget for all)",
     def: "30",
   },
   "registration-rate-limit": {
@@ -86,6 +86,26 @@ const FLAGS = {
     type: "string",
     help: "connections the kernel may hold waiting to be accepted",
     def: "511",
+  },
+  "headers-timeout": {
+    type: "string",
+    help: "seconds a client has to send a request's headers; a slower one is answered 408 and cut off",
+    def: "10",
+  },
+  "request-timeout": {
+    type: "string",
+    help: "seconds a client has to send a whole request, body included (at least --headers-timeout)",
+    def: "30",
+  },
+  "max-connections": {
+    type: "string",
+    help: "open connections (HTTP and WebSocket) at once, whole server; more are refused",
+    def: "10000",
+  },
+  "max-connections-per-address": {
+    type: "string",
+    help: "open connections at once from one client address (429 beyond it; 0: no cap, e.g. behind a proxy)",
+    def: "256",
   },
   ladders: { type: "string", help: "ladder manifest file (default: server/ladders/ladders.json)" },
   "house-bots": { type: "boolean", help: "host the house bots (default on; --no-house-bots to disable)" },
@@ -152,6 +172,10 @@ const Schema = z.object({
   socketConnectsPerMinute: num("socket-connects-per-minute", 1, 10_000_000),
   socketAuthFailuresPerMinute: num("socket-auth-failures-per-minute", 1, 10_000_000),
   listenBacklog: num("listen-backlog", 1, 65_535),
+  headersTimeoutMs: num("headers-timeout", 0.1, 3600, false).transform((s) => Math.round(s * 1000)),
+  requestTimeoutMs: num("request-timeout", 0.1, 3600, false).transform((s) => Math.round(s * 1000)),
+  maxConnections: num("max-connections", 1, 1_000_000),
+  maxConnectionsPerAddress: num("max-connections-per-address", 0, 1_000_000),
   laddersFile: z.string().min(1).optional(),
   houseBots: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
@@ -228,6 +252,10 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     socketConnectsPerMinute: get("socket-connects-per-minute"),
     socketAuthFailuresPerMinute: get("socket-auth-failures-per-minute"),
     listenBacklog: get("listen-backlog"),
+    headersTimeoutMs: get("headers-timeout"),
+    requestTimeoutMs: get("request-timeout"),
+    maxConnections: get("max-connections"),
+    maxConnectionsPerAddress: get("max-connections-per-address"),
     laddersFile: values.ladders,
     houseBots: values["no-house-bots"] !== true,
     logLevel: get("log-level"),
@@ -241,6 +269,9 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
         "or start with --anonymous-dev for a local development ladder (anyone may register bots).",
     );
   }
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (c.headersTimeoutMs > c.requestTimeoutMs)
+    throw new ConfigError("--headers-timeout must not be longer than --request-timeout");
   if (c.accounts === "external") {
     if (!c.authUrl || !c.authPublishableKey || !(c.authJwksUrl || c.authJwtSecret)) {
       throw new ConfigError(

@@ -47,6 +47,10 @@ export const CODES = {
   },
   bot_moderated: { status: 409, message: "bot moderated" },
   too_large: { status: 413, message: "request body too large" },
+  unsupported_media_type: { status: 415, message: "send the body as JSON (application/json, UTF-8)" },
+  request_timeout: { status: 408, message: "the request was not sent in time" },
+  headers_too_large: { status: 431, message: "the request's headers are too large" },
+  too_many_connections: { status: 429, message: "too many open connections from this address" },
   server_draining: {
     status: 503,
     message: "the server is shutting down; no new matches or games start",
@@ -235,6 +239,7 @@ export const errors = {
   quotaExceeded: (message: string) => fail("quota_exceeded", message),
   botModerated: (status: string) => fail("bot_moderated", `the bot is ${status}`),
   tooLarge: () => fail("too_large", "request body too large"),
+  unsupportedMediaType: (message: string) => fail("unsupported_media_type", message),
   draining: () => fail("server_draining", "the server is shutting down"),
 
   // Accounts and administration (SPEC 4.2-4.6, 5, 7.1).

@@ -249,6 +249,11 @@ export class Accounts {
     this.counters.set(key, times);
   }
 
+  /** SPEC 4.1: a banned account's public profile answers like an unknown user's (404), page and API alike. */
+  async hiddenUser(handle: string): Promise<boolean> {
+    return Boolean((await this.ctx.store.accounts.accountByHandle(handle))?.banned_at);
+  }
+
   /** The bot socket's admission rule beyond the token (SPEC 1.4, 3.6, 7.2). */
   async admit(bot: BotRow): Promise<SocketErrorCode | null> {
     if (bot.house) return null;

@@ -90,8 +90,12 @@ const UpdateUser = z.object({
   data: z.record(z.string(), z.unknown()).optional(),
 });
 
+/**
+ * GoTrue's validation: unknown fields are ignored, as GoTrue does (its clients send extras such as
+ * gotrue_meta_security); an absent body is `{}`, a JSON `null` is not.
+ */
 function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const r = schema.safeParse(value ?? {});
+  const r = schema.safeParse(value === undefined ? {} : value);
   if (!r.success) {
     const msg = r.error.issues.map((i) => i.message).join("; ");
     const short = r.error.issues.some((i) => i.path[0] === "password" && i.code === "too_small");
@@ -304,9 +308,11 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     guesses.attempt(email);
   }
 
-  const limited = {
-    config: { rateLimit: { max: config.authRateLimit, timeWindow: "1 minute" } },
-  };
+  // One budget per client address for every route that takes a password, an email or a link (sign-in,
+  // sign-up, recovery, resend, link redemption, password change), as --auth-rate-limit says: one limiter
+  // shared by the routes, not one per route (the plugin's per-route option would give each its own count).
+  const budget = app.rateLimit({ max: config.authRateLimit, timeWindow: "1 minute" });
+  const limited = { onRequest: budget, config: { takesBody: true } };
 
   app.register(
     async (idp) => {
@@ -548,7 +554,10 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       idp.post("/logout", async (req, reply) => {
         requireApiKey(req);
         const { user, sessionId } = await userFromAccess(req);
-        const scope = (req.query as Record<string, unknown>).scope;
+        const scope = (req.query as Record<string, unknown>).scope ?? "local";
+        // As GoTrue: an unknown scope is refused, not taken for the default (it would end this session).
+        if (scope !== "local" && scope !== "global" && scope !== "others")
+          throw idpError(400, "validation_failed", "scope must be local, global or others");
         if (scope === "global" || scope === "others") {
           const ended = await identity.endUserSessions(
             user.id,

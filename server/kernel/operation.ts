@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { Caller } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
-import { type ApiError, errors } from "../errors.ts";
+import type { ApiError } from "../errors.ts";
+import { parseInput } from "./input.ts";
 
 /**
  * Who may call: anyone, a browser session of an account (SPEC 4.4), the same with a handle chosen
@@ -72,21 +73,6 @@ export type Authenticate = (
   reply: FastifyReply,
 ) => Promise<Caller | null>;
 
-function parse(
-  schema: z.ZodType | undefined,
-  value: unknown,
-  invalid: (message: string) => ApiError = errors.badRequest,
-): unknown {
-  if (!schema) return undefined;
-  const r = schema.safeParse(value ?? {});
-  if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
-  return r.data;
-}
-
-/**
- * Registers operations as one encapsulated plugin. The auth rule runs first (a wrong credential is a 401 or
- * 403 whatever the body), then params, query and body are validated, then the handler runs.
- */
 export type AnyOperation = OperationDef<
   AuthRule,
   z.ZodType | undefined,
@@ -94,6 +80,12 @@ export type AnyOperation = OperationDef<
   z.ZodType | undefined
 >;
 
+/**
+ * Registers operations as one encapsulated plugin. The input rule (server/kernel/input.ts) has refused what no
+ * route accepts, including a body on an operation that declares none; then the auth rule runs (a wrong
+ * credential is a 401 or 403 whatever the body), then params, query and body are validated (a body's unknown
+ * fields are refused), then the handler runs.
+ */
 export function mountOperations(
   app: FastifyInstance,
   ops: readonly AnyOperation[],
@@ -106,6 +98,7 @@ export function mountOperations(
       scope.route({
         method: op.method,
         url: op.path,
+        config: { takesBody: op.body !== undefined },
         preHandler: async (req, reply) => {
           (req as FastifyRequest & { caller: Caller | null }).caller = await authenticate(
             op.auth,
@@ -116,9 +109,16 @@ export function mountOperations(
         handler: async (req, reply) => {
           const body = await op.handle(
             {
-              params: parse(op.params, req.params, op.invalidParams && (() => op.invalidParams!(req.params))),
-              query: parse(op.query, req.query),
-              body: parse(op.body, req.body, op.invalid),
+              params:
+                op.params &&
+                parseInput(
+                  op.params,
+                  req.params,
+                  op.invalidParams && (() => op.invalidParams!(req.params)),
+                  "ignore",
+                ),
+              query: op.query && parseInput(op.query, req.query, undefined, "ignore"),
+              body: op.body && parseInput(op.body, req.body, op.invalid),
               caller: (req as FastifyRequest & { caller: Caller | null }).caller,
               req,
               reply,

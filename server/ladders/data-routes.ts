@@ -7,6 +7,8 @@ import { defineOperation } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
+/** About 270 years: more than any ladder's history. */
+const ALL_TIME_DAYS = 100_000;
 
 export const LadderQuery = z.object({ ladder: z.string().optional() });
 /** A name that is not a valid bot name cannot name a bot: 404 no_such_bot, as for an unknown one. */
@@ -17,6 +19,8 @@ export const RatingsQuery = z.object({
   days: z.coerce
     .number({ error: "days must be a number above 0" })
     .positive("days must be a number above 0")
+    // A span longer than any history is all time (the largest numbers would not even make a date).
+    .transform((d) => (d > ALL_TIME_DAYS ? undefined : d))
     .optional(),
 });
 export const MatchListQuery = z.object({
@@ -95,7 +99,11 @@ export const DATA_OPERATIONS = [
     query: LadderQuery,
     errors: { ...BAD_QUERY, 404: "unknown or banned user, or an unknown ladder" },
     doc: { tag: "data", ok: R.User },
-    handle: async ({ params, query }, ctx) => ctx.reads.user(params.handle, query.ladder),
+    handle: async ({ params, query }, ctx) => {
+      if (await ctx.accounts.hiddenUser(params.handle))
+        throw errors.notFound(`user ${JSON.stringify(params.handle)}`);
+      return ctx.reads.user(params.handle, query.ladder);
+    },
   }),
   defineOperation({
     method: "GET",

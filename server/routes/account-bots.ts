@@ -1,15 +1,56 @@
 // What the account routes and the registration routes share about bots: name and handle formats, the
 // avatar list, registering a bot for an account (or an anonymous/legacy owner), and the delete-or-retire
 // lifecycle of SPEC 3.4.
-import type { z } from "zod";
+import { z } from "zod";
 import type { Accounts, Registrant } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
-import { type ApiError, errors } from "../errors.ts";
+import { errors } from "../errors.ts";
 import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow } from "../store/types.ts";
 
 export const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 export const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,38}$/;
+
+/**
+ * Names no bot may take, in any letter case (SPEC 7.1 `invalid_bot`): the words of the service's own paths (a
+ * bot named `admin` or `me` would read as part of the service, `/bot/admin` as one of its pages; the words of
+ * routes the SPEC announces are kept too), and the names every JavaScript object already has (`__proto__`,
+ * `constructor`, ...), with which a lookup by name finds the prototype's member instead of a bot.
+ * test/server/tester-findings.test.ts checks the path words against the running server's routes.
+ */
+export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
+  [
+    // Path words of the running routes and sockets.
+    ...["api", "bots", "bot", "me", "versions", "retire", "token", "matches", "match", "live", "stats"],
+    ...["ratings", "adr"],
+    ...["leaderboard", "lobby", "ladders", "ladder", "sections", "users", "user", "account", "handle"],
+    ...["notifications", "name", "avatar", "claim", "keys", "play-ticket", "play", "enrollment", "admin"],
+    ...["members", "approve", "revoke", "schedule", "invitations", "settings", "preview", "presets"],
+    ...["overview", "owners", "admins", "accounts", "role", "ban", "unban", "audit", "suspend", "activate"],
+    ...["usage", "assets", "openapi", "docs", "rules", "schema", "download", "guide", "changelog"],
+    ...["create-bot", "llms", "sitemap", "robots", "replays", "view", "auth", "v1", "health", "signup"],
+    ...["jwks", "resend", "recover", "verify", "logout", "human", "status", "well-known"],
+    // Words of routes the SPEC names that this server does not serve yet.
+    ...["mcp", "events", "announcements", "analytics", "emails", "email", "unsubscribe", "achievements"],
+    ...["opponent", "reveal", "reconcile", "image", "submission", "incidents", "publish", "archive", "retry"],
+    // Not bots: the house owner, human seats, and what a missing value prints as.
+    ...["house", "human", "anonymous", "null", "undefined", "nan"],
+    // Every object's own members.
+    ...Object.getOwnPropertyNames(Object.prototype),
+    "prototype",
+  ]
+    .filter((w) => BOT_NAME.test(w))
+    .map((w) => w.toLowerCase()),
+);
+
+/** The name a bot is registered or renamed to. */
+export const NewBotName = z
+  .string({ error: "name is required" })
+  .regex(BOT_NAME, "name must be 2-24 letters, digits, - or _")
+  .superRefine((name, ctx) => {
+    if (RESERVED_BOT_NAMES.has(name.toLowerCase()))
+      ctx.addIssue({ code: "custom", message: `the name ${JSON.stringify(name)} is reserved` });
+  });
 
 /** SPEC 2 Avatars: cosmetic, or null for the plain orb. */
 export const AVATARS = [
@@ -34,16 +75,6 @@ export const AVATARS = [
   "corsair",
   "luchador",
 ] as const;
-
-export function parseBody<T extends z.ZodType>(
-  schema: T,
-  value: unknown,
-  invalid: (message: string) => ApiError = errors.badRequest,
-): z.infer<T> {
-  const r = schema.safeParse(value ?? {});
-  if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
-  return r.data;
-}
 
 const NOTE =
   "Keep this token secret: it is shown once. Connect with the header Authorization: Bearer <token>.";

@@ -10,7 +10,7 @@ import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
-import { AVATARS, BOT_NAME, HANDLE, parseBody, registerBot, removeBot } from "./account-bots.ts";
+import { AVATARS, BOT_NAME, HANDLE, NewBotName, registerBot, removeBot } from "./account-bots.ts";
 
 const HandleBody = z.object({
   handle: z
@@ -33,9 +33,7 @@ const Notifications = z
       .optional(),
   })
   .strict();
-const NameBody = z.object({
-  name: z.string({ error: "name is required" }).regex(BOT_NAME, "name must be 2-24 letters, digits, - or _"),
-});
+const NameBody = z.object({ name: NewBotName });
 const AvatarBody = z.object({
   avatar: z.union([z.string(), z.null()], { error: "avatar must be a string or null" }),
 });
@@ -160,10 +158,12 @@ export const ACCOUNT_OPERATIONS = [
     summary: "Rename a bot (not while moderated or in a match)",
     auth: "session_handle",
     params: NameParams,
-    handle: async ({ caller, params, req }, ctx) => {
+    body: NameBody,
+    invalid: errors.invalidBot,
+    handle: async ({ caller, params, body }, ctx) => {
       const { store, accounts } = ctx;
       const bot = await ownBot(ctx, caller, params.name);
-      const { name } = parseBody(NameBody, req.body, errors.invalidBot);
+      const { name } = body;
       if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
       if (accounts.inMatch(bot.id)) throw errors.botInMatch(bot.name);
       if (name === bot.name) return { name };
@@ -204,9 +204,10 @@ export const ACCOUNT_OPERATIONS = [
     summary: "A bot's avatar, or null for the plain orb",
     auth: "session_handle",
     params: NameParams,
-    handle: async ({ caller, params, req }, ctx) => {
+    body: AvatarBody,
+    handle: async ({ caller, params, body }, ctx) => {
       const bot = await ownBot(ctx, caller, params.name);
-      const { avatar } = parseBody(AvatarBody, req.body);
+      const { avatar } = body;
       if (avatar !== null && !(AVATARS as readonly string[]).includes(avatar))
         throw errors.unknownAvatar(AVATARS);
       await ctx.store.accounts.setAvatar(bot.id, avatar);

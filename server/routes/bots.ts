@@ -3,17 +3,17 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { parseInput } from "../kernel/input.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import { versionKey } from "../ratings/book.ts";
-import { unstorableText } from "../socket/hub.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
-import { registerBot, removeBot } from "./account-bots.ts";
+import { NewBotName, registerBot, removeBot } from "./account-bots.ts";
 import { myBotView, versionView } from "./views.ts";
 
 const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 /** Body of POST /api/bots; also the request schema in /openapi.json. */
 export const Registration = z.object({
-  name: z.string({ error: "name is required" }).regex(BOT_NAME, "name must be 2-24 letters, digits, - or _"),
+  name: NewBotName,
   owner: z
     .string()
     .regex(
@@ -22,39 +22,23 @@ export const Registration = z.object({
     )
     .optional(),
 });
-// Text PostgreSQL cannot store as sent is refused here (400), not by the database (500).
-const storable = (what: string) => (s: string, ctx: z.RefinementCtx) => {
-  const problem = unstorableText(s);
-  if (problem) ctx.addIssue({ code: "custom", message: `${what} ${problem}` });
-};
 export const NewVersion = z.object({
   label: z
     .string({ error: "label is required" })
     .min(1, "label must be 1-32 characters")
-    .max(32, "label must be 1-32 characters")
-    .superRefine(storable("label")),
-  notes: z
-    .string()
-    .max(2000, "notes must be at most 2000 characters")
-    .superRefine(storable("notes"))
-    .optional(),
+    .max(32, "label must be 1-32 characters"),
+  notes: z.string().max(2000, "notes must be at most 2000 characters").optional(),
 });
 
 export const VersionLabelParams = z.object({ label: z.string().describe("version label") });
-
-function body<T extends z.ZodType>(schema: T, value: unknown, invalid = errors.badRequest): z.infer<T> {
-  const r = schema.safeParse(value ?? {});
-  if (!r.success) throw invalid(r.error.issues.map((i) => i.message).join("; "));
-  return r.data;
-}
 
 export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
   const { store } = ctx;
 
   // SPEC 4.2: AccountBearer or OwnerKey; anonymous registration (with `owner`) only on anonymous ladders.
-  app.post("/api/bots", async (req, reply) => {
+  app.post("/api/bots", { config: { takesBody: true } }, async (req, reply) => {
     const who = await ctx.accounts.registrant(req);
-    const b = body(Registration, req.body, errors.invalidBot);
+    const b = parseInput(Registration, req.body, errors.invalidBot);
     const made = await registerBot(
       ctx,
       ctx.accounts,
@@ -100,9 +84,9 @@ export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
     return myBotView(bot, online, await versionsOf(bot));
   });
 
-  app.post("/api/me/versions", async (req, reply) => {
+  app.post("/api/me/versions", { config: { takesBody: true } }, async (req, reply) => {
     const bot = await botOf(req);
-    const v = body(NewVersion, req.body);
+    const v = parseInput(NewVersion, req.body);
     let version: VersionRow;
     try {
       ({ version } = await useVersion(store, ctx.settings.limits(), bot, v.label, v.notes ?? ""));

@@ -19,7 +19,6 @@ import { parseQuery } from "./matches.ts";
 
 /** Routes GET /api lists besides the documented JSON operations: sockets, pages and files. */
 const OTHER_ENDPOINTS = [
-  "DELETE /api/bots/<name>",
   "GET /api/account",
   "PUT /api/account/handle",
   "POST /api/account/keys",
@@ -46,7 +45,8 @@ function endpointList(): string[] {
     const query = op.query ? Object.keys(op.query.shape) : [];
     return `${op.method.toUpperCase()} ${path}${query.length ? `?${query.map((q) => `${q}=`).join("&")}` : ""}`;
   });
-  return [...ops, ...OTHER_ENDPOINTS];
+  // Once each, should an entry here become a documented operation too.
+  return [...new Set([...ops, ...OTHER_ENDPOINTS])];
 }
 
 /** The built-in identity provider's address is made from the configured public address; on a development

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
 import type { AppContext } from "../context.ts";
-import { DOCS, type LoadedDoc } from "../docs/catalog.ts";
+import { DOCS, docForFile, type LoadedDoc } from "../docs/catalog.ts";
 import { escapeHtml, guideIndexBody, markdownToHtml, page } from "../docs/html.ts";
 import { errors } from "../errors.ts";
 import { publicBase } from "../public-address.ts";
@@ -75,6 +75,15 @@ export function docsRoutes(
     const name = SchemaParams.safeParse({ name: raw }).success ? schemaName(raw) : undefined;
     if (!name) throw errors.notFound(`schema ${JSON.stringify(raw)}`);
     return SCHEMAS[name];
+  });
+  // The raw Markdown links to decision records by their file (`adr/0001-tick-order.md`), which from
+  // /docs/<name> resolves here; the record is the catalogued document of that file.
+  app.get("/docs/adr/:file", async (req, reply) => {
+    const raw = (req.params as { file: string }).file;
+    const entry = /^[a-z0-9-]+\.md$/.test(raw) ? docForFile(`adr/${raw}`) : undefined;
+    const doc = entry && docs.get(entry.name);
+    if (!doc) throw errors.notFound(`document ${JSON.stringify(`adr/${raw}`)}`);
+    return reply.type("text/markdown; charset=utf-8").send(doc.markdown);
   });
   app.get("/docs/:name", async (req, reply) => {
     const raw = (req.params as { name: string }).name;

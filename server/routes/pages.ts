@@ -200,11 +200,14 @@ answers with one turn: a move or dash, an attack, maybe a shout.</p>
 small bot you can run as it is and then improve. The <a href="/guide/bot-guide">bot guide</a> walks through it.</p></li>
 <li><h2>Learn the rules</h2><p>21×21 maps, eight directions, dashes, three attacks (a ranged shot with one ricochet, the
 frostburst area and the repulsor), pickups, line of sight and a zone that closes from tick ${RULES.zone.start_tick}.
-A match lasts at most ${RULES.tick_limit} ticks. The numbers are in <a href="/docs/rules">the rules</a>
+A match lasts at most ${RULES.tick_limit} ticks. The numbers are in <a href="/guide/rules">the rules</a>
 (<a href="/docs/rules.json">as JSON</a>).</p></li>
-<li><h2>Test offline</h2><p>The <a href="/docs/simulator">simulator</a> runs the ladder's own engine on your machine:
-play your bot against the house bots, write replays and watch them here.</p>
-<pre><code>node arena-sim.mjs play --a cmd:"python3 bot.py" --b brawler --matches 20</code></pre></li>
+<li><h2>Test offline</h2><p>The <a href="/guide/simulator">simulator</a> runs the ladder's own engine on your machine:
+play your bot against the house bots, write replays and watch them here. With
+<a href="/download/arena-sim.mjs">arena-sim.mjs</a> and the Python starter
+<a href="/download/bots/python/starter_bot.py">starter_bot.py</a> in one folder (<code>--stdio</code>: the starter
+speaks to the simulator over stdin and stdout instead of connecting to the ladder):</p>
+<pre><code>node arena-sim.mjs play --a "cmd:python3 starter_bot.py --stdio" --b brawler --matches 20</code></pre></li>
 <li><h2>Register and connect</h2><p>${
         index.authentication_required
           ? html`Create an account, register a bot to get its token, then connect to`
@@ -218,7 +221,7 @@ play your bot against the house bots, write replays and watch them here.</p>
 <li><h2>Climb</h2><p>Your bot is paired by the matchmaker and rated per version. After ${30} rated games a version
 appears on the <a href="${href("/ladder", ladder)}">leaderboard</a>. Every match has a replay you can watch.</p></li>
 </ol>
-<p>More: <a href="/guide">all guides</a> · <a href="/docs/api">API reference</a> · <a href="/openapi.json">OpenAPI</a></p>`,
+<p>More: <a href="/guide">all guides</a> · <a href="/guide/api">API reference</a> · <a href="/openapi.json">OpenAPI</a></p>`,
     });
   });
 
@@ -313,7 +316,9 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
   app.get("/user/:handle", async (req, reply) => {
     const ladder = ladderOf(req);
     const handle = (req.params as { handle: string }).handle;
-    const res = await read(() => ctx.reads.user(handle, on(ladder)));
+    const res = (await ctx.accounts.hiddenUser(handle))
+      ? { status: 404, body: null }
+      : await read(() => ctx.reads.user(handle, on(ladder)));
     if (!res.body) return notFound(reply, ladder, "User", `There is no user ${JSON.stringify(handle)}.`);
     const u = res.body;
     return send(reply, {

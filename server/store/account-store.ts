@@ -126,6 +126,12 @@ export class AccountStore {
     return rows[0] ? toAccount(rows[0]) : null;
   }
 
+  /** By handle, in any case. */
+  async accountByHandle(handle: string): Promise<AccountRow | null> {
+    const rows = await this.db.query("SELECT * FROM accounts WHERE handle_lower = lower($1)", [handle]);
+    return rows[0] ? toAccount(rows[0]) : null;
+  }
+
   /** By handle (any case) or by id, as the admin routes name accounts. */
   async accountByRef(ref: string): Promise<AccountRow | null> {
     const rows = await this.db.query("SELECT * FROM accounts WHERE handle_lower = lower($1) OR id = $1", [
@@ -249,17 +255,21 @@ export class AccountStore {
     found: number;
   }> {
     const total = Number((await this.db.query("SELECT count(*) AS n FROM accounts"))[0]?.n ?? 0);
-    const where = `($1::text IS NULL OR a.handle_lower LIKE '%' || lower($1::text) || '%' OR a.id = $1::text
-       OR EXISTS (SELECT 1 FROM bots b WHERE b.account_id = a.id AND b.name_lower LIKE '%' || lower($1::text) || '%'))`;
+    // `q` is text to find, not a pattern: LIKE's wildcards (and its escape character) in it match themselves.
+    const literal = query === null ? null : query.replace(/[\\%_]/g, "\\$&");
+    const contains = `'%' || lower($2::text) || '%' ESCAPE '\\'`;
+    const where = `($1::text IS NULL OR a.handle_lower LIKE ${contains} OR a.id = $1::text
+       OR EXISTS (SELECT 1 FROM bots b WHERE b.account_id = a.id AND b.name_lower LIKE ${contains}))`;
     const found = Number(
-      (await this.db.query(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, [query]))[0]?.n ?? 0,
+      (await this.db.query(`SELECT count(*) AS n FROM accounts a WHERE ${where}`, [query, literal]))[0]?.n ??
+        0,
     );
     const rows = await this.db.query(
       `SELECT a.*,
          (SELECT count(*) FROM agent_keys k WHERE k.account_id = a.id) AS key_count,
          (SELECT max(last_used) FROM agent_keys k WHERE k.account_id = a.id) AS key_last_used
-       FROM accounts a WHERE ${where} ORDER BY a.created DESC, a.id LIMIT $2`,
-      [query, limit],
+       FROM accounts a WHERE ${where} ORDER BY a.created DESC, a.id LIMIT $3`,
+      [query, literal, limit],
     );
     const ids = rows.map((r) => String(r.id));
     const bots = ids.length

@@ -115,7 +115,7 @@ ${p.switcher ?? ""}
 ${p.body}
 </main>
 <footer class="site">
-<p><a href="/api">API</a> · <a href="/docs">Docs</a> · <a href="/download/bots">Starter bots</a> · <a href="/changelog">Changelog</a></p>
+<p><a href="/guide/api">API</a> · <a href="/guide">Docs</a> · <a href="/download/bots">Starter bots</a> · <a href="/changelog">Changelog</a></p>
 </footer>
 </body>
 </html>

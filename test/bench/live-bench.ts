@@ -128,6 +128,8 @@ async function startLadder(workers: number): Promise<Ladder> {
     // Every benchmark client connects from 127.0.0.1: the per-address door budgets would refuse them.
     "--socket-connects-per-minute",
     "10000000",
+    "--max-connections-per-address",
+    "0",
     "--listen-backlog",
     "8192",
     "--log-level",

@@ -129,7 +129,14 @@ async function stormOnce(database: "embedded" | "postgres", limitsOn: boolean): 
       "4096",
       ...(limitsOn
         ? []
-        : ["--socket-connects-per-minute", "10000000", "--socket-auth-failures-per-minute", "10000000"]),
+        : [
+            "--socket-connects-per-minute",
+            "10000000",
+            "--socket-auth-failures-per-minute",
+            "10000000",
+            "--max-connections-per-address",
+            "0",
+          ]),
     ],
   });
   const calm: Window = { api: [], ticks: [] };

@@ -308,6 +308,19 @@ describe("admin", () => {
     const byBot = await api(root, "GET", "/api/admin/accounts?q=naughty");
     expect((byBot.body.accounts as { handle: string }[]).map((a) => a.handle)).toEqual(["ada"]);
     expect((await api(root, "GET", "/api/admin/accounts?limit=0")).status).toBe(400);
+    // q is text, not a LIKE pattern: `_` and `%` match only themselves.
+    expect((await api(ada, "POST", "/api/account/bots", { name: "snake_case" })).status).toBe(201);
+    const handles = async (q: string) =>
+      (
+        (await api(root, "GET", `/api/admin/accounts?q=${encodeURIComponent(q)}`)).body.accounts as {
+          handle: string;
+        }[]
+      ).map((a) => a.handle);
+    expect(await handles("e_c")).toEqual(["ada"]);
+    expect(await handles("_")).toEqual(["ada"]);
+    expect(await handles("a_a")).toEqual([]);
+    expect(await handles("%")).toEqual([]);
+    expect(await handles("sn%se")).toEqual([]);
 
     const owner = await api(root, "POST", "/api/admin/owners", { name: "legacy-team", max_bots: 2 });
     expect(owner.status).toBe(201);

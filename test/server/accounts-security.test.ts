@@ -332,6 +332,35 @@ describe("bad input", () => {
 });
 
 describe("rate limits", () => {
+  it("sign-up, sign-in and recovery count against one budget per client address (--auth-rate-limit)", async () => {
+    const limited = await startAccountServer({ authRateLimit: 4 });
+    try {
+      const index = (
+        await limited.get<{ accounts: { identity_url: string; publishable_key: string } }>("/api")
+      ).body;
+      const idp = (path: string, body: unknown) =>
+        call(index.accounts.identity_url, "POST", path, {
+          headers: { apikey: index.accounts.publishable_key },
+          body,
+        });
+      const statuses = [
+        (await idp("/signup", { email: "one@example.com", password: "a long test password" })).status,
+        (await idp("/signup", { email: "two@example.com", password: "a long test password" })).status,
+        (await idp("/token?grant_type=password", { email: "one@example.com", password: "wrong guess" }))
+          .status,
+        (await idp("/token?grant_type=password", { email: "two@example.com", password: "wrong guess" }))
+          .status,
+      ];
+      expect(statuses).toEqual([200, 200, 400, 400]);
+      // Four requests on four routes used the budget up: the fifth, on a route of its own, is refused.
+      const fifth = await idp("/recover", { email: "one@example.com" });
+      expect(fifth.status).toBe(429);
+      expect(fifth.body.code).toBe("rate_limited");
+    } finally {
+      await limited.stop();
+    }
+  }, 30_000);
+
   it("sign-in attempts per address and registrations per account are limited, and throttling is audited", async () => {
     const limited = await startAccountServer({
       authRateLimit: 3,

@@ -50,6 +50,10 @@ describe("parseConfig", () => {
       hourlyQuota: 10_000,
       drainTimeoutMs: 600_000,
       pingIntervalMs: 25_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 10_000,
+      maxConnectionsPerAddress: 256,
       houseBots: true,
       publicUrl: "http://localhost:8080",
     });
@@ -107,6 +111,13 @@ describe("parseConfig", () => {
     expect(failure(["--database-url", "mysql://x"])).toContain("--database-url");
     expect(failure([], { DATABASE_URL: "mysql://x" })).toContain("--database-url");
     expect(failure(["--log-level", "loud"])).toContain("--log-level");
+    expect(failure(["--headers-timeout", "0"])).toContain("--headers-timeout");
+    expect(failure(["--request-timeout", "soon"])).toContain("--request-timeout");
+    expect(failure(["--headers-timeout", "40"])).toContain(
+      "--headers-timeout must not be longer than --request-timeout",
+    );
+    expect(failure(["--max-connections", "0"])).toContain("--max-connections");
+    expect(failure(["--max-connections-per-address", "-1"])).toContain("--max-connections-per-address");
     expect(failure(["--bogus"])).toContain("--bogus");
     expect(failure(["--port"])).toContain("--port");
     expect(failure(["extra"])).toContain("extra");

@@ -99,6 +99,9 @@ describe("GET /api", () => {
     ])
       expect(endpoints).toContain(e);
     expect(endpoints).toContain("GET /api/matches?ladder=&bot=&limit=&stats=");
+    // Each route once (DELETE /api/bots/<name> was listed twice: documented, and again by hand).
+    expect(endpoints.filter((e, i) => endpoints.indexOf(e) !== i)).toEqual([]);
+    expect(endpoints).toContain("DELETE /api/bots/<name>");
   });
 
   it("uses the configured public address; the request's host only on a development ladder without one", () => {

@@ -126,6 +126,42 @@ describe("crawl", () => {
   });
 });
 
+describe("links for people and for raw readers", () => {
+  it("every relative link inside the raw Markdown documents resolves from where it is served", async () => {
+    const docs = (await (await fetch(`${srv.url}/docs`)).json()) as { docs: string[] };
+    const broken: string[] = [];
+    let seen = 0;
+    for (const doc of docs.docs.filter((d) => !d.endsWith(".json"))) {
+      const markdown = await (await fetch(doc)).text();
+      for (const m of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!;
+        if (/^(https?:|mailto:|#|\/)/.test(target)) continue; // absolute, or an anchor on the same page
+        seen++;
+        const url = new URL(target, doc).toString().split("#")[0]!;
+        if ((await resolves(url)) !== 200) broken.push(`${doc} -> ${target}`);
+      }
+    }
+    expect(seen).toBeGreaterThan(10);
+    expect(broken).toEqual([]);
+  });
+
+  it("the pages' footer and /create-bot link to the HTML guides, not to JSON or raw Markdown", async () => {
+    const page = await (await fetch(`${srv.url}/create-bot`)).text();
+    const footer = page.slice(page.lastIndexOf("<footer"));
+    const docLinks = [...page.matchAll(/href="(\/(?:docs|guide)[^"]*)"/g)].map((m) => m[1]!);
+    expect(docLinks.length).toBeGreaterThan(4);
+    // The one machine-readable link is labelled so ("as JSON").
+    const wanted = docLinks.filter((href) => href !== "/docs/rules.json");
+    expect(wanted).toEqual(wanted.filter((href) => href.startsWith("/guide")));
+    expect(footer).toContain('href="/guide"');
+    for (const href of wanted) {
+      const res = await fetch(`${srv.url}${href}`);
+      await res.arrayBuffer();
+      expect(`${href} ${res.status} ${res.headers.get("content-type")}`).toMatch(/ 200 text\/html/);
+    }
+  });
+});
+
 describe("generated docs", () => {
   it("the frame-data table matches the rules table (npx tsx server/docs/frame-data.ts regenerates it)", () => {
     const md = readFileSync(join(DOCS_DIR, "frame-data.md"), "utf8");

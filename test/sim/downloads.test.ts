@@ -4,7 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELEASE } from "../../engine/versions.ts";
 import { DIST_DIR, WHEEL_NAME } from "../../server/routes/downloads.ts";
@@ -65,6 +65,36 @@ describe("downloaded simulator", () => {
     const summary = JSON.parse(r.stdout) as { matches: number; results: { reason: string }[] };
     expect(summary.matches).toBe(1);
     expect(summary.results[0]!.reason).toEqual(expect.any(String));
+  });
+
+  it("/create-bot's offline command plays the downloaded Python starter, which readies and does not forfeit", async (ctx) => {
+    const python = ["/usr/bin/python3", "python3"].find((p) => spawnSync(p, ["--version"]).status === 0);
+    if (!python) return ctx.skip("no python3 found");
+    const page = await (await fetch(`${srv.url}/create-bot`)).text();
+    const command = /<pre><code>(node arena-sim\.mjs play [^<]*)<\/code><\/pre>/
+      .exec(page)?.[1]
+      ?.replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'");
+    expect(command).toBeDefined();
+    // The files the page names, downloaded side by side as an author would.
+    const dir = mkdtempSync(join(tmp, "create-bot-"));
+    for (const href of ["/download/arena-sim.mjs", "/download/bots/python/starter_bot.py"]) {
+      expect(page).toContain(`href="${href}"`);
+      await download(`${srv.url}${href}`, dir);
+    }
+    const one = command!.replace(/--matches \d+/, "--matches 1 --seed 3 --json --quiet");
+    const r = spawnSync("sh", ["-c", one.replace(/^node /, `"${process.execPath}" `)], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 90_000,
+      env: { ...process.env, PATH: `${dirname(python)}:${process.env.PATH}` },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as {
+      bots: { spec: string; forfeits: number; errors: { startup_failures: number } }[];
+    };
+    const starter = summary.bots.find((b) => b.spec.includes("starter_bot.py"))!;
+    expect(starter).toMatchObject({ forfeits: 0, errors: { startup_failures: 0 } });
   });
 
   it("the wheel installs into a fresh venv without the network and plays a match from Python", async (ctx) => {

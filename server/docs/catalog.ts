@@ -83,7 +83,8 @@ export const DOCS: readonly DocEntry[] = [
     name: "operations",
     file: "operations.md",
     title: "Operations",
-    about: "For operators: what survives a database outage, the result journal, and the WebSocket door budgets",
+    about:
+      "For operators: what survives a database outage, the result journal, and the WebSocket door budgets",
   },
   {
     name: "tick-order",

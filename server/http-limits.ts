@@ -49,7 +49,10 @@ function refuse(socket: Socket, code: Code, message?: string): void {
       `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
     );
-  // A peer that does not read its answer must not keep the socket either.
+  // Gone as soon as the answer is written: under a flood of refused connections, sockets left half-open for
+  // their peers to close pile up by the thousand. A peer that does not read its answer must not keep the
+  // socket either.
+  socket.once("finish", () => socket.destroy());
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 

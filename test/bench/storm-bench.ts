@@ -19,10 +19,14 @@ const STORM = 5_000;
 const IN_FLIGHT = 1_000;
 const PLAYERS = 6;
 const PG_BASE = "postgres://postgres@127.0.0.1:5432/test";
+const STORM_ADDRESS = "127.0.0.2";
 
 interface Window {
   api: number[];
   ticks: number[];
+  /** Probes of GET /api that failed (refused, reset, or not 200), and how the failed connections ended. */
+  failed: number;
+  failures: Record<string, number>;
 }
 
 const pct = (xs: number[], p: number) => {
@@ -87,9 +91,12 @@ async function player(child: Child, name: string, sink: () => number[]): Promise
 /** One connect with a made-up token: how it ended. */
 function badConnect(url: string, i: number): Promise<string> {
   return new Promise((resolve) => {
+    // From another loopback address than the players and the probe: the storm's address is the one its
+    // budgets and connection cap fall on, as they would for an attacker.
     const ws = new WebSocket(url, {
       headers: { authorization: `Bearer storm-${i}` },
       handshakeTimeout: 30_000,
+      localAddress: STORM_ADDRESS,
     });
     let code = "";
     ws.on("unexpected-response", (_req, res) => {
@@ -114,6 +121,9 @@ export interface StormResult {
   storm: { apiP50: number; apiP99: number; apiMax: number; tickP50: number; tickP99: number };
   releasedS: number;
   outcomes: Record<string, number>;
+  /** GET /api probes that failed during the storm, and how. */
+  apiFailed: number;
+  apiFailures: Record<string, number>;
 }
 
 async function stormOnce(database: "embedded" | "postgres", limitsOn: boolean): Promise<StormResult | null> {
@@ -139,8 +149,8 @@ async function stormOnce(database: "embedded" | "postgres", limitsOn: boolean): 
           ]),
     ],
   });
-  const calm: Window = { api: [], ticks: [] };
-  const storm: Window = { api: [], ticks: [] };
+  const calm: Window = { api: [], ticks: [], failed: 0, failures: {} };
+  const storm: Window = { api: [], ticks: [], failed: 0, failures: {} };
   let win = calm;
   const players = await Promise.all(
     Array.from({ length: PLAYERS }, (_, i) => player(child, `storm-p${i}`, () => win.ticks)),
@@ -149,8 +159,16 @@ async function stormOnce(database: "embedded" | "postgres", limitsOn: boolean): 
   const probe = (async () => {
     while (probing) {
       const t0 = performance.now();
-      await fetch(`${child.url}/api`).then((r) => r.arrayBuffer());
+      const ok = await fetch(`${child.url}/api`).then(
+        (r) => r.arrayBuffer().then(() => r.ok),
+        (e: { cause?: { code?: string } }) => {
+          const code = e.cause?.code ?? "error";
+          win.failures[code] = (win.failures[code] ?? 0) + 1;
+          return false;
+        },
+      );
       win.api.push(performance.now() - t0);
+      if (!ok) win.failed++;
       await sleep(20);
     }
   })();
@@ -197,6 +215,8 @@ async function stormOnce(database: "embedded" | "postgres", limitsOn: boolean): 
     },
     releasedS,
     outcomes,
+    apiFailed: storm.failed,
+    apiFailures: storm.failures,
   };
 }
 
@@ -216,9 +236,9 @@ export async function stormBench(runs: number): Promise<StormResult[]> {
 export function printStorm(results: StormResult[]): void {
   const f = (v: number) => (v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
   console.log(
-    "\n| database | per-address budgets | GET /api p50 calm → storm (ratio) | GET /api p99 calm → storm (ratio) | longest GET /api in the storm | tick p50 calm → storm (ratio) | tick p99 calm → storm (ratio) | storm released | answers |",
+    "\n| database | per-address budgets | GET /api p50 calm → storm (ratio) | GET /api p99 calm → storm (ratio) | longest GET /api in the storm | tick p50 calm → storm (ratio) | tick p99 calm → storm (ratio) | storm released | failed GET /api | answers |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const pair = (a: number, b: number) => `${f(a)} → ${f(b)} ms (${(b / a).toFixed(2)}x)`;
     const answers = Object.entries(r.outcomes)
@@ -226,7 +246,7 @@ export function printStorm(results: StormResult[]): void {
       .map(([k, n]) => `${k}: ${n}`)
       .join(", ");
     console.log(
-      `| ${r.database} | ${r.limits} | ${pair(r.calm.apiP50, r.storm.apiP50)} | ${pair(r.calm.apiP99, r.storm.apiP99)} | ${f(r.storm.apiMax)} ms | ${pair(r.calm.tickP50, r.storm.tickP50)} | ${pair(r.calm.tickP99, r.storm.tickP99)} | ${r.releasedS.toFixed(1)} s | ${answers} |`,
+      `| ${r.database} | ${r.limits} | ${pair(r.calm.apiP50, r.storm.apiP50)} | ${pair(r.calm.apiP99, r.storm.apiP99)} | ${f(r.storm.apiMax)} ms | ${pair(r.calm.tickP50, r.storm.tickP50)} | ${pair(r.calm.tickP99, r.storm.tickP99)} | ${r.releasedS.toFixed(1)} s | ${r.apiFailed}${r.apiFailed ? ` (${JSON.stringify(r.apiFailures)})` : ""} | ${answers} |`,
     );
   }
   console.log(
@@ -246,7 +266,7 @@ async function stormClient(url: string): Promise<void> {
       }
     }),
   );
-  process.send!(outcomes);
+  process.send?.(outcomes);
 }
 
 if (process.argv[2] === "--storm-client") await stormClient(process.argv[3]!);

@@ -193,7 +193,9 @@ describe("the hung-worker watchdog", () => {
   // also covers a new match's wait for its worker (queueing, and booting a replacement worker).
   let srv: TestServer;
   beforeAll(async () => {
-    srv = await startServer({ tickMs: 2_000, startupMs: 500 }, { workerTimeoutMs: 1_000 });
+    // 2.5 s, not less: a replacement worker booting on a loaded machine (tsx compiling its modules) must not
+    // be taken for a hung one.
+    srv = await startServer({ tickMs: 4_000, startupMs: 500 }, { workerTimeoutMs: 2_500 });
   });
   afterAll(async () => {
     await srv?.stop();
@@ -212,7 +214,7 @@ describe("the hung-worker watchdog", () => {
     expect(resumed.match_id).toBe(hello.match_id);
     const obs = await b.next("observation", undefined, 10_000, 0);
     expect(obs.tick as number).toBeGreaterThanOrEqual(first.tick as number);
-    // No answer: the tick deadline (2 s), not the 1 s watchdog, decides this tick.
+    // No answer: the tick deadline (4 s), not the 2.5 s watchdog, decides this tick.
     const next = await b.next("observation", (m) => m.tick === (obs.tick as number) + 1, 10_000, 0);
     expect(b.received.filter((m) => m.type === "error" || m.type === "end")).toEqual([]);
     b.send(idle(next));
@@ -222,7 +224,7 @@ describe("the hung-worker watchdog", () => {
   });
 
   it("one worker runs several matches at once", async () => {
-    // Three bots hold their matches open (no answers for a 2 s tick) while all three are under way.
+    // Three bots hold their matches open (no answers for a 4 s tick) while all three are under way.
     const bots = await Promise.all(
       ["many-1", "many-2", "many-3"].map(async (n) => connect(srv, await srv.register(n))),
     );

@@ -1,10 +1,10 @@
 // Account test helpers: a real SMTP server on loopback (smtp-server) that collects what the service sends,
 // a free port so the server's public address (and so its token issuer and email links) is the real one,
 // and a quick signed-in account through the built-in identity provider's HTTP routes.
-import { createServer } from "node:net";
 import { SMTPServer } from "smtp-server";
 import type { AppDeps } from "../../server/app.ts";
 import type { Config } from "../../server/config.ts";
+import { freePort } from "./ports.ts";
 import { startServer, type TestServer } from "./server.ts";
 
 export interface Inbox {
@@ -80,16 +80,7 @@ export function linkIn(raw: string): string {
   return m[1]!.replace(/&amp;/g, "&");
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export interface SignedIn {
   email: string;

@@ -1,7 +1,7 @@
 // The real server as a child process on a data dir (kill -9 tests): `node server/main.ts`, or another entry
 // that takes the same flags (test/helpers/outage-server.ts), resolved once it logs "ladder ready".
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./ports.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -23,17 +23,6 @@ export interface ChildOptions {
    * then found ready by polling `GET /api` on a port chosen here, since its "ladder ready" line is not logged.
    */
   quietLevel?: "warn" | "error";
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts the server and resolves once it logs "ladder ready" with its port. */

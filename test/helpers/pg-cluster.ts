@@ -4,9 +4,9 @@
 // the `postgres` user.
 import { execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./ports.ts";
 
 function binDir(): string | null {
   const root = "/usr/lib/postgresql";
@@ -41,17 +41,6 @@ function run(cmd: string, args: string[]): void {
   const file = join(BIN!, cmd);
   if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", file, ...args], { stdio: "pipe" });
   else execFileSync(file, args, { stdio: "pipe" });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface Cluster {

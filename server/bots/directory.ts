@@ -22,29 +22,35 @@ export class BotDirectory {
   constructor(private readonly store: Store) {}
 
   async snapshot(): Promise<BotSnapshot> {
-    const generation = this.store.botWrites.generation;
-    if (this.current && this.current.generation === generation) return this.current;
-    this.loading ??= (async () => {
-      // Read the count first: a write that lands during the reload makes the next read reload again.
-      const at = this.store.botWrites.generation;
-      const [bots, retired, hashes] = await Promise.all([
-        this.store.allBots(),
-        this.store.retiredVersions(),
-        this.store.botTokenHashes(),
-      ]);
-      const byId = new Map(bots.map((b) => [b.id, b]));
-      const byTokenHash = new Map<string, BotRow>();
-      for (const [hash, id] of hashes) {
-        const bot = byId.get(id);
-        if (bot) byTokenHash.set(hash, bot);
-      }
-      const snap: BotSnapshot = { generation: at, bots, byId, byTokenHash, retired };
-      this.current = snap;
-      return snap;
-    })().finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
+    // A load already under way may have begun before the latest write (a registration whose token is about
+    // to be checked): wait for it, then load again unless it saw that write.
+    const wanted = this.store.botWrites.generation;
+    for (;;) {
+      if (this.current && this.current.generation >= wanted) return this.current;
+      this.loading ??= this.load().finally(() => {
+        this.loading = null;
+      });
+      await this.loading;
+    }
+  }
+
+  private async load(): Promise<BotSnapshot> {
+    // Read the count first: a write that lands during the reload makes the next read reload again.
+    const at = this.store.botWrites.generation;
+    const [bots, retired, hashes] = await Promise.all([
+      this.store.allBots(),
+      this.store.retiredVersions(),
+      this.store.botTokenHashes(),
+    ]);
+    const byId = new Map(bots.map((b) => [b.id, b]));
+    const byTokenHash = new Map<string, BotRow>();
+    for (const [hash, id] of hashes) {
+      const bot = byId.get(id);
+      if (bot) byTokenHash.set(hash, bot);
+    }
+    const snap: BotSnapshot = { generation: at, bots, byId, byTokenHash, retired };
+    this.current = snap;
+    return snap;
   }
 
   /** The bot a token belongs to, or null; a query only when bots changed since the last read. */

@@ -38,8 +38,23 @@ export interface MatchChannel {
   kill(why: string): void;
 }
 
+/** One worker thread as the operator's metrics see it. */
+export interface WorkerFigures {
+  threadId: number;
+  /** Matches running on it now (from their hello to their end). */
+  matches: number;
+  /** Its event loop's busy and idle time since it started (ms), as Node measures it for the thread. */
+  activeMs: number;
+  idleMs: number;
+}
+
 export class MatchPool {
   private readonly piscina: Piscina;
+  private readonly size: number;
+  /** Workers Piscina has started, the first `size` included: the ones beyond replaced a dead worker. */
+  private created = 0;
+  /** Running matches by worker threadId. */
+  private readonly matchesOn = new Map<number, number>();
   private nextKey = 1;
   /** Each running match's handler for what arrives over a link, by match key. */
   private readonly routes = new Map<number, (m: FromWorker) => void>();
@@ -60,10 +75,37 @@ export class MatchPool {
       // A crashed worker must not take the front process down: task rejections are handled per match.
       closeTimeout: 5_000,
     });
+    this.size = workers;
+    this.piscina.on("workerCreate", () => {
+      this.created++;
+    });
   }
 
   get threads(): number {
     return this.piscina.threads.length;
+  }
+
+  /** Matches waiting for a worker (all threads full, or a replacement still starting). */
+  get queued(): number {
+    return this.piscina.queueSize;
+  }
+
+  /** Workers started to replace one that died or was terminated as hung. */
+  get restarts(): number {
+    return Math.max(0, this.created - this.size);
+  }
+
+  /** Each live worker's matches and event-loop time; read at a metrics scrape, never on the tick path. */
+  workers(): WorkerFigures[] {
+    return this.piscina.threads.map((t) => {
+      const elu = t.performance.eventLoopUtilization();
+      return {
+        threadId: t.threadId,
+        matches: this.matchesOn.get(t.threadId) ?? 0,
+        activeMs: elu.active,
+        idleMs: elu.idle,
+      };
+    });
   }
 
   /** Terminates one worker thread; used by tests to show a crash loses only that worker's matches. */
@@ -79,6 +121,7 @@ export class MatchPool {
     let thread: number | null = null;
     let link: Link | null = null;
     let killed = false;
+    let settled = false;
     const deliver = (m: FromWorker) => {
       if (!killed) handler(m);
     };
@@ -86,6 +129,9 @@ export class MatchPool {
     port1.on("message", (m: WorkerHello) => {
       if (m.t !== "hello") return;
       thread = m.thread;
+      // A hello read after the task settled (another port, no ordering between them) is not counted: the
+      // count would never come down.
+      if (!settled) this.matchesOn.set(thread, (this.matchesOn.get(thread) ?? 0) + 1);
       if (m.link) this.addLink(m.thread, m.link);
       const hello: FromWorker = { t: "hello", hello: m.hello, thread: m.thread };
       const go = () => {
@@ -101,6 +147,12 @@ export class MatchPool {
     const task = this.piscina.run(input, { transferList: [port2] as never }).finally(() => {
       port1.close();
       this.routes.delete(key);
+      settled = true;
+      if (thread !== null) {
+        const left = (this.matchesOn.get(thread) ?? 1) - 1;
+        if (left > 0) this.matchesOn.set(thread, left);
+        else this.matchesOn.delete(thread);
+      }
     }) as Promise<MatchOutcome>;
     let fail: (err: Error) => void = () => {};
     const done = new Promise<MatchOutcome>((resolve, reject) => {

@@ -2,6 +2,7 @@
 // hub and the HTTP routes. main.ts only parses config, listens and wires signals; tests call buildApp and
 // listen on port 0.
 import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
@@ -15,6 +16,7 @@ import { BotDirectory } from "./bots/directory.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { isDbUnavailable } from "./db/db.ts";
+import { timeQueries } from "./db/timed.ts";
 import { ApiError, CODES } from "./errors.ts";
 import { capConnections, serverOptions } from "./http-limits.ts";
 import { HumanPlay } from "./human/human-play.ts";
@@ -30,6 +32,8 @@ import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
+import { Metrics } from "./metrics/metrics.ts";
+import { countSpectatorPolls, MetricsListener, metricsRoutes } from "./metrics/routes.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
@@ -95,6 +99,10 @@ export interface App {
    * abandoned, SPEC 3.3) and the close frames get up to `graceMs` to leave before the process exits.
    */
   stopNow(graceMs?: number): Promise<void>;
+  /** The operator's metrics, when turned on (--metrics-token or --metrics-listen); null otherwise. */
+  metrics: Metrics | null;
+  /** Where the separate metrics listener (--metrics-listen) is bound, once listen() has run; else null. */
+  metricsAddress(): AddressInfo | null;
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
@@ -129,12 +137,17 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const log = http.log as unknown as Logger;
   // Before every route: what no route accepts is refused here, once (server/kernel/input.ts).
   inputRule(http);
+  // Built before the store, so every statement is timed from the first request on.
+  const metrics = config.metricsToken || config.metricsListen ? new Metrics() : null;
   const store =
     deps.store ??
-    (await openStore({
-      dataDir: config.dataDir,
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-    }));
+    (await openStore(
+      {
+        dataDir: config.dataDir,
+        ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+      },
+      metrics ? (db) => timeQueries(db, metrics.queryTimer(db.driver)) : undefined,
+    ));
   const pool = new MatchPool({ workers: config.workers });
   const lobby = new Lobby();
   const replays = new ReplayFiles(config.dataDir);
@@ -170,6 +183,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     publicUrl: config.publicUrl,
     workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
     humanTickMs: deps.humanTickMs ?? HUMAN_TICK_MS,
+    ...(metrics ? { tickMeter: (mode: string) => metrics.tickMeter(mode) } : {}),
   });
   onCommitted = (r) => live.committed(r);
   const matches = live.byId;
@@ -199,6 +213,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     audit: (kind, subject, detail) =>
       void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
     houseWaitMs: deps.houseWaitMs ?? 2_000,
+    ...(metrics ? { passTimer: (id: string) => metrics.passTimer(id) } : {}),
   });
   await settings.load(
     store,
@@ -367,6 +382,25 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     reply.code(404).send({ error: `no route ${req.method} ${req.url.split("?")[0]}`, code: "not_found" }),
   );
 
+  let metricsListener: MetricsListener | null = null;
+  let metricsAddress: AddressInfo | null = null;
+  if (metrics) {
+    metrics.watch({
+      pool,
+      ladderIds: () => ladders.all().map((l) => l.id),
+      queueLength: (id) => lobby.waiting(id).filter((p) => !p.house).length,
+      running: (id) => live.running(id),
+      sockets: () => ({ bot: hub.connections, human: humanPlay.connections }),
+      connections: () =>
+        new Promise((resolve) => http.server.getConnections((err, n) => resolve(err ? 0 : n))),
+      draining: () => ctx.draining,
+    });
+    countSpectatorPolls(http, metrics);
+    // A separate listener takes /metrics off the main port; the token alone puts it there, behind the token.
+    if (config.metricsListen) metricsListener = new MetricsListener(metrics, config.metricsToken);
+    else if (config.metricsToken) metricsRoutes(http, metrics, config.metricsToken);
+  }
+
   discoveryRoutes(http, ctx);
   matchRoutes(http, ctx);
   botRoutes(http, ctx);
@@ -427,6 +461,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     stalls.stop();
     await Promise.race([live.abandonAll(), new Promise((r) => setTimeout(r, 5_000).unref())]);
     await http.close();
+    await metricsListener?.close();
     await pool.close().catch(() => {});
     await store.close();
   }
@@ -434,8 +469,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   return {
     http,
     ctx,
+    metrics,
+    metricsAddress: () => metricsAddress,
     async listen() {
       await http.listen({ port: config.port, host: config.host, backlog: config.listenBacklog });
+      if (metricsListener && config.metricsListen)
+        metricsAddress = await metricsListener.listen(config.metricsListen.host, config.metricsListen.port);
       const addr = http.server.address();
       return typeof addr === "object" && addr ? addr.port : config.port;
     },

@@ -107,6 +107,14 @@ const FLAGS = {
     help: "open connections at once from one client address (429 beyond it; 0: no cap, e.g. behind a proxy)",
     def: "256",
   },
+  "metrics-token": {
+    type: "string",
+    help: "serve GET /metrics (Prometheus) on the main port to this bearer token, 16+ characters (or METRICS_TOKEN)",
+  },
+  "metrics-listen": {
+    type: "string",
+    help: "serve GET /metrics on a separate listener, host:port (e.g. 127.0.0.1:9464); also asks for the token if set",
+  },
   ladders: { type: "string", help: "ladder manifest file (default: server/ladders/ladders.json)" },
   "house-bots": { type: "boolean", help: "host the house bots (default on; --no-house-bots to disable)" },
   "log-level": { type: "string", help: "fatal, error, warn, info, debug, trace or silent", def: "info" },
@@ -119,6 +127,9 @@ const num = (flag: string, min: number, max: number, int = true) =>
     .refine((v) => Number.isFinite(v) && v >= min && v <= max && (!int || Number.isInteger(v)), {
       message: `--${flag} must be ${int ? "an integer" : "a number"} from ${min} to ${max}`,
     });
+
+/** `host:port` or `[v6 address]:port`. */
+const HOST_PORT = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/;
 
 const Schema = z.object({
   port: num("port", 0, 65535),
@@ -176,6 +187,27 @@ const Schema = z.object({
   requestTimeoutMs: num("request-timeout", 0.1, 3600, false).transform((s) => Math.round(s * 1000)),
   maxConnections: num("max-connections", 1, 1_000_000),
   maxConnectionsPerAddress: num("max-connections-per-address", 0, 1_000_000),
+  // A token short enough to guess, or one with spaces or control characters (it travels in a header), is
+  // refused at start rather than accepted and weak.
+  metricsToken: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,512}$/, "--metrics-token must be 16-512 printable characters without spaces")
+    .optional(),
+  metricsListen: z
+    .string()
+    .transform((s, ctx) => {
+      const m = HOST_PORT.exec(s);
+      const port = m ? Number(m[3]) : Number.NaN;
+      if (!m || port > 65535) {
+        ctx.addIssue({
+          code: "custom",
+          message: "--metrics-listen must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464",
+        });
+        return z.NEVER;
+      }
+      return { host: (m[1] ?? m[2])!, port };
+    })
+    .optional(),
   laddersFile: z.string().min(1).optional(),
   houseBots: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
@@ -195,7 +227,7 @@ export function helpText(): string {
   }
   lines.push(
     "",
-    "Environment: DATABASE_URL, AUTH_PUBLISHABLE_KEY, AUTH_JWT_SECRET, ADMIN_EMAILS and SMTP_URL (same as the flags).",
+    "Environment: DATABASE_URL, AUTH_PUBLISHABLE_KEY, AUTH_JWT_SECRET, ADMIN_EMAILS, SMTP_URL and METRICS_TOKEN (same as the flags).",
   );
   return lines.join("\n");
 }
@@ -256,6 +288,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     requestTimeoutMs: get("request-timeout"),
     maxConnections: get("max-connections"),
     maxConnectionsPerAddress: get("max-connections-per-address"),
+    metricsToken: values["metrics-token"] ?? (env.METRICS_TOKEN || undefined),
+    metricsListen: values["metrics-listen"],
     laddersFile: values.ladders,
     houseBots: values["no-house-bots"] !== true,
     logLevel: get("log-level"),
@@ -272,6 +306,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (c.headersTimeoutMs > c.requestTimeoutMs)
     throw new ConfigError("--headers-timeout must not be longer than --request-timeout");
+  if (c.metricsListen && c.metricsListen.port !== 0 && c.metricsListen.port === c.port)
+    throw new ConfigError("--metrics-listen must use another port than --port");
   if (c.accounts === "external") {
     if (!c.authUrl || !c.authPublishableKey || !(c.authJwksUrl || c.authJwtSecret)) {
       throw new ConfigError(

@@ -282,6 +282,10 @@ export const errors = {
   noSuchKey: (id: string) => fail("no_such_key", `no agent key ${JSON.stringify(id)}`),
   ownerTaken: (name: string) => fail("owner_taken", `the owner name ${JSON.stringify(name)} is taken`),
   rateLimited: (message: string) => fail("rate_limited", message),
+  // GET /metrics (the operator's --metrics-token): SPEC 7.1's codes for a missing header and a wrong credential.
+  metricsTokenMissing: () =>
+    fail("missing_authorization", "send the operator's metrics token as Authorization: Bearer <token>"),
+  metricsTokenWrong: () => fail("invalid_credential", "wrong metrics token"),
   internal: () => fail("internal", "internal error"),
 
   // Ladders, membership and settings (SPEC 3.1, 3.7, 4.4, 4.6).

@@ -50,6 +50,11 @@ export class HumanPlay {
     this.conns = new ConnectionSet(d.ctx.config.pingIntervalMs);
   }
 
+  /** Open /human sockets. */
+  get connections(): number {
+    return this.conns.size;
+  }
+
   /** POST /api/account/play-ticket. */
   issue(account: AccountRow): { ticket: string; expires_in_ms: number } {
     const now = Date.now();

@@ -26,6 +26,8 @@ export interface RuntimeDeps {
   start(plan: StartPlan, ladderId: string): void;
   audit(kind: string, subject: string, detail: Record<string, unknown>): void;
   houseWaitMs: number;
+  /** A ladder's matchmaker pass timer (the operator's metrics), when metrics are on. */
+  passTimer?(ladderId: string): (seconds: number) => void;
 }
 
 export class LadderRuntime {
@@ -62,6 +64,7 @@ export class LadderRuntime {
       audit: d.audit,
       houseWaitMs: d.houseWaitMs,
       accepting: () => this.accepting(),
+      ...(d.passTimer ? { passTimed: d.passTimer(id) } : {}),
     });
   }
 

@@ -57,6 +57,8 @@ export interface MatchmakerDeps {
   audit(kind: string, subject: string, detail: Record<string, unknown>): void;
   /** How long a player waits for another player before a house bot is offered. */
   houseWaitMs: number;
+  /** Told each pass's duration in seconds (the operator's metrics), when metrics are on. */
+  passTimed?(seconds: number): void;
 }
 
 export class Matchmaker {
@@ -76,6 +78,20 @@ export class Matchmaker {
   }
 
   pass(now = Date.now()): void {
+    const timed = this.d.passTimed;
+    if (!timed) {
+      this.passNow(now);
+      return;
+    }
+    const t0 = performance.now();
+    try {
+      this.passNow(now);
+    } finally {
+      timed((performance.now() - t0) / 1000);
+    }
+  }
+
+  private passNow(now: number): void {
     if (this.paused || !this.d.accepting()) return;
     const { lobby, ratings, ladderId } = this.d;
     const limits = this.d.limits();

@@ -34,6 +34,8 @@ export interface LiveMatchesDeps {
   workerTimeoutMs: number;
   /** Tests shorten the fixed two-minute turn of human games. */
   humanTickMs: number;
+  /** The operator's tick figures (server/metrics), when metrics are on. */
+  tickMeter?: RunnerDeps["tickMeter"];
 }
 
 export class LiveMatches {
@@ -56,6 +58,7 @@ export class LiveMatches {
       publicUrl: d.publicUrl,
       messagesPerTick: MESSAGES_PER_TICK,
       workerTimeoutMs: d.workerTimeoutMs,
+      ...(d.tickMeter ? { tickMeter: d.tickMeter } : {}),
       onEnd: (m) => this.ended(m),
     };
   }

@@ -30,6 +30,8 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     ...["usage", "assets", "openapi", "docs", "rules", "schema", "download", "guide", "changelog"],
     ...["create-bot", "llms", "sitemap", "robots", "replays", "view", "auth", "v1", "health", "signup"],
     ...["jwks", "resend", "recover", "verify", "logout", "human", "status", "well-known"],
+    // The operator's route, served when metrics are turned on (--metrics-token).
+    "metrics",
     // Words of routes the SPEC names that this server does not serve yet.
     ...["mcp", "events", "announcements", "analytics", "emails", "email", "unsubscribe", "achievements"],
     ...["opponent", "reveal", "reconcile", "image", "submission", "incidents", "publish", "archive", "retry"],

@@ -31,7 +31,20 @@ export interface RunnerDeps {
   stalls: Pick<StallClock, "stalledWithin">;
   /** How long a worker may take to answer before it is presumed hung and terminated. */
   workerTimeoutMs: number;
+  /** The operator's tick figures for a match of this mode (null when metrics are off). */
+  tickMeter?(mode: MatchSetup["mode"]): TickMeter | null;
   onEnd(m: RunningMatch): void;
+}
+
+/** Where a match reports its tick timings (server/metrics): plain numbers, nothing allocated per tick. */
+export interface TickMeter {
+  /**
+   * One tick, in seconds: `roundTrip` from the previous observations to this tick's (the bots' replies and the
+   * server), `server` the server's share (from the turns posted to the pool to the observations back).
+   */
+  tick(roundTrip: number, server: number): void;
+  /** A seat idled at its deadline: it did not answer in time, or had no socket. */
+  deadlineMiss(disconnected: boolean): void;
 }
 
 interface Seat {
@@ -76,6 +89,9 @@ export class RunningMatch {
   private owedSince: number | null = null;
   private readonly channel: MatchChannel;
   private readonly deps: RunnerDeps;
+  private readonly meter: TickMeter | null;
+  /** performance.now() when the last observations arrived (meter only). */
+  private observedAt = 0;
   private endedResolve!: () => void;
   /** Resolves once the match is over and its result handled (stored, `end` sent, onEnd called). */
   readonly ended = new Promise<void>((resolve) => {
@@ -99,6 +115,7 @@ export class RunningMatch {
       rateNoticeTick: -1,
       resuming: false,
     })) as [Seat, Seat];
+    this.meter = deps.tickMeter?.(setup.mode) ?? null;
     this.channel = deps.pool.start(setup);
     this.channel.onMessage((m) => this.fromWorker(m));
     this.channel.done.then(
@@ -199,7 +216,14 @@ export class RunningMatch {
         if (this.seats.every((x) => x.ready)) this.beginPlay();
         break;
       case "tick": {
+        // The watchdog was armed when the turns (or `start`) went to the pool: that is the server's start.
+        const posted = this.owedSince;
         this.disarmWatchdog();
+        if (this.meter !== null && posted !== null) {
+          const now = performance.now();
+          if (this.observedAt > 0) this.meter.tick((now - this.observedAt) / 1000, (now - posted) / 1000);
+          this.observedAt = now;
+        }
         this.tick = m.tick;
         let due = Number.POSITIVE_INFINITY;
         for (let i = 0; i < 2; i++) {
@@ -282,6 +306,7 @@ export class RunningMatch {
       if (due <= now) {
         s.input = { idle: s.conn ? "timeout" : "disconnected", ms: s.deadlineMs };
         idled = true;
+        this.meter?.deadlineMiss(s.conn === null);
       } else next = Math.min(next, due);
     }
     this.wakeAt(next);

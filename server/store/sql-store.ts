@@ -33,10 +33,12 @@ export class NameTakenError extends Error {
   }
 }
 
-export async function openStore(place: DbPlace): Promise<Store> {
+/** Opens the database, brings its schema up to date and returns the store; `wrap` decorates the Db (metrics). */
+export async function openStore(place: DbPlace, wrap?: (db: Db) => Db): Promise<Store> {
   const db = await openDb(place);
   try {
-    return new SqlStore(db, await migrate(db));
+    const schema = await migrate(db);
+    return new SqlStore(wrap ? wrap(db) : db, schema);
   } catch (err) {
     await db.close();
     throw err;

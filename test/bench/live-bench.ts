@@ -47,7 +47,7 @@ function vmRss(pid: number | "self"): number {
 }
 
 /** CPU time in ms of a process's main thread (tid = pid) and of all its other threads. */
-function threadCpu(pid: number): { main: number; other: number } {
+export function threadCpu(pid: number): { main: number; other: number } {
   const tick = 10; // USER_HZ 100
   let main = 0;
   let other = 0;
@@ -78,6 +78,11 @@ async function serveLadder(args: string[]): Promise<void> {
   const port = await app.listen();
   process.on("message", (m) => {
     if (m === "exit") process.exit(0);
+    // The operator's figures read back from the registry (workers-table.ts), when metrics are on.
+    if (m === "metrics") {
+      void (async () => process.send!({ metrics: (await app.metrics?.registry.getMetricsAsJSON()) ?? [] }))();
+      return;
+    }
     if (m !== "mem") return;
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
@@ -88,18 +93,20 @@ async function serveLadder(args: string[]): Promise<void> {
   process.send!({ port });
 }
 
-interface Ladder {
+export interface Ladder {
   url: string;
   wsUrl: string;
   pid: number;
   mem(): Promise<Mem>;
+  /** prom-client's registry as JSON (needs a metrics flag among the extra arguments). */
+  metrics(): Promise<unknown[]>;
   register(count: number, prefix: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
 let registered = 0;
 
-async function startLadder(workers: number): Promise<Ladder> {
+export async function startLadder(workers: number, extraArgs: string[] = []): Promise<Ladder> {
   const dataDir = mkdtempSync(join(tmpdir(), "ladder-bench-"));
   const args = [
     "--serve-ladder",
@@ -134,6 +141,7 @@ async function startLadder(workers: number): Promise<Ladder> {
     "8192",
     "--log-level",
     "warn",
+    ...extraArgs,
   ];
   const env = { ...process.env };
   delete env.DATABASE_URL; // the embedded database, as on a fresh machine
@@ -172,6 +180,11 @@ async function startLadder(workers: number): Promise<Ladder> {
     mem() {
       const r = reply<Mem>("mem");
       child.send("mem");
+      return r;
+    },
+    metrics() {
+      const r = reply<unknown[]>("metrics");
+      child.send("metrics");
       return r;
     },
     async register(count, prefix) {
@@ -213,13 +226,13 @@ async function startLadder(workers: number): Promise<Ladder> {
 
 // ---------------------------------------------------------------- the clients (same code for both servers)
 
-interface Hooks {
+export interface Hooks {
   observation?(c: Client, now: number, raw: string): void;
   hello?(c: Client): void;
   end?(c: Client, raw: string): void;
 }
 
-interface Client {
+export interface Client {
   ws: WebSocket;
   /** Observations received in the current match. */
   ticks: number;
@@ -231,7 +244,7 @@ interface Client {
 
 const QUEUE = '{"type":"queue","version":"bench"}';
 
-function connect(url: string, headers: Record<string, string>, hooks: Hooks): Client {
+export function connect(url: string, headers: Record<string, string>, hooks: Hooks): Client {
   const ws = new WebSocket(url, { headers, perMessageDeflate: false });
   const c: Client = {
     ws,
@@ -272,14 +285,14 @@ function connect(url: string, headers: Record<string, string>, hooks: Hooks): Cl
   return c;
 }
 
-const opened = (c: Client) =>
+export const opened = (c: Client) =>
   new Promise<void>((resolve, reject) => {
     if (c.ws.readyState === WebSocket.OPEN) return resolve();
     c.ws.once("open", () => resolve());
     c.ws.once("error", reject);
   });
 
-async function closeAll(clients: Client[]): Promise<void> {
+export async function closeAll(clients: Client[]): Promise<void> {
   await Promise.all(
     clients.map(
       (c) =>
@@ -299,9 +312,9 @@ async function closeAll(clients: Client[]): Promise<void> {
   );
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
+export async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`${what}: timed out`);

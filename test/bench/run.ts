@@ -1,7 +1,8 @@
 // `npm run bench`: runs every benchmark and prints one table (figure, target, ratio to target). Not part of
 // `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run;
 // `--live` runs only the live benchmarks (ladder against the bare ws ceiling), `--no-memory` skips the idle
-// socket memory run, `--storm` runs only the connect storm.
+// socket memory run, `--storm` runs only the connect storm, `--workers-table` only the worker-tuning table of
+// docs/operations.md (test/bench/workers-table.ts).
 import { cpus } from "node:os";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
 import { ladderBench } from "./ladder-bench.ts";
@@ -12,6 +13,13 @@ import { type LiveBenchLine, liveBench } from "./live-bench.ts";
 if (process.argv.includes("--storm")) {
   const { stormBench, printStorm } = await import("./storm-bench.ts");
   printStorm(await stormBench(process.argv.includes("--quick") ? 1 : 3));
+  process.exit(0);
+}
+
+// `--workers-table` prints the worker-tuning table (issue 14): 1, 2 and 4 workers at 16, 64 and 256 matches.
+if (process.argv.includes("--workers-table")) {
+  const { workersTable } = await import("./workers-table.ts");
+  await workersTable();
   process.exit(0);
 }
 

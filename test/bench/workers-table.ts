@@ -16,8 +16,9 @@
 // The clients live in this process and take CPU from the same cores as the server: on a 2-core machine the
 // figures are a lower bound of what a server with its bots elsewhere does. `--runs N` repeats the whole table
 // (ranges), `--window S` sets the measuring window (default 12 s), `--workers 1,2` and `--matches 16,64` pick
-// cells.
+// cells, `--json <file>` also writes every cell of every run.
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import {
   type Client,
@@ -175,6 +176,8 @@ async function cell(workers: number, matches: number, windowMs: number): Promise
   }
 }
 
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 function list(flag: string, def: number[]): number[] {
   const i = process.argv.indexOf(flag);
   return i >= 0 ? process.argv[i + 1]!.split(",").map(Number) : def;
@@ -200,6 +203,12 @@ export async function workersTable(): Promise<void> {
       }
     results.push(run);
   }
+  const json = process.argv.indexOf("--json");
+  if (json >= 0)
+    writeFileSync(
+      process.argv[json + 1]!,
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, load: [load0, loadavg()[0]], windowMs, results }, null, 1)}\n`,
+    );
   const ms = (s: number) => (s * 1000).toFixed(s < 0.01 ? 2 : 1);
   const span = (xs: number[], f: (x: number) => string) => {
     const s = [...xs].sort((a, b) => a - b);
@@ -223,17 +232,14 @@ export async function workersTable(): Promise<void> {
         fmt,
       );
     const int = (x: number) => Math.round(x).toLocaleString("en-US");
+    // The mean number running is close to the target in every run: its median is enough.
+    const running = median(cs.map((c) => c.running)).toFixed(0);
+    const pct = (x: number) => x.toFixed(0);
     console.log(
-      `| ${cs[0]!.workers} | ${cs[0]!.matches} (${col(
-        (c) => c.running,
-        (x) => x.toFixed(0),
-      )}) | ${col((c) => c.ticksPerS, int)} | ` +
+      `| ${cs[0]!.workers} | ${cs[0]!.matches} (${running}) | ${col((c) => c.ticksPerS, int)} | ` +
         `${col((c) => c.serverP50, ms)} / ${col((c) => c.serverP99, ms)} | ${col((c) => c.roundTripP50, ms)} / ${col((c) => c.roundTripP99, ms)} | ` +
         `${col((c) => c.cpuMain, int)} / ${col((c) => c.cpuOther, int)} / ${col((c) => c.cpuClients, int)} | ` +
-        `${col(
-          (c) => c.utilisation * 100,
-          (x) => `${x.toFixed(0)} %`,
-        )} | ${col((c) => c.loopP99, ms)} | ${col((c) => c.misses, int)} |`,
+        `${col((c) => c.utilisation * 100, pct)} % | ${col((c) => c.loopP99, ms)} | ${col((c) => c.misses, int)} |`,
     );
   }
 }

@@ -33,7 +33,7 @@ import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { Metrics } from "./metrics/metrics.ts";
-import { countSpectatorPolls, MetricsListener, metricsRoutes } from "./metrics/routes.ts";
+import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
@@ -395,10 +395,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         new Promise((resolve) => http.server.getConnections((err, n) => resolve(err ? 0 : n))),
       draining: () => ctx.draining,
     });
-    countSpectatorPolls(http, metrics);
-    // A separate listener takes /metrics off the main port; the token alone puts it there, behind the token.
-    if (config.metricsListen) metricsListener = new MetricsListener(metrics, config.metricsToken);
-    else if (config.metricsToken) metricsRoutes(http, metrics, config.metricsToken);
+    metricsListener = serveMetrics(http, metrics, config);
   }
 
   discoveryRoutes(http, ctx);

@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
+import type { Config } from "../config.ts";
 import { type ApiError, errors } from "../errors.ts";
 import type { Metrics } from "./metrics.ts";
 
@@ -106,4 +107,19 @@ export function countSpectatorPolls(http: FastifyInstance, metrics: Metrics): vo
   http.addHook("onRequest", async (req) => {
     if (req.routeOptions.url === "/api/matches/:id/live") metrics.spectatorPoll();
   });
+}
+
+/**
+ * Mounts what the flags ask for: a separate listener takes /metrics off the main port (returned, for the app to
+ * listen and close); the token alone puts it on the main port, behind the token.
+ */
+export function serveMetrics(
+  http: FastifyInstance,
+  metrics: Metrics,
+  config: Pick<Config, "metricsToken" | "metricsListen">,
+): MetricsListener | null {
+  countSpectatorPolls(http, metrics);
+  if (config.metricsListen) return new MetricsListener(metrics, config.metricsToken);
+  if (config.metricsToken) metricsRoutes(http, metrics, config.metricsToken);
+  return null;
 }

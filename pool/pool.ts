@@ -74,6 +74,10 @@ export class MatchPool {
       idleTimeout: Number.POSITIVE_INFINITY,
       // A crashed worker must not take the front process down: task rejections are handled per match.
       closeTimeout: 5_000,
+      // An idle worker waits for its next task on its event loop rather than blocked in Atomics.wait: that
+      // wait counted as busy time, so an idle pool read as 100 % utilised in the operator's metrics. Tasks are
+      // one per match, so the faster hand-over Atomics gives a task is not worth anything here.
+      atomics: "disabled",
     });
     this.size = workers;
     this.piscina.on("workerCreate", () => {

@@ -115,7 +115,21 @@ export class Metrics {
     });
     // Each collector reads the workers itself (a few numbers per thread): no collector depends on another's
     // having run first. Series of a replaced thread disappear with it (reset), a new thread brings its own.
-    const workers = () => src()?.pool.workers() ?? [];
+    // A thread's event-loop times as Node reports them can step back a little around its start, so each is
+    // held at the highest value seen: the counter never runs backwards, the utilisation never leaves 0-1.
+    const highs = new Map<number, { activeMs: number; idleMs: number }>();
+    const workers = (): WorkerFigures[] => {
+      const now = src()?.pool.workers() ?? [];
+      const live = new Set(now.map((w) => w.threadId));
+      for (const id of highs.keys()) if (!live.has(id)) highs.delete(id);
+      return now.map((w) => {
+        const h = highs.get(w.threadId);
+        const activeMs = Math.max(w.activeMs, h?.activeMs ?? 0);
+        const idleMs = Math.max(w.idleMs, h?.idleMs ?? 0);
+        highs.set(w.threadId, { activeMs, idleMs });
+        return { ...w, activeMs, idleMs };
+      });
+    };
     new Gauge({
       name: "arena_pool_worker_matches",
       help: "Matches running on each worker thread (label: the thread's id)",
@@ -198,6 +212,9 @@ export class Metrics {
     timeout.inc(0);
     disconnected.inc(0);
     const meter = (mode: (typeof MODES)[number]): TickMeter => {
+      // Zeroed series from the start: rate() and histogram_quantile() work before the first match.
+      roundTrip.zero({ mode });
+      server.zero({ mode });
       const rt = roundTrip.labels(mode);
       const sv = server.labels(mode);
       return {
@@ -294,6 +311,7 @@ export class Metrics {
   passTimer(ladderId: string): (seconds: number) => void {
     let t = this.passTimers.get(ladderId);
     if (!t) {
+      this.passSeconds.zero({ ladder: ladderId });
       const child = this.passSeconds.labels(ladderId);
       t = (s) => child.observe(s);
       this.passTimers.set(ladderId, t);
@@ -303,6 +321,8 @@ export class Metrics {
 
   /** The database timer for a driver. */
   queryTimer(driver: string): QueryTimer {
+    this.dbSeconds.zero({ driver, kind: "statement" });
+    this.dbSeconds.zero({ driver, kind: "transaction" });
     const statement = this.dbSeconds.labels(driver, "statement");
     const transaction = this.dbSeconds.labels(driver, "transaction");
     return { statement: (s) => statement.observe(s), transaction: (s) => transaction.observe(s) };

@@ -36,7 +36,7 @@ import { DurableResults, type DurableResultsDeps } from "./results/durable-resul
 import { ResultJournal } from "./results/journal.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
-import { botRoutes } from "./routes/bots.ts";
+import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
 import { matchRoutes } from "./routes/matches.ts";
 import { pageRoutes } from "./routes/pages.ts";
@@ -369,18 +369,28 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 
   discoveryRoutes(http, ctx);
   matchRoutes(http, ctx);
-  botRoutes(http, ctx);
   // Each operation's auth rule, checked once before its input is read.
-  const authenticate: Authenticate = async (rule, req, reply) =>
-    rule === "none"
-      ? null
-      : rule === "admin"
-        ? ctx.accounts.admin(req, reply)
-        : ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
+  const authenticate: Authenticate = async (rule, req, reply) => {
+    switch (rule) {
+      case "none":
+        return null;
+      case "admin":
+        return ctx.accounts.admin(req, reply);
+      case "registrant":
+        return ctx.accounts.registrant(req);
+      case "agent_key":
+        return ctx.accounts.agentBearer(req);
+      case "bot_token":
+        return ctx.accounts.botBearer(req);
+      default:
+        return ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
+    }
+  };
   mountOperations(
     http,
     [
       ...DATA_OPERATIONS,
+      ...BOT_OPERATIONS,
       ...ACCOUNT_OPERATIONS,
       ...LADDER_OPERATIONS,
       ...SETTINGS_OPERATIONS,

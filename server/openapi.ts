@@ -5,9 +5,9 @@
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
 import { openApiOperation } from "./kernel/operation.ts";
-import { BotNameParams, DATA_OPERATIONS, LadderQuery } from "./ladders/data-routes.ts";
+import { DATA_OPERATIONS, LadderQuery } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
-import { NewVersion, Registration, VersionLabelParams } from "./routes/bots.ts";
+import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DocParams, SchemaParams } from "./routes/docs.ts";
 import { ReplayParams } from "./routes/matches.ts";
 import * as R from "./routes/responses.ts";
@@ -33,9 +33,6 @@ export interface Operation {
 
 const LADDER_404 = { 404: "unknown ladder (`?ladder=` names no ladder)" };
 const BAD_QUERY = { 400: "invalid query parameter (`bad_request`)" };
-const BOT_AUTH = {
-  401: "`missing_authorization` without the header; `invalid_token` for an unknown or rotated token",
-};
 
 export const OPERATIONS: readonly Operation[] = [
   {
@@ -113,85 +110,8 @@ export const OPERATIONS: readonly Operation[] = [
     ok: { status: 200, media: "application/gzip", description: "the replay file" },
     errors: { 404: "`no_replay`: unknown match, or its replay was trimmed" },
   },
-  {
-    method: "post",
-    path: "/api/bots",
-    operationId: "registerBot",
-    summary: "Register a bot; the response carries its token, shown once",
-    tag: "registration",
-    body: Registration,
-    // An empty requirement: explicit anonymous development ladders register without a credential.
-    security: [{ AccountBearer: [] }, { OwnerKey: [] }, {}],
-    ok: { status: 201, schema: R.RegisteredBot },
-    errors: {
-      400: "`invalid_bot`: invalid or taken name",
-      401: "`authentication_required` (with `account_url`): no account credential",
-      409: "`bot_limit`: the owner has the most bots allowed; `handle_required`: choose a handle first",
-    },
-  },
-  {
-    method: "delete",
-    path: "/api/bots/{name}",
-    operationId: "deleteBot",
-    summary:
-      "Delete an account's bot that never played (its name is freed); a played bot must be retired from the account instead",
-    tag: "registration",
-    params: BotNameParams,
-    security: [{ AgentBearer: [] }, { OwnerKey: [] }],
-    ok: { status: 200, schema: R.RemovedBot },
-    errors: {
-      401: "`missing_authorization`; `invalid_token`: unknown agent key; `invalid_credential`: not an agent key",
-      403: "`account_banned`",
-      404: "`no_such_bot`: no such bot, or another account's",
-      409: "`bot_has_played`: it played, so retire it with DELETE /api/account/bots/<name>; `bot_moderated`",
-    },
-  },
-  {
-    method: "get",
-    path: "/api/me",
-    operationId: "getMyBot",
-    summary: "The bot behind the token, with its versions",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    ok: { status: 200, schema: R.MyBot },
-    errors: BOT_AUTH,
-  },
-  {
-    method: "post",
-    path: "/api/me/versions",
-    operationId: "createVersion",
-    summary: "Declare a version label ahead of queueing with it (queueing with a new label also creates it)",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    body: NewVersion,
-    ok: { status: 201, schema: R.Version },
-    errors: {
-      400: "invalid label or notes (`bad_request`)",
-      ...BOT_AUTH,
-      429: "`quota_exceeded`: too many new versions today",
-    },
-  },
-  {
-    method: "post",
-    path: "/api/me/versions/{label}/retire",
-    operationId: "retireVersion",
-    summary: "Retire a version: it leaves the queue and the leaderboard and cannot play again",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    params: VersionLabelParams,
-    ok: { status: 200, schema: R.Ok },
-    errors: { ...BOT_AUTH, 404: "`no_such_version`" },
-  },
-  {
-    method: "post",
-    path: "/api/me/token",
-    operationId: "rotateToken",
-    summary: "Replace the bot token; the old one stops working at once, also on a connected socket",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    ok: { status: 200, schema: R.NewToken },
-    errors: BOT_AUTH,
-  },
+  // Registration and the bot-token routes (server/routes/bots.ts).
+  ...BOT_OPERATIONS.map(openApiOperation),
   // Operations defined once (server/kernel/operation.ts): their route and this entry come from one definition.
   ...LADDER_OPERATIONS.filter((op) => op.doc).map(openApiOperation),
 ];

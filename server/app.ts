@@ -37,8 +37,10 @@ import { ResultJournal } from "./results/journal.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
-import { discoveryRoutes } from "./routes/discovery.ts";
-import { matchRoutes } from "./routes/matches.ts";
+import { DISCOVERY_OPERATIONS, discoveryRoutes } from "./routes/discovery.ts";
+import { DOCS_OPERATIONS } from "./routes/docs.ts";
+import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
+import { REPLAY_OPERATIONS } from "./routes/matches.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { playPageRoutes } from "./routes/play-page.ts";
 import { StallClock } from "./runner/stall-clock.ts";
@@ -368,7 +370,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   );
 
   discoveryRoutes(http, ctx);
-  matchRoutes(http, ctx);
   // Each operation's auth rule, checked once before its input is read.
   const authenticate: Authenticate = async (rule, req, reply) => {
     switch (rule) {
@@ -389,7 +390,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   mountOperations(
     http,
     [
+      ...DISCOVERY_OPERATIONS,
+      ...DOCS_OPERATIONS,
+      ...DOWNLOAD_OPERATIONS,
       ...DATA_OPERATIONS,
+      ...REPLAY_OPERATIONS,
       ...BOT_OPERATIONS,
       ...ACCOUNT_OPERATIONS,
       ...LADDER_OPERATIONS,

@@ -5,11 +5,13 @@
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
 import { openApiOperation } from "./kernel/operation.ts";
-import { DATA_OPERATIONS, LadderQuery } from "./ladders/data-routes.ts";
+import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
-import { DocParams, SchemaParams } from "./routes/docs.ts";
-import { ReplayParams } from "./routes/matches.ts";
+import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
+import { DOCS_OPERATIONS } from "./routes/docs.ts";
+import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
+import { REPLAY_OPERATIONS } from "./routes/matches.ts";
 import * as R from "./routes/responses.ts";
 
 type Json = Record<string, unknown>;
@@ -31,90 +33,25 @@ export interface Operation {
   errors?: Record<number, string>;
 }
 
-const LADDER_404 = { 404: "unknown ladder (`?ladder=` names no ladder)" };
-const BAD_QUERY = { 400: "invalid query parameter (`bad_request`)" };
-
-export const OPERATIONS: readonly Operation[] = [
-  {
-    method: "get",
-    path: "/api",
-    operationId: "getApiIndex",
-    summary: "Discovery index: the bot endpoint, onboarding, live limits, versions and every other address",
-    tag: "discovery",
-    ok: { status: 200, schema: R.ApiIndex },
-  },
-  {
-    method: "get",
-    path: "/api/status",
-    operationId: "getStatus",
-    summary: "Online bots, running matches, capacity and drain state",
-    tag: "discovery",
-    query: LadderQuery,
-    ok: { status: 200, schema: R.Status },
-    errors: { ...BAD_QUERY, ...LADDER_404 },
-  },
-  {
-    method: "get",
-    path: "/api/changelog",
-    operationId: "getChangelog",
-    summary: "Running versions and the Markdown changelog",
-    tag: "discovery",
-    ok: { status: 200, schema: R.Changelog },
-    errors: { 404: "this server has no changelog" },
-  },
-  {
-    method: "get",
-    path: "/docs",
-    operationId: "getDocsIndex",
-    summary: "Addresses of every document and published JSON Schema",
-    tag: "discovery",
-    ok: { status: 200, schema: R.DocsIndex },
-  },
-  {
-    method: "get",
-    path: "/docs/{name}",
-    operationId: "getDoc",
-    summary: "A document's Markdown source (agents, bot-guide, api, spec, simulator, rules, ...)",
-    tag: "discovery",
-    params: DocParams,
-    ok: { status: 200, media: "text/markdown", description: "the Markdown document" },
-    errors: { 404: "no document of that name (`not_found`)" },
-  },
-  {
-    method: "get",
-    path: "/docs/schema/{name}",
-    operationId: "getMessageSchema",
-    summary: "JSON Schema of a bot protocol message; short names such as observation.json work",
-    tag: "discovery",
-    params: SchemaParams,
-    ok: { status: 200, media: "application/json", description: "a JSON Schema (2020-12) document" },
-    errors: { 404: "no schema of that name (`not_found`)" },
-  },
-  {
-    method: "get",
-    path: "/download/bots",
-    operationId: "getBotDownloads",
-    summary: "Starter bots and house-bot source files",
-    tag: "discovery",
-    ok: { status: 200, schema: R.DownloadsIndex },
-  },
-  // The public ladder data: each entry comes from its operation definition (server/ladders/data-routes.ts).
-  ...DATA_OPERATIONS.map(openApiOperation),
-  {
-    method: "get",
-    path: "/replays/{file}",
-    operationId: "getReplay",
-    summary: "A match's replay: gzipped JSON Lines with the rules and map embedded",
-    tag: "data",
-    params: ReplayParams,
-    ok: { status: 200, media: "application/gzip", description: "the replay file" },
-    errors: { 404: "`no_replay`: unknown match, or its replay was trimmed" },
-  },
-  // Registration and the bot-token routes (server/routes/bots.ts).
-  ...BOT_OPERATIONS.map(openApiOperation),
-  // Operations defined once (server/kernel/operation.ts): their route and this entry come from one definition.
-  ...LADDER_OPERATIONS.filter((op) => op.doc).map(openApiOperation),
-];
+let operations: readonly Operation[] | null = null;
+/**
+ * Every documented operation, in the document's order, each from its definition (server/kernel/operation.ts):
+ * discovery and documents, the public ladder data and the replay file, registration and the bot-token routes,
+ * and the ladders. Built on first use rather than at load: the discovery
+ * operations are among them, and their module reads this list (for `GET /api`'s endpoints) in turn.
+ */
+export function documentedOperations(): readonly Operation[] {
+  operations ??= [
+    ...DISCOVERY_OPERATIONS,
+    ...DOCS_OPERATIONS,
+    ...DOWNLOAD_OPERATIONS,
+    ...DATA_OPERATIONS,
+    ...REPLAY_OPERATIONS,
+    ...BOT_OPERATIONS,
+    ...LADDER_OPERATIONS.filter((op) => op.doc),
+  ].map(openApiOperation);
+  return operations;
+}
 
 const COMPONENT = "#/components/schemas/";
 
@@ -163,7 +100,7 @@ export function openApiDocument(base: string): Json {
   });
 
   const paths: Record<string, Json> = {};
-  for (const op of OPERATIONS) {
+  for (const op of documentedOperations()) {
     const ok =
       "schema" in op.ok
         ? {

@@ -110,6 +110,13 @@ export interface LoadedDoc extends DocEntry {
   markdown: string;
 }
 
+let published: Map<string, LoadedDoc> | null = null;
+/** The documents this server publishes (docs/ beside the code), read once: they do not change while it runs. */
+export function publishedDocs(): ReadonlyMap<string, LoadedDoc> {
+  published ??= loadDocs();
+  return published;
+}
+
 /** Every catalogued document that exists on disk, by name; also by its file name (`rules.md`). */
 export function loadDocs(dir: string = DOCS_DIR): Map<string, LoadedDoc> {
   const out = new Map<string, LoadedDoc>();

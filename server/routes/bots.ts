@@ -169,7 +169,11 @@ export const BOT_OPERATIONS = [
     errors: BOT_AUTH,
     doc: { tag: "bot", ok: R.NewToken },
     handle: async ({ caller: bot }, ctx) => {
-      const token = await ctx.store.rotateToken(bot.id);
+      const token = await ctx.store.work(async (u) => {
+        const token = await ctx.store.rotateToken(bot.id, u.q);
+        await u.audit("token_rotated", bot.name, { client: "bot_token" });
+        return token;
+      });
       // The old token stops working at once, including for a connected socket.
       ctx.hub.disconnect(bot.id, "invalid_token");
       return { token };

@@ -21,6 +21,8 @@ export const LadderDefinition = z
     enabled: z.boolean().default(true),
     visible: z.boolean().default(true),
     access: z.enum(ACCESS).default("open"),
+    /** Whether the house bots play and show on this ladder (a tournament of players only sets false). */
+    house_bots: z.boolean().default(true),
     opens_at: Instant.nullable().default(null),
     closes_at: Instant.nullable().default(null),
   })

@@ -61,6 +61,7 @@ export class LadderRuntime {
       start: (plan) => d.start(plan, id),
       audit: d.audit,
       houseWaitMs: d.houseWaitMs,
+      houseBots: () => this.def.house_bots,
       accepting: () => this.accepting(),
     });
   }

@@ -7,8 +7,6 @@ import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
 import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
-import { ADMIN_OPERATIONS } from "./admin/routes.ts";
-import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
 import { BotDirectory } from "./bots/directory.ts";
@@ -24,23 +22,17 @@ import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
 import { Lobby } from "./ladder/lobby.ts";
-import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./ladders/manifest.ts";
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
-import { LADDER_OPERATIONS } from "./ladders/routes.ts";
+import { allOperations } from "./operations.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
 import { ResultJournal } from "./results/journal.ts";
-import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
-import { BOT_OPERATIONS } from "./routes/bots.ts";
-import { DISCOVERY_OPERATIONS, discoveryRoutes } from "./routes/discovery.ts";
-import { DOCS_OPERATIONS } from "./routes/docs.ts";
-import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
-import { REPLAY_OPERATIONS } from "./routes/matches.ts";
+import { discoveryRoutes } from "./routes/discovery.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { playPageRoutes } from "./routes/play-page.ts";
 import { StallClock } from "./runner/stall-clock.ts";
@@ -387,23 +379,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         return ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
     }
   };
-  mountOperations(
-    http,
-    [
-      ...DISCOVERY_OPERATIONS,
-      ...DOCS_OPERATIONS,
-      ...DOWNLOAD_OPERATIONS,
-      ...DATA_OPERATIONS,
-      ...REPLAY_OPERATIONS,
-      ...BOT_OPERATIONS,
-      ...ACCOUNT_OPERATIONS,
-      ...LADDER_OPERATIONS,
-      ...SETTINGS_OPERATIONS,
-      ...ADMIN_OPERATIONS,
-    ],
-    ctx,
-    authenticate,
-  );
+  mountOperations(http, allOperations(), ctx, authenticate);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);

@@ -5,13 +5,7 @@
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
 import { openApiOperation } from "./kernel/operation.ts";
-import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
-import { LADDER_OPERATIONS } from "./ladders/routes.ts";
-import { BOT_OPERATIONS } from "./routes/bots.ts";
-import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
-import { DOCS_OPERATIONS } from "./routes/docs.ts";
-import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
-import { REPLAY_OPERATIONS } from "./routes/matches.ts";
+import { allOperations } from "./operations.ts";
 import * as R from "./routes/responses.ts";
 
 type Json = Record<string, unknown>;
@@ -35,21 +29,14 @@ export interface Operation {
 
 let operations: readonly Operation[] | null = null;
 /**
- * Every documented operation, in the document's order, each from its definition (server/kernel/operation.ts):
- * discovery and documents, the public ladder data and the replay file, registration and the bot-token routes,
- * and the ladders. Built on first use rather than at load: the discovery
- * operations are among them, and their module reads this list (for `GET /api`'s endpoints) in turn.
+ * Every documented operation, in the document's order, each from its definition (server/kernel/operation.ts,
+ * listed in server/operations.ts). Built on first use: the discovery operations are among them, and their
+ * module reads this list (for `GET /api`'s endpoints) in turn.
  */
 export function documentedOperations(): readonly Operation[] {
-  operations ??= [
-    ...DISCOVERY_OPERATIONS,
-    ...DOCS_OPERATIONS,
-    ...DOWNLOAD_OPERATIONS,
-    ...DATA_OPERATIONS,
-    ...REPLAY_OPERATIONS,
-    ...BOT_OPERATIONS,
-    ...LADDER_OPERATIONS.filter((op) => op.doc),
-  ].map(openApiOperation);
+  operations ??= allOperations()
+    .filter((op) => op.doc)
+    .map(openApiOperation);
   return operations;
 }
 

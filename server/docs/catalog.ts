@@ -2,10 +2,10 @@
 // and one line on what it is for. Read once at start-up (the files ship with the release). The same list
 // feeds /docs, /guide, /llms.txt and /sitemap.xml, so an index never names a document that is not served.
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { REPO_ROOT } from "../root.ts";
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export { REPO_ROOT };
 export const DOCS_DIR = join(REPO_ROOT, "docs");
 
 export interface DocEntry {

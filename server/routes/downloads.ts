@@ -34,7 +34,7 @@ export const BOT_FILES: readonly BotFile[] = [
   {
     path: "typescript/bot.ts",
     source: "bots/typescript/bot.ts",
-    about: "TypeScript starter: connection, queueing, reconnects (Node 20+, ws)",
+    about: "TypeScript starter: connection, queueing, reconnects (Node 22+, ws)",
   },
   {
     path: "typescript/strategy.ts",

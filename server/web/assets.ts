@@ -4,10 +4,10 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
+import { repoPath } from "../root.ts";
 
-const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
+const WEB_DIR = repoPath("web");
 
 const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",

@@ -68,14 +68,17 @@ export const MODULES: Record<string, MutationModule> = {
     // fromBot (the per-tick message cap), the deadline timer, and the engine-side failure count that
     // disqualifies after max_consecutive_failures.
     mutate: [
-      "server/runner/match-runner.ts:115-143",
-      "server/runner/match-runner.ts:243-273",
-      "engine/match.ts:248-290",
+      "server/runner/match-runner.ts:131-186",
+      "server/runner/match-runner.ts:214-233",
+      "server/runner/match-runner.ts:256-312",
+      "engine/match.ts:248-297",
+      "engine/match.ts:318-328",
     ],
     tests: [
+      "test/unit/match-runner.test.ts",
+      "test/unit/match-host.test.ts",
+      "test/unit/reconnect-grace.test.ts",
       "test/unit/bad-input.test.ts",
-      "test/server/match-flow.test.ts",
-      "test/server/connection.test.ts",
     ],
     rules:
       "the match runner's deadline, per-tick message cap and disqualification after 10 failures (SPEC 3.3, 8)",

@@ -682,6 +682,29 @@ describe("the reconnect grace (reconnect_grace_ms)", () => {
     expect(h.ch.ticks()[0]).toMatchObject({ expired: [0, 1] });
   });
 
+  it("wakes for the grace's end at the start of each tick, also when no seat is connected", () => {
+    const h = harness();
+    h.play();
+    h.m.detach(0);
+    h.m.detach(1); // at 0: both graces end at 250
+    vi.advanceTimersByTime(100);
+    h.tick(1);
+    vi.advanceTimersByTime(100);
+    h.tick(2); // due at 300
+    vi.advanceTimersByTime(49);
+    expect(h.ch.ticks()).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(h.ch.ticks()[2]).toEqual({
+      t: "tick",
+      tick: 2,
+      inputs: [
+        { idle: "disconnected", ms: 100 },
+        { idle: "disconnected", ms: 100 },
+      ],
+      expired: [0, 1],
+    });
+  });
+
   it("counts the grace from the loss even when the socket went in the startup window", () => {
     const h = harness({ deadlines: { ...DEADLINES, tick_ms: 1_000 } });
     h.hello();

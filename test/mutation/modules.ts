@@ -59,14 +59,15 @@ export const MODULES: Record<string, MutationModule> = {
   },
   socket: {
     // unstorableText, then onMessage, queue and describe: the per-message pipeline.
-    mutate: ["server/socket/hub.ts:23-32", "server/socket/hub.ts:148-251"],
-    tests: ["test/server/connection.test.ts"],
+    mutate: ["server/socket/hub.ts:29-34", "server/socket/hub.ts:185-275", "server/socket/hub.ts:300-304"],
+    tests: ["test/unit/hub-pipeline.test.ts"],
     rules:
       "the per-message pipeline: rate limit, decode, validate, dispatch, one code per failure (SPEC 6, 7.2)",
   },
   runner: {
-    // fromBot (the per-tick message cap), the deadline timer, and the engine-side failure count that
-    // disqualifies after max_consecutive_failures.
+    // fromBot (what counts as a seat's answer, the per-tick message cap), detach/attach (the reconnect grace),
+    // the tick's due times, maybeResolve, the deadline timer and deadlinesDue; in the host, Match.play's idle
+    // turns, refusal counts and disqualification after max_consecutive_failures, and Match.disqualify.
     mutate: [
       "server/runner/match-runner.ts:131-186",
       "server/runner/match-runner.ts:214-233",
@@ -81,7 +82,7 @@ export const MODULES: Record<string, MutationModule> = {
       "test/unit/bad-input.test.ts",
     ],
     rules:
-      "the match runner's deadline, per-tick message cap and disqualification after 10 failures (SPEC 3.3, 8)",
+      "the match runner's deadlines, per-tick message cap, reconnect grace and disqualification after 10 failures (SPEC 3.3, 8)",
   },
   observations: {
     mutate: ["engine/json-bytes.ts", "engine/observation-writer.ts"],

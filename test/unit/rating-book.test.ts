@@ -267,6 +267,8 @@ describe("RatingBook.facts", () => {
     book.load([g("a@1", "b@1", 1)]);
     const f = book.facts("a@1", "z@1");
     expect(f).toEqual({ games: 0, score: 0, mapQuality: 1, mapGames: new Map() });
+    expect(book.facts("z@1", "a@1")).toEqual(f);
+    expect(book.facts("y@1", "z@1")).toEqual(f);
   });
 
   it("uses the fitted ratings for the forecast, and 1500 for a version never fitted", () => {

@@ -195,8 +195,8 @@ function conjugateGradient(
   g: Float64Array,
   tau2: number,
   tolerance: number,
-  coarse: Coarse | null = null,
-  work: { iterations: number } = { iterations: 0 },
+  coarse: Coarse | null,
+  work: { iterations: number },
 ): Float64Array {
   const n = g.length;
   const precondition = (r: Float64Array, z: Float64Array) => {

@@ -10,6 +10,7 @@ import "./admin-overview.js";
 import "./admin-accounts.js";
 import "./admin-ladders.js";
 import "./admin-settings.js";
+import "./admin-presets.js";
 import "./admin-usage.js";
 import "./admin-audit.js";
 

@@ -1,7 +1,7 @@
 // Several ladders in real headless Chromium: the switcher moves the dashboard and the detail pages between
 // ladders (and the leaderboard with them), the dashboard states each ladder's phase and window; an account
 // enrolls on its account page (approval: pending until an admin approves it in the console; invitation: with
-// a code the console made), and the console's settings screen previews, saves and reports a stale save.
+// a code the console made). The console's settings screen has its own test (settings.test.ts).
 // Every outcome is checked through the API as well. Screenshots at desktop and phone width go to
 // test-artifacts/screenshots/.
 import { join } from "node:path";
@@ -213,74 +213,6 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
       .screenshot({ path: join(SHOTS, "ladders-admin-invitations-phone.png") });
     expect(await sideways(admin.page)).toBeLessThanOrEqual(0);
     await Promise.all([context.close(), admin.context.close()]);
-  }, 60_000);
-
-  it("previews a settings change (nothing changes), saves it, and reports a stale save", async () => {
-    const policy = async () =>
-      ((await api(null, "GET", "/api")).body.operational_policy as Record<string, number>).maxBotsPerOwner;
-    const before = await policy();
-    const { context, page } = await consoleOn("Public ladder");
-    const editor = page.getByRole("textbox", { name: "Overrides (JSON)" });
-    expect(JSON.parse(await editor.inputValue())).toEqual({ global: {}, ladders: {} });
-    expect(await page.locator("#settings-rev").textContent()).toBe("0");
-
-    const change = { global: { maxBotsPerOwner: 7 }, ladders: { autumn: { tick_ms: 900 } } };
-    await editor.fill(JSON.stringify(change, null, 2));
-    await page.getByRole("button", { name: "Preview" }).click();
-    await status(page, "admin-status", "The preview shows");
-    const previewRows = await page.locator("#change-table tbody tr").allTextContents();
-    expect(previewRows).toContain(`server-widemaxBotsPerOwner${before}7`);
-    expect(previewRows.some((r) => r.startsWith("autumntick_ms"))).toBe(true);
-    // A preview changes nothing.
-    expect(await policy()).toBe(before);
-    expect((await api(root, "GET", "/api/admin/settings")).body.revision).toBe(0);
-    await page
-      .locator("#settings-screen")
-      .screenshot({ path: join(SHOTS, "ladders-admin-settings-desktop.png") });
-
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(page, "admin-status", "Settings saved: revision 1 is in force.");
-    expect(await policy()).toBe(7);
-    expect(await page.locator("#settings-rev").textContent()).toBe("1");
-
-    // Someone else saves meanwhile: this page's save is refused, said so, and the settings reload.
-    const other = await api(root, "PUT", "/api/admin/settings", {
-      revision: 1,
-      overrides: { global: { maxBotsPerOwner: 9 }, ladders: {} },
-    });
-    expect(other.status).toBe(200);
-    await editor.fill(JSON.stringify({ global: { maxBotsPerOwner: 3 }, ladders: {} }));
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(
-      page,
-      "admin-status",
-      "The settings changed meanwhile (now revision 2), so yours were not saved.",
-    );
-    expect(JSON.parse(await editor.inputValue())).toEqual({ global: { maxBotsPerOwner: 9 }, ladders: {} });
-    expect(await page.locator("#unsaved-edit code").textContent()).toContain('"maxBotsPerOwner":3');
-    expect(await policy()).toBe(9);
-
-    // Presets: save what is in force under a name, change it, apply the preset back.
-    await page.getByLabel("Preset name").fill("nine bots");
-    await page.getByRole("button", { name: "Save preset" }).click();
-    await status(page, "admin-status", "saved as the preset nine bots");
-    await editor.fill(JSON.stringify({ global: {}, ladders: {} }));
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(page, "admin-status", "revision 3 is in force");
-    expect(await policy()).toBe(before);
-    await page.getByRole("button", { name: "Apply preset nine bots" }).click();
-    await status(page, "admin-status", "The preset nine bots is in force (revision 4).");
-    expect(await policy()).toBe(9);
-    // Invalid JSON never reaches the server.
-    await editor.fill("{ not json");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(page, "admin-status", "The overrides are not valid JSON");
-    await page.setViewportSize(PHONE);
-    await page
-      .locator("#settings-screen")
-      .screenshot({ path: join(SHOTS, "ladders-admin-settings-phone.png") });
-    expect(await sideways(page)).toBeLessThanOrEqual(0);
-    await context.close();
   }, 60_000);
 
   it("switches the dashboard and the detail pages between ladders, with each ladder's phase and window", async () => {

@@ -1,11 +1,15 @@
 // The console's ladders: every ladder of the manifest, and one ladder at a time managed in detail: its members
-// (approve, revoke, with an optional reason) and, on an invitation ladder, its invitations (create one for an
-// account or for anyone, its code shown once; delete one).
+// (approve, revoke, with an optional reason; any account found with the accounts search can be approved, also
+// one that never enrolled) and, on an invitation ladder, its invitations (create one for an account or for
+// anyone, its code shown once; delete one).
 import { el, setBusy, showSecret, table, time } from "./account-ui.js";
+import { findAccounts } from "./admin-accounts.js";
 import { $, badge, defineScreen, failed, reload, say } from "./admin-shared.js";
 import { api } from "./session.js";
 
 let openLadder = null;
+/** The last account search on the open ladder: {q, found, accounts}. */
+let search = null;
 
 function phaseBadge(l) {
   const phase = l.enabled ? l.phase : "disabled";
@@ -73,6 +77,11 @@ function memberButton(m, action) {
 const MEMBERSHIP_CLASS = { active: "online", pending: "status-pending", revoked: "status-banned" };
 
 function renderLadderDetail(d) {
+  if (openLadder?.id !== d.id) {
+    search = null;
+    $("member-find").value = "";
+    $("member-find-error").hidden = true;
+  }
   openLadder = d;
   $("ladder-detail").hidden = false;
   $("h-ladder-detail").textContent = `${d.name} (${d.id})`;
@@ -118,6 +127,7 @@ function renderLadderDetail(d) {
       ]),
     }),
   );
+  renderSearch();
   const byInvitation = d.access === "invitation";
   $("invitations-block").hidden = !byInvitation;
   $("ladder-invitations").replaceChildren(
@@ -157,6 +167,49 @@ function renderLadderDetail(d) {
   );
 }
 
+/**
+ * The accounts the search found, with their membership on the open ladder: one without any gets an Approve
+ * button (the same action as the members table's); the others are managed in that table.
+ */
+function renderSearch() {
+  const box = $("member-find-results");
+  if (!search || !openLadder) return box.replaceChildren();
+  const membership = new Map(openLadder.members.map((m) => [m.account, m.membership]));
+  const more = search.found > search.accounts.length;
+  box.replaceChildren(
+    el(
+      "div",
+      {},
+      more
+        ? el(
+            "p",
+            { class: "muted small" },
+            `${search.found} match: the newest ${search.accounts.length} are shown.`,
+          )
+        : "",
+      table({
+        id: "member-find-table",
+        caption: `Accounts matching ${search.q}`,
+        empty: `No account matches "${search.q}".`,
+        columns: [{ label: "Account" }, { label: `On ${openLadder.name}` }, { label: "Actions" }],
+        rows: search.accounts.map((a) => {
+          const m = membership.get(a.id) ?? null;
+          return [
+            { value: a.handle ?? el("code", { class: "small" }, a.id), sort: a.handle ?? a.id },
+            [
+              m ? badge(m, MEMBERSHIP_CLASS[m] ?? "") : el("span", { class: "muted small" }, "not enrolled"),
+              a.banned ? [" ", badge("banned", "status-banned")] : "",
+            ],
+            m === null
+              ? memberButton({ account: a.id, handle: a.handle }, "approve")
+              : el("span", { class: "muted small" }, "see the members above"),
+          ];
+        }),
+      }),
+    ),
+  );
+}
+
 async function loadLadders() {
   renderLadders(await api("/api/admin/ladders"));
   if (openLadder) await loadLadder(openLadder.id);
@@ -168,8 +221,10 @@ async function loadLadder(id) {
 defineScreen("ladders", {
   load: loadLadders,
   clear: () => {
-    for (const id of ["ladders", "ladder-members", "ladder-invitations"]) $(id).replaceChildren();
+    for (const id of ["ladders", "ladder-members", "ladder-invitations", "member-find-results"])
+      $(id).replaceChildren();
     openLadder = null;
+    search = null;
   },
 });
 
@@ -234,6 +289,35 @@ $("ladders-screen").addEventListener("click", async (event) => {
 });
 
 $("member-form").addEventListener("submit", (event) => event.preventDefault());
+
+$("member-find-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!openLadder) return;
+  const button = event.submitter ?? event.target.querySelector("button");
+  const input = $("member-find");
+  const error = $("member-find-error");
+  const q = input.value.trim();
+  const miss = (text) => {
+    error.textContent = text;
+    error.hidden = false;
+    say(text, "error");
+    input.focus();
+  };
+  error.hidden = true;
+  if (!q) return miss("Enter a handle, an account id or a bot name to find the account.");
+  setBusy(button, true);
+  try {
+    const r = await findAccounts(q, 10);
+    search = { q, found: r.found, accounts: r.accounts };
+    renderSearch();
+    if (r.accounts.length === 0) miss(`No account matches "${q}".`);
+    else say(`${r.found === 1 ? "One account matches" : `${r.found} accounts match`} "${q}".`);
+  } catch (err) {
+    await failed(err);
+  } finally {
+    setBusy(button, false);
+  }
+});
 
 $("invitation-form").addEventListener("submit", async (event) => {
   event.preventDefault();

@@ -314,6 +314,13 @@ and invitations.</p>
 <input id="member-reason" name="reason" maxlength="1000">
 </form>
 <div id="ladder-members"></div>
+<form id="member-find-form" class="inline" novalidate role="search">
+<label for="member-find">Find an account to approve <span class="muted small">(handle, id or bot name: also an account that never enrolled)</span></label>
+<input id="member-find" name="q" type="search" maxlength="100" autocomplete="off" aria-describedby="member-find-error">
+<button class="button" type="submit">Find</button>
+</form>
+<p class="field-error" id="member-find-error" hidden></p>
+<div id="member-find-results"></div>
 <div id="invitations-block">
 <h4>Invitations</h4>
 <form id="invitation-form" class="inline" novalidate>

@@ -1,7 +1,8 @@
 // Several ladders in real headless Chromium: the switcher moves the dashboard and the detail pages between
 // ladders (and the leaderboard with them), the dashboard states each ladder's phase and window; an account
 // enrolls on its account page (approval: pending until an admin approves it in the console; invitation: with
-// a code the console made). The console's settings screen has its own test (settings.test.ts).
+// a code the console made); an admin finds an account that never enrolled and approves it. The console's
+// settings screen has its own test (settings.test.ts).
 // Every outcome is checked through the API as well. Screenshots at desktop and phone width go to
 // test-artifacts/screenshots/.
 import { join } from "node:path";
@@ -35,6 +36,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
   let browser: Browser;
   let root: SignedIn;
   let ada: SignedIn;
+  let bea: SignedIn;
   /** adabot's 30 rated games on spring, played in the background while the other tests run. */
   let ranked: Promise<void>;
 
@@ -43,9 +45,10 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
       startAccountServer({ adminEmails: ["root@example.com"], tickMs: 200 }, { manifest }),
       launchBrowser(),
     ]);
-    [root, ada] = await Promise.all([
+    [root, ada, bea] = await Promise.all([
       signUp(srv, "root@example.com", "root"),
       signUp(srv, "ada@example.com", "ada"),
+      signUp(srv, "bea@example.com", "bea"),
     ]);
     ranked = rankOnSpring();
     ranked.catch(() => {}); // awaited (and so reported) by the test that needs it
@@ -279,4 +282,65 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     expect(await current.textContent()).toBe("Secret ladder hidden");
     await Promise.all([page.close(), autumn.close(), secret.close()]);
   }, 120_000);
+
+  it("approves an account that never enrolled, found with the accounts search, with a reason", async () => {
+    expect(await membershipOf(bea, "club")).toBe(null);
+    const { context, page } = await consoleOn("Club ladder");
+    const find = page.getByLabel("Find an account to approve");
+    // Nothing typed, then nobody found: said next to the field.
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    expect(await page.locator("#member-find-error").textContent()).toBe(
+      "Enter a handle, an account id or a bot name to find the account.",
+    );
+    await find.fill("nobody-like-this");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await status(page, "admin-status", 'No account matches "nobody-like-this".');
+    expect(await page.locator("#member-find-error").textContent()).toBe(
+      'No account matches "nobody-like-this".',
+    );
+
+    // By handle: bea has no membership, so she gets an Approve button; ada (a member) is managed in the table above.
+    await find.fill("a");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await status(page, "admin-status", "accounts match");
+    expect(await page.locator("#member-find-error").isHidden()).toBe(true);
+    const found = page.locator("#member-find-table tbody tr");
+    expect(await found.filter({ hasText: "bea" }).textContent()).toContain("not enrolled");
+    expect(await found.filter({ hasText: "ada" }).textContent()).toContain("see the members above");
+    await page.locator("#ladders-screen").screenshot({ path: join(SHOTS, "ladders-admin-find-desktop.png") });
+    await page.getByLabel("Reason").fill("runs the club night");
+    await page.getByRole("button", { name: "Approve bea" }).click();
+    await status(page, "admin-status", "bea is an active member on Club ladder.");
+    const member = page.locator("#member-table tbody tr").filter({ hasText: "bea" });
+    expect(await member.textContent()).toContain("active");
+    expect(await member.textContent()).toContain("runs the club night");
+    expect(await found.filter({ hasText: "bea" }).textContent()).toContain("see the members above");
+
+    // The API says so: the ladder lists her active, her account ladders too, and the approval is audited.
+    const detail = await api(root, "GET", "/api/admin/ladders/club");
+    expect(
+      (detail.body.members as { account: string; membership: string }[]).find((m) => m.account === bea.id),
+    ).toMatchObject({ membership: "active" });
+    expect(await membershipOf(bea, "club")).toBe("active");
+    const all = await api(root, "GET", "/api/admin/audit?limit=50");
+    const entry = (
+      all.body as unknown as { kind: string; subject: string; detail: Record<string, unknown> }[]
+    ).find((e) => e.kind === "ladder_approve" && e.subject === "bea");
+    expect(entry?.detail).toMatchObject({
+      ladder: "club",
+      from: null,
+      to: "active",
+      reason: "runs the club night",
+    });
+
+    // By account id on a phone: the same search finds the account by its id.
+    await page.setViewportSize(PHONE);
+    await find.fill(bea.id);
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await status(page, "admin-status", "One account matches");
+    expect(await found.count()).toBe(1);
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    await page.locator("#ladders-screen").screenshot({ path: join(SHOTS, "ladders-admin-find-phone.png") });
+    await context.close();
+  }, 60_000);
 });

@@ -1,7 +1,8 @@
 // Several ladders in real headless Chromium: the switcher moves the dashboard and the detail pages between
 // ladders (and the leaderboard with them), the dashboard states each ladder's phase and window; an account
 // enrolls on its account page (approval: pending until an admin approves it in the console; invitation: with
-// a code the console made); an admin finds an account that never enrolled and approves it. The console's
+// a code the console made); an admin finds an account that never enrolled and approves it. The title screen and
+// the bot-building page switch ladders too, and the replay viewer names its match's ladder. The console's
 // settings screen has its own test (settings.test.ts).
 // Every outcome is checked through the API as well. Screenshots at desktop and phone width go to
 // test-artifacts/screenshots/.
@@ -343,4 +344,71 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await page.locator("#ladders-screen").screenshot({ path: join(SHOTS, "ladders-admin-find-phone.png") });
     await context.close();
   }, 60_000);
+
+  it("switches ladders on the title screen and the bot-building page; the viewer names its match's ladder", async () => {
+    await ranked;
+    const home = await open("/");
+    const switcher = home.getByRole("navigation", { name: "Ladders" });
+    expect(await switcher.locator("[aria-current=page]").textContent()).toBe("Public ladder");
+    expect(await home.locator("#leaders").count()).toBe(0); // nobody ranked on public
+    await switcher.getByRole("link", { name: "Spring season" }).click();
+    await home.waitForURL(/\/\?ladder=spring$/);
+    expect(
+      await home.getByRole("navigation", { name: "Ladders" }).locator("[aria-current=page]").textContent(),
+    ).toBe("Spring season");
+    expect(await home.locator("#leaders").textContent()).toBe("Top of Spring season");
+    expect(await home.locator(".podium").textContent()).toContain("adabot");
+    expect(await home.locator("#home-counts").textContent()).toContain("being played on Spring season");
+    expect(await home.locator("#ladder-hint").textContent()).toBe("Open; closes in 5 days.");
+    await home.screenshot({ path: join(SHOTS, "ladders-home-spring-desktop.png"), fullPage: true });
+
+    // The title screen's links keep the ladder: the bot-building page shows the queue message for it.
+    await home.getByRole("link", { name: "Build a bot" }).first().click();
+    await home.waitForURL(/\/create-bot\?ladder=spring$/);
+    const steps = home.locator("ol.steps");
+    expect(await home.locator("#create-bot-ladder").textContent()).toContain(
+      "enter your bot on Spring season",
+    );
+    expect(await steps.textContent()).toContain('{"type": "queue", "version": "v1", "ladder_id": "spring"}');
+    await home
+      .getByRole("navigation", { name: "Ladders" })
+      .getByRole("link", { name: "Club ladder" })
+      .click();
+    await home.waitForURL(/\/create-bot\?ladder=club$/);
+    expect(await home.locator(".ladder-info").textContent()).toContain("enroll on your account page");
+    await home
+      .getByRole("navigation", { name: "Ladders" })
+      .getByRole("link", { name: "Public ladder" })
+      .click();
+    await home.waitForURL(/\/create-bot$/);
+    expect(await home.locator("#create-bot-ladder").count()).toBe(0);
+    expect(await steps.textContent()).toContain('{"type": "queue", "version": "v1"}');
+
+    // Phone width: the switcher wraps, nothing scrolls sideways.
+    const phone = await open("/create-bot?ladder=spring", PHONE);
+    expect(await sideways(phone)).toBeLessThanOrEqual(0);
+    await phone.screenshot({ path: join(SHOTS, "ladders-create-bot-spring-phone.png"), fullPage: true });
+    const phoneHome = await open("/?ladder=autumn", PHONE);
+    expect(await phoneHome.locator("#ladder-phase").textContent()).toBe("upcoming");
+    expect(await sideways(phoneHome)).toBeLessThanOrEqual(0);
+    await phoneHome.screenshot({ path: join(SHOTS, "ladders-home-autumn-phone.png"), fullPage: true });
+
+    // The replay viewer of a spring match names spring and leads to its dashboard.
+    const played = await api(null, "GET", "/api/matches?ladder=spring&limit=1");
+    const matchId = (played.body as unknown as { id: string }[])[0]!.id;
+    const viewer = await open(`/view/${matchId}`);
+    const on = viewer.getByRole("navigation", { name: "Ladders" });
+    expect(await on.textContent()).toContain("Played on");
+    expect(await on.getByRole("link").allTextContents()).toEqual(["Spring season"]);
+    await viewer.screenshot({ path: join(SHOTS, "ladders-view-spring-desktop.png") });
+    await on.getByRole("link", { name: "Spring season" }).click();
+    await viewer.waitForURL(/\/ladder\?ladder=spring$/);
+    expect(await viewer.locator("h1").textContent()).toContain("Spring season");
+    const viewerPhone = await open(`/view/${matchId}`, PHONE);
+    expect(
+      await viewerPhone.getByRole("navigation", { name: "Ladders" }).getByRole("link").getAttribute("href"),
+    ).toBe("/ladder?ladder=spring");
+    expect(await sideways(viewerPhone)).toBeLessThanOrEqual(0);
+    await Promise.all([home.close(), phone.close(), phoneHome.close(), viewer.close(), viewerPhone.close()]);
+  }, 120_000);
 });

@@ -319,14 +319,20 @@ function serverRefused(err) {
 // ---- a save refused for a stale revision ---------------------------------------------------------------------
 let unsaved = null;
 
-/** Someone saved first: nothing was changed. Says so plainly and offers the reload (the edit is kept till then). */
-function staleRefused(now) {
+/**
+ * Someone saved first: nothing was changed. Says so plainly and offers the reload (the edit is kept till then).
+ * A preview finds it out before any save: then it warns that a save would be refused.
+ */
+function staleRefused(now, { preview = false } = {}) {
   unsaved = differences(settings.overrides, draft);
-  const text = `Someone changed the settings while you were editing (they are now at revision ${now}), so yours were not saved. Reload the settings, check them, and make your change again.`;
-  $("settings-stale-text").textContent = text;
+  $("settings-stale-text").textContent = preview
+    ? `Someone changed the settings since you loaded them (they are now at revision ${now}): a save would be refused. Reload the settings, check them, and make your change again.`
+    : `Someone changed the settings while you were editing (they are now at revision ${now}), so yours were not saved. Reload the settings, check them, and make your change again.`;
   $("settings-stale").hidden = false;
   say(
-    `Someone changed the settings meanwhile (now revision ${now}), so yours were not saved: reload them.`,
+    preview
+      ? `Someone changed the settings meanwhile (now revision ${now}): reload them before saving.`
+      : `Someone changed the settings meanwhile (now revision ${now}), so yours were not saved: reload them.`,
     "error",
   );
   $("settings-reload").focus();
@@ -389,13 +395,7 @@ function renderChanges(r) {
       "div",
       {},
       el("h3", {}, "Preview"),
-      r.stale
-        ? el(
-            "p",
-            { class: "notice" },
-            `The settings changed since you loaded them: they are now at revision ${r.revision}. Reload before saving.`,
-          )
-        : "",
+      r.stale ? el("p", { class: "muted small" }, `Compared with revision ${r.revision}, in force now.`) : "",
       changes.length === 0
         ? el("p", { class: "empty", id: "change-table" }, "Nothing would change.")
         : [
@@ -437,7 +437,7 @@ $("settings-preview").addEventListener("click", async (event) => {
       body: { overrides: draft, revision: settings.revision },
     });
     renderChanges(r);
-    if (r.stale) staleRefused(r.revision);
+    if (r.stale) staleRefused(r.revision, { preview: true });
     else
       say(
         r.changes.length === 0

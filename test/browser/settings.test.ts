@@ -177,8 +177,13 @@ describe.skipIf(!HAVE_CHROMIUM)("the settings form in headless Chromium", () => 
       overrides: { ...s.overrides, global: { ...s.overrides.global, maxConcurrentPerOwner: 9 } },
     });
     expect(other.status).toBe(200);
-    await page.getByRole("button", { name: "Save", exact: true }).click();
+    // A preview finds it out first: it warns that a save would be refused.
     const notice = page.getByRole("alert");
+    await page.getByRole("button", { name: "Preview" }).click();
+    await status(page, "admin-status", `now revision ${s.revision + 1}): reload them before saving.`);
+    expect(await notice.textContent()).toContain("a save would be refused");
+    // Saved anyway: refused, and nothing changes.
+    await page.getByRole("button", { name: "Save", exact: true }).click();
     await notice.filter({ hasText: "Someone changed the settings while you were editing" }).waitFor();
     expect(await notice.textContent()).toContain(
       `they are now at revision ${s.revision + 1}), so yours were not saved`,

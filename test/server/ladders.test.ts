@@ -120,6 +120,17 @@ describe("two ladders in one server", () => {
     expect(status.body.matches.every((m) => m.ladder_id === "spring")).toBe(true);
   });
 
+  it("scopes the pages by ?ladder= as well: an unknown ladder is a 404 page", async () => {
+    for (const path of ["/", "/ladder", "/create-bot", "/bot/twin", "/user/alice"]) {
+      const ok = await fetch(`${srv.url}${path}?ladder=spring`);
+      expect(ok.status, path).toBe(200);
+      expect(await ok.text(), path).toContain('data-ladder="spring"');
+      const bad = await fetch(`${srv.url}${path}?ladder=nowhere`);
+      expect(bad.status, path).toBe(404);
+      expect(bad.headers.get("x-robots-tag"), path).toBe("noindex");
+    }
+  });
+
   it("lists visible ladders, and a hidden one only when named", async () => {
     const listed =
       await srv.get<{ id: string; phase: string; access: string; leaderboard_url: string }[]>("/api/ladders");

@@ -249,7 +249,9 @@ export class Match {
       const stats = this.statBuilders[f]!;
       if ("idle" in input) {
         stats.idle(input.idle, input.ms);
-        this.failures[f]!++;
+        // A disconnected seat is on the reconnect grace, which is a time the host measures (disqualify()), not
+        // a count of ticks: its idles neither add to nor break the run of failures.
+        if (input.idle !== "disconnected") this.failures[f]!++;
         turns.push({ move: -1, dash: -1, attack: -1, tx: 0, ty: 0, shout: false });
         recorded.push({ idle: input.idle });
         return;
@@ -306,6 +308,23 @@ export class Match {
     this.replay.input({ type: "forfeit", tick: this.engine.tick, fighter: f });
     this.engine.concede(f, "forfeit");
     this.finish(this.engine.winner, "forfeit");
+  }
+
+  /**
+   * Disqualifies seats whose reconnect grace ran out: the host measured `reconnect_grace_ms` since their socket
+   * was lost (the simulator counts the deadlines of the ticks they missed). A server input in the replay, so a
+   * re-simulation gives the same end.
+   */
+  disqualify(fighters: number[]): void {
+    if (this.ended || fighters.length === 0) return;
+    const list = [...new Set(fighters)].sort((a, b) => a - b);
+    this.replay.input({ type: "disqualify", tick: this.engine.tick, fighters: list });
+    for (const f of list) {
+      this.disqualified[f] = true;
+      this.statBuilders[f]!.s.disqualified = true;
+    }
+    this.engine.concede(list.length === 2 ? -1 : list[0]!, "disqualified");
+    this.finish(this.engine.winner, this.engine.reason as EndReason);
   }
 
   /** Ends the match with no winner for a server-side cause (worker crash, shutdown); stored as voided. */

@@ -1,7 +1,7 @@
 // The replay format: gzipped JSON Lines, self-contained (rules and map embedded) and free of wall-clock data,
 // so the same seed and turns always give the same bytes. Line 1 is the header, then one line per resolved
-// tick (the inputs as received, the state after the tick, every event), server-side inputs (forfeit, void,
-// abort) where they happened, and a final `end` line. docs/replay-format.md describes each field.
+// tick (the inputs as received, the state after the tick, every event), server-side inputs (forfeit,
+// disqualify, void, abort) where they happened, and a final `end` line. docs/replay-format.md describes each field.
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineRules } from "./host.ts";
 import type { DeadlinesT, GameEventT, IdleReason } from "./protocol.ts";
@@ -49,6 +49,7 @@ export interface ReplayTick {
 
 export type ServerInput =
   | { type: "forfeit"; tick: number; fighter: number }
+  | { type: "disqualify"; tick: number; fighters: number[] }
   | { type: "void"; tick: number }
   | { type: "abort"; tick: number; why: string };
 

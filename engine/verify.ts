@@ -51,7 +51,11 @@ function verify(bytes: Uint8Array): VerifyResult {
         throw new Error(`line ${i + 1}: turns must hold two inputs`);
       match.play([toInput(line.turns[0]), toInput(line.turns[1])]);
     } else if (line.type === "forfeit") match.forfeit([line.fighter]);
-    else if (line.type === "void") match.forfeit([0, 1]);
+    else if (line.type === "disqualify") {
+      if (!Array.isArray(line.fighters) || !line.fighters.every((f) => f === 0 || f === 1))
+        throw new Error(`line ${i + 1}: disqualify must list fighter ids 0 or 1`);
+      match.disqualify(line.fighters);
+    } else if (line.type === "void") match.forfeit([0, 1]);
     else if (line.type === "abort") match.abort(line.why);
     else if (line.type !== "end")
       throw new Error(`line ${i + 1}: unknown line type ${JSON.stringify((line as { type: unknown }).type)}`);

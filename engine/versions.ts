@@ -1,8 +1,8 @@
 // The running versions (SPEC section 9). The rules version and hash come from the rules table itself.
 import { RULES, rulesHash } from "./rules.ts";
 
-export const RELEASE = "0.44.0";
-export const ENGINE_VERSION = "0.23.0";
+export const RELEASE = "0.45.0";
+export const ENGINE_VERSION = "0.24.0";
 export const PROTOCOL_VERSION = "0.6";
 export const RULES_VERSION = RULES.version;
 export const RULES_HASH = rulesHash(RULES);

@@ -15,6 +15,15 @@ import type {
   WorkerHello,
 } from "./protocol.ts";
 
+/**
+ * The worker entry that matches how this module runs. From the sources (tsx, vitest) it is worker.cjs, which
+ * loads the TypeScript worker through tsx; in the server build (build/server/main.js) it is the built worker
+ * that scripts/build-server.ts writes beside the bundle, plain JavaScript like the rest of the build.
+ */
+export const WORKER_ENTRY = import.meta.url.endsWith(".ts")
+  ? new URL("./worker.cjs", import.meta.url).href
+  : new URL("./pool-worker.js", import.meta.url).href;
+
 /** The front's end of one worker thread's link, with the batch being gathered for it in this turn. */
 interface Link {
   port: MessagePort;
@@ -66,8 +75,7 @@ export class MatchPool {
   constructor(o: PoolOptions = {}) {
     const workers = o.workers ?? Math.max(1, cpus().length);
     this.piscina = new Piscina({
-      // A CommonJS entry: see worker.cjs for why Piscina must not require() the ES worker.
-      filename: new URL("./worker.cjs", import.meta.url).href,
+      filename: WORKER_ENTRY,
       minThreads: workers,
       maxThreads: workers,
       concurrentTasksPerWorker: o.matchesPerWorker ?? 512,

@@ -34,7 +34,13 @@ export type ToWorker =
   /** Which seats sent `ready` in the startup window; a house seat is always ready. */
   | { t: "start"; ready: [boolean, boolean] }
   /** Inputs of the remote seats for the current tick (null for house seats, which the worker plays). */
-  | { t: "tick"; tick: number; inputs: [TurnInput | null, TurnInput | null] }
+  | {
+      t: "tick";
+      tick: number;
+      inputs: [TurnInput | null, TurnInput | null];
+      /** Seats whose reconnect grace ran out during this tick: disqualified once it is played. */
+      expired?: number[];
+    }
   /** A fresh hello and observation for a seat that reconnected. */
   | { t: "resume"; seat: number }
   /** The replay lines from index `since` on, for a spectator following the match live. */

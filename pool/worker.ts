@@ -130,6 +130,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
             return { raw, ms: performance.now() - t0 };
           });
           match.play(inputs as [TurnInput, TurnInput]);
+          if (m.expired) match.disqualify(m.expired);
           nextTick();
           break;
         }

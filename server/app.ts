@@ -8,8 +8,6 @@ import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
 import { MAP_NAMES } from "../engine/rules.ts";
 import { MatchPool } from "../pool/pool.ts";
-import { ADMIN_OPERATIONS } from "./admin/routes.ts";
-import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
 import { BotDirectory } from "./bots/directory.ts";
@@ -26,23 +24,19 @@ import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
 import { Lobby } from "./ladder/lobby.ts";
-import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./ladders/manifest.ts";
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
-import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
+import { allOperations } from "./operations.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
 import { ResultJournal } from "./results/journal.ts";
-import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { accountPageRoutes } from "./routes/account-pages.ts";
-import { botRoutes } from "./routes/bots.ts";
 import { discoveryRoutes } from "./routes/discovery.ts";
-import { matchRoutes } from "./routes/matches.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { playPageRoutes } from "./routes/play-page.ts";
 import { StallClock } from "./runner/stall-clock.ts";
@@ -399,27 +393,24 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   }
 
   discoveryRoutes(http, ctx);
-  matchRoutes(http, ctx);
-  botRoutes(http, ctx);
   // Each operation's auth rule, checked once before its input is read.
-  const authenticate: Authenticate = async (rule, req, reply) =>
-    rule === "none"
-      ? null
-      : rule === "admin"
-        ? ctx.accounts.admin(req, reply)
-        : ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
-  mountOperations(
-    http,
-    [
-      ...DATA_OPERATIONS,
-      ...ACCOUNT_OPERATIONS,
-      ...LADDER_OPERATIONS,
-      ...SETTINGS_OPERATIONS,
-      ...ADMIN_OPERATIONS,
-    ],
-    ctx,
-    authenticate,
-  );
+  const authenticate: Authenticate = async (rule, req, reply) => {
+    switch (rule) {
+      case "none":
+        return null;
+      case "admin":
+        return ctx.accounts.admin(req, reply);
+      case "registrant":
+        return ctx.accounts.registrant(req);
+      case "agent_key":
+        return ctx.accounts.agentBearer(req);
+      case "bot_token":
+        return ctx.accounts.botBearer(req);
+      default:
+        return ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
+    }
+  };
+  mountOperations(http, allOperations(), ctx, authenticate);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);

@@ -214,6 +214,9 @@ function fail(code: Code, message?: string, extra?: Record<string, unknown>, sta
 
 export const errors = {
   badRequest: (message: string) => fail("bad_request", message),
+  /** Overrides that fail their schema: 400 `bad_request` with each problem's path for the form that sent them. */
+  invalidSettings: (message: string, issues: { path: string; message: string }[]) =>
+    fail("bad_request", message, { issues }),
   invalidBot: (message: string) => fail("invalid_bot", message),
   missingAuthorization: () => fail("missing_authorization", "send the header Authorization: Bearer <token>"),
   invalidToken: () => fail("invalid_token", "unknown or revoked bot token"),

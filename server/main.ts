@@ -1,5 +1,7 @@
 // The server's entry point: the only file that reads the environment, listens and wires signals.
 // The first SIGTERM/SIGINT drains (SPEC 3.10); a second one closes every socket with 1012 and stops at once.
+import { fileURLToPath } from "node:url";
+import { WORKER_ENTRY } from "../pool/pool.ts";
 import { buildApp } from "./app.ts";
 import { ConfigError, helpText, parseConfig } from "./config.ts";
 
@@ -27,7 +29,14 @@ try {
 }
 const port = await app.listen();
 app.http.log.info(
-  { port, publicUrl: config.publicUrl, database: app.ctx.store.driver, schema: app.ctx.store.schema },
+  {
+    port,
+    publicUrl: config.publicUrl,
+    database: app.ctx.store.driver,
+    schema: app.ctx.store.schema,
+    // Built (build/server/pool-worker.js) or TypeScript through tsx (pool/worker.cjs): says which start this is.
+    poolWorker: fileURLToPath(WORKER_ENTRY),
+  },
   "ladder ready",
 );
 

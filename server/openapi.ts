@@ -5,11 +5,7 @@
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
 import { openApiOperation } from "./kernel/operation.ts";
-import { BotNameParams, DATA_OPERATIONS, LadderQuery } from "./ladders/data-routes.ts";
-import { LADDER_OPERATIONS } from "./ladders/routes.ts";
-import { NewVersion, Registration, VersionLabelParams } from "./routes/bots.ts";
-import { DocParams, SchemaParams } from "./routes/docs.ts";
-import { ReplayParams } from "./routes/matches.ts";
+import { allOperations } from "./operations.ts";
 import * as R from "./routes/responses.ts";
 
 type Json = Record<string, unknown>;
@@ -31,170 +27,18 @@ export interface Operation {
   errors?: Record<number, string>;
 }
 
-const LADDER_404 = { 404: "unknown ladder (`?ladder=` names no ladder)" };
-const BAD_QUERY = { 400: "invalid query parameter (`bad_request`)" };
-const BOT_AUTH = {
-  401: "`missing_authorization` without the header; `invalid_token` for an unknown or rotated token",
-};
-
-export const OPERATIONS: readonly Operation[] = [
-  {
-    method: "get",
-    path: "/api",
-    operationId: "getApiIndex",
-    summary: "Discovery index: the bot endpoint, onboarding, live limits, versions and every other address",
-    tag: "discovery",
-    ok: { status: 200, schema: R.ApiIndex },
-  },
-  {
-    method: "get",
-    path: "/api/status",
-    operationId: "getStatus",
-    summary: "Online bots, running matches, capacity and drain state",
-    tag: "discovery",
-    query: LadderQuery,
-    ok: { status: 200, schema: R.Status },
-    errors: { ...BAD_QUERY, ...LADDER_404 },
-  },
-  {
-    method: "get",
-    path: "/api/changelog",
-    operationId: "getChangelog",
-    summary: "Running versions and the Markdown changelog",
-    tag: "discovery",
-    ok: { status: 200, schema: R.Changelog },
-    errors: { 404: "this server has no changelog" },
-  },
-  {
-    method: "get",
-    path: "/docs",
-    operationId: "getDocsIndex",
-    summary: "Addresses of every document and published JSON Schema",
-    tag: "discovery",
-    ok: { status: 200, schema: R.DocsIndex },
-  },
-  {
-    method: "get",
-    path: "/docs/{name}",
-    operationId: "getDoc",
-    summary: "A document's Markdown source (agents, bot-guide, api, spec, simulator, rules, ...)",
-    tag: "discovery",
-    params: DocParams,
-    ok: { status: 200, media: "text/markdown", description: "the Markdown document" },
-    errors: { 404: "no document of that name (`not_found`)" },
-  },
-  {
-    method: "get",
-    path: "/docs/schema/{name}",
-    operationId: "getMessageSchema",
-    summary: "JSON Schema of a bot protocol message; short names such as observation.json work",
-    tag: "discovery",
-    params: SchemaParams,
-    ok: { status: 200, media: "application/json", description: "a JSON Schema (2020-12) document" },
-    errors: { 404: "no schema of that name (`not_found`)" },
-  },
-  {
-    method: "get",
-    path: "/download/bots",
-    operationId: "getBotDownloads",
-    summary: "Starter bots and house-bot source files",
-    tag: "discovery",
-    ok: { status: 200, schema: R.DownloadsIndex },
-  },
-  // The public ladder data: each entry comes from its operation definition (server/ladders/data-routes.ts).
-  ...DATA_OPERATIONS.map(openApiOperation),
-  {
-    method: "get",
-    path: "/replays/{file}",
-    operationId: "getReplay",
-    summary: "A match's replay: gzipped JSON Lines with the rules and map embedded",
-    tag: "data",
-    params: ReplayParams,
-    ok: { status: 200, media: "application/gzip", description: "the replay file" },
-    errors: { 404: "`no_replay`: unknown match, or its replay was trimmed" },
-  },
-  {
-    method: "post",
-    path: "/api/bots",
-    operationId: "registerBot",
-    summary: "Register a bot; the response carries its token, shown once",
-    tag: "registration",
-    body: Registration,
-    // An empty requirement: explicit anonymous development ladders register without a credential.
-    security: [{ AccountBearer: [] }, { OwnerKey: [] }, {}],
-    ok: { status: 201, schema: R.RegisteredBot },
-    errors: {
-      400: "`invalid_bot`: invalid or taken name",
-      401: "`authentication_required` (with `account_url`): no account credential",
-      409: "`bot_limit`: the owner has the most bots allowed; `handle_required`: choose a handle first",
-    },
-  },
-  {
-    method: "delete",
-    path: "/api/bots/{name}",
-    operationId: "deleteBot",
-    summary:
-      "Delete an account's bot that never played (its name is freed); a played bot must be retired from the account instead",
-    tag: "registration",
-    params: BotNameParams,
-    security: [{ AgentBearer: [] }, { OwnerKey: [] }],
-    ok: { status: 200, schema: R.RemovedBot },
-    errors: {
-      401: "`missing_authorization`; `invalid_token`: unknown agent key; `invalid_credential`: not an agent key",
-      403: "`account_banned`",
-      404: "`no_such_bot`: no such bot, or another account's",
-      409: "`bot_has_played`: it played, so retire it with DELETE /api/account/bots/<name>; `bot_moderated`",
-    },
-  },
-  {
-    method: "get",
-    path: "/api/me",
-    operationId: "getMyBot",
-    summary: "The bot behind the token, with its versions",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    ok: { status: 200, schema: R.MyBot },
-    errors: BOT_AUTH,
-  },
-  {
-    method: "post",
-    path: "/api/me/versions",
-    operationId: "createVersion",
-    summary: "Declare a version label ahead of queueing with it (queueing with a new label also creates it)",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    body: NewVersion,
-    ok: { status: 201, schema: R.Version },
-    errors: {
-      400: "invalid label or notes (`bad_request`)",
-      ...BOT_AUTH,
-      429: "`quota_exceeded`: too many new versions today",
-    },
-  },
-  {
-    method: "post",
-    path: "/api/me/versions/{label}/retire",
-    operationId: "retireVersion",
-    summary: "Retire a version: it leaves the queue and the leaderboard and cannot play again",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    params: VersionLabelParams,
-    ok: { status: 200, schema: R.Ok },
-    errors: { ...BOT_AUTH, 404: "`no_such_version`" },
-  },
-  {
-    method: "post",
-    path: "/api/me/token",
-    operationId: "rotateToken",
-    summary: "Replace the bot token; the old one stops working at once, also on a connected socket",
-    tag: "bot",
-    security: [{ BotBearer: [] }],
-    ok: { status: 200, schema: R.NewToken },
-    errors: BOT_AUTH,
-  },
-  // Operations defined once (server/kernel/operation.ts): their route and this entry come from one definition.
-  ...LADDER_OPERATIONS.filter((op) => op.doc).map(openApiOperation),
-];
+let operations: readonly Operation[] | null = null;
+/**
+ * Every documented operation, in the document's order, each from its definition (server/kernel/operation.ts,
+ * listed in server/operations.ts). Built on first use: the discovery operations are among them, and their
+ * module reads this list (for `GET /api`'s endpoints) in turn.
+ */
+export function documentedOperations(): readonly Operation[] {
+  operations ??= allOperations()
+    .filter((op) => op.doc)
+    .map(openApiOperation);
+  return operations;
+}
 
 const COMPONENT = "#/components/schemas/";
 
@@ -243,7 +87,7 @@ export function openApiDocument(base: string): Json {
   });
 
   const paths: Record<string, Json> = {};
-  for (const op of OPERATIONS) {
+  for (const op of documentedOperations()) {
     const ok =
       "schema" in op.ok
         ? {

@@ -8,12 +8,16 @@ const PKCE_KEY = "arena.pkce";
 /** Refresh when the access token has less than this left, so a request never leaves with a dying token. */
 const MARGIN_S = 60;
 
-/** An error from the identity provider or the ladder API, with its `code` and the server's words. */
+/**
+ * An error from the identity provider or the ladder API, with its `code`, the server's words and the whole
+ * answer (`body`: some errors carry more, such as the revision now in force or each refused field).
+ */
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, body = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.body = body;
   }
 }
 
@@ -50,7 +54,7 @@ async function errorOf(res) {
   }
   const code = body.code ?? body.error_code ?? (res.status === 429 ? "rate_limited" : "http_" + res.status);
   const message = body.msg ?? body.error_description ?? body.message ?? body.error ?? res.statusText;
-  return new ApiError(res.status, String(code), String(message));
+  return new ApiError(res.status, String(code), String(message), body);
 }
 
 /** One call to the identity provider: `path` under identity_url, JSON in and out, the apikey header always. */

@@ -3,9 +3,11 @@
 import { main } from "./main.ts";
 import { killAllBotPrograms } from "./process-seat.ts";
 
+// Supported are the maintained lines, 22 and 24. The bundle (built for Node 20) still runs on 20 and 21, so those
+// are not refused; older ones would fail on the bundle's syntax or APIs, so they stop here with the advice.
 const major = Number(process.versions.node.split(".")[0]);
 if (major < 20) {
-  process.stderr.write(`arena-sim needs Node.js 20 or newer; this is ${process.version}\n`);
+  process.stderr.write(`arena-sim needs Node.js 22 or newer; this is ${process.version}\n`);
   process.exit(2);
 }
 

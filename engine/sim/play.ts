@@ -37,10 +37,15 @@ export async function playMatch(
   );
   const notReady = ready.flatMap((r, f) => (r ? [] : [f]));
   if (notReady.length > 0) match.forfeit(notReady);
+  // How long each seat has been gone, on the simulator's clock: the deadlines of the ticks it idled as
+  // disconnected, which is what those ticks take on the server. Past the reconnect grace it is disqualified,
+  // as the server does by wall time.
+  const lostMs = [0, 0];
   while (!match.over) {
+    const deadlines = [match.deadlineMs(0), match.deadlineMs(1)];
     const inputs = await Promise.all(
       seats.map(async (s, f): Promise<TurnInput> => {
-        const deadline = match.deadlineMs(f);
+        const deadline = deadlines[f]!;
         try {
           return await s.turn(match.observation(f), deadline);
         } catch {
@@ -49,6 +54,12 @@ export async function playMatch(
       }),
     );
     match.play(inputs as [TurnInput, TurnInput]);
+    const expired: number[] = [];
+    inputs.forEach((inp, f) => {
+      lostMs[f] = "idle" in inp && inp.idle === "disconnected" ? lostMs[f]! + deadlines[f]! : 0;
+      if (lostMs[f]! >= match.deadlines.reconnect_grace_ms) expired.push(f);
+    });
+    match.disqualify(expired);
   }
   const stats = match.stats();
   const r = match.result!;

@@ -1,6 +1,6 @@
 """arena-sim: the arena ladder's match engine, offline.
 
-The wheel carries the simulator as one JavaScript file (arena-sim.mjs) and runs it with Node.js 20 or newer,
+The wheel carries the simulator as one JavaScript file (arena-sim.mjs) and runs it with Node.js 22 or newer,
 found on PATH or named by the ARENA_SIM_NODE environment variable. From a shell::
 
     arena-sim play --a kiter --b brawler --matches 20
@@ -38,7 +38,7 @@ class ArenaSimError(RuntimeError):
 
 
 class NodeNotFoundError(ArenaSimError):
-    """No usable node executable: install Node.js 20+ or set ARENA_SIM_NODE."""
+    """No usable node executable: install Node.js 22+ or set ARENA_SIM_NODE."""
 
 
 def bundle_path() -> str:
@@ -59,7 +59,7 @@ def node_path() -> str:
     found = shutil.which("node")
     if not found:
         raise NodeNotFoundError(
-            "arena-sim needs Node.js 20 or newer: install it (https://nodejs.org) so that `node` is on PATH, "
+            "arena-sim needs Node.js 22 or newer: install it (https://nodejs.org) so that `node` is on PATH, "
             "or set ARENA_SIM_NODE to the node executable"
         )
     return found

@@ -179,14 +179,17 @@ export const ADMIN_OPERATIONS = [
       const a = await target(ctx, params.ref);
       if (accounts.adminNow(a)) throw errors.adminAccount();
       const bots = await store.accounts.accountBots(a.id);
-      const banned = await store.accounts.deleteAccount(a.id);
+      const banned = await store.work(async (u) => {
+        const banned = await store.accounts.deleteAccount(a.id, u.q);
+        await u.audit("admin", a.handle ?? a.id, {
+          action: "delete_account",
+          by: caller.account.id,
+          banned_bots: banned,
+        });
+        return banned;
+      });
       await accounts.endSessions(a.id, "account_deleted");
       for (const b of bots) accounts.disconnect(b.id, "banned");
-      await store.audit("admin", a.handle ?? a.id, {
-        action: "delete_account",
-        by: caller.account.id,
-        banned_bots: banned,
-      });
       return { deleted: a.id, handle: a.handle, banned_bots: banned };
     },
   }),

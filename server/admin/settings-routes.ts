@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
-import { LADDER_LIMITS, type Overrides } from "../kernel/settings.ts";
+import { LADDER_LIMITS, LIMIT_INFO, type Limits, type Overrides } from "../kernel/settings.ts";
 
 const Revision = z
   .number({ error: "revision is required (the one GET /api/admin/settings returned)" })
@@ -51,6 +51,12 @@ async function view(ctx: AppContext) {
     defaults: settings.defaults,
     overrides: s.overrides,
     ladder_limits: LADDER_LIMITS,
+    // What a form needs to offer each limit: its bounds, unit and meaning, and whether a ladder may set it.
+    limits: (Object.keys(LIMIT_INFO) as (keyof Limits)[]).map((name) => ({
+      name,
+      ...LIMIT_INFO[name],
+      ladder: (LADDER_LIMITS as readonly string[]).includes(name),
+    })),
     effective: {
       global: settings.limits(),
       ladders: Object.fromEntries(ladders.all().map((l) => [l.id, settings.limits(l.id)])),

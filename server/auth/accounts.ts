@@ -1,8 +1,8 @@
 // Who is calling, and may they: resolves the credential kinds of SPEC 5 (browser session, agent key, bot
 // token, owner key) into an account, and applies the account-wide rules: banned accounts, handles, the
 // admin role and the configured admin email list, foreign origins, and the bot socket's admission check.
-// Routes call one of session(), accountBearer(), agentBearer() or admin() and get a Caller or the SPEC's
-// error; nothing else reads Authorization headers for accounts.
+// Operations name an auth rule (server/kernel/operation.ts) that resolves through session(), registrant(),
+// agentBearer(), botBearer() or admin() to a caller or the SPEC's error; nothing else reads Authorization headers.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { AppContext } from "../context.ts";
@@ -17,6 +17,7 @@ export type Caller =
   | { kind: "agent_key"; account: AccountRow; keyId: string; admin: boolean };
 
 export type Registrant = Caller | { kind: "owner_key"; owner: OwnerKeyRow } | { kind: "anonymous" };
+export type AgentCaller = Caller & { kind: "agent_key" };
 
 type Token = { kind: "jwt" | "agent_key" | "bot_token" | "owner_key" | "unknown"; value: string };
 
@@ -175,7 +176,7 @@ export class Accounts {
   }
 
   /** AgentBearer or OwnerKey carrying an agent key (DELETE /api/bots/<name>). */
-  async agentBearer(req: FastifyRequest): Promise<Caller & { kind: "agent_key" }> {
+  async agentBearer(req: FastifyRequest): Promise<AgentCaller> {
     const t = bearer(req);
     const ownerHeader = req.headers["x-owner-key"];
     const k =
@@ -188,6 +189,17 @@ export class Accounts {
     const caller = await this.fromAgentKey(k.value);
     if (caller.account.banned_at) throw errors.accountBanned();
     return caller;
+  }
+
+  /** BotBearer (SPEC 4.3): the bot behind the token, or the SPEC's 401; a banned account's bots get 403. */
+  async botBearer(req: FastifyRequest): Promise<BotRow> {
+    const header = req.headers.authorization;
+    if (!header) throw errors.missingAuthorization();
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const bot = m ? await this.ctx.store.botByToken(m[1]!) : null;
+    if (!bot) throw errors.invalidToken();
+    if ((await this.admit(bot)) === "account_banned") throw errors.accountBanned();
+    return bot;
   }
 
   /** Admin routes (SPEC 4.6): an admin's access token or agent key. */

@@ -23,6 +23,14 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * Runs `fn` on the caller's open transaction `q` when there is one (a unit of work), else in a transaction of
+ * its own: a store method that needs several statements to be atomic works both ways.
+ */
+export function withTx<T>(db: Db, q: Queryable | undefined, fn: (q: Queryable) => Promise<T>): Promise<T> {
+  return q ? fn(q) : db.tx(fn);
+}
+
 export interface DbPlace {
   databaseUrl?: string | undefined;
   dataDir: string;

@@ -3,6 +3,8 @@
 // migrated by a newer build is refused: this build cannot know what the newer schema means, and rolling back
 // needs a compatible backup (SPEC 9.6).
 import { readdirSync, readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { repoPath } from "../root.ts";
 import type { Db, Queryable } from "./db.ts";
 
 export interface Migration {
@@ -11,7 +13,7 @@ export interface Migration {
   sql: string;
 }
 
-const DEFAULT_DIR = new URL("../../migrations/", import.meta.url);
+const DEFAULT_DIR = pathToFileURL(`${repoPath("migrations")}/`);
 const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
 export class SchemaTooNewError extends Error {

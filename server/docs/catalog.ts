@@ -2,10 +2,10 @@
 // and one line on what it is for. Read once at start-up (the files ship with the release). The same list
 // feeds /docs, /guide, /llms.txt and /sitemap.xml, so an index never names a document that is not served.
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { REPO_ROOT } from "../root.ts";
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export { REPO_ROOT };
 export const DOCS_DIR = join(REPO_ROOT, "docs");
 
 export interface DocEntry {
@@ -108,6 +108,13 @@ export const DOCS: readonly DocEntry[] = [
 
 export interface LoadedDoc extends DocEntry {
   markdown: string;
+}
+
+let published: Map<string, LoadedDoc> | null = null;
+/** The documents this server publishes (docs/ beside the code), read once: they do not change while it runs. */
+export function publishedDocs(): ReadonlyMap<string, LoadedDoc> {
+  published ??= loadDocs();
+  return published;
 }
 
 /** Every catalogued document that exists on disk, by name; also by its file name (`rules.md`). */

@@ -5,19 +5,49 @@
 // running server's context, calls a service and returns the response body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import type { Caller } from "../auth/accounts.ts";
+import type { AgentCaller, Caller, Registrant } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import type { ApiError } from "../errors.ts";
+import type { BotRow } from "../store/types.ts";
 import { parseInput } from "./input.ts";
 
 /**
  * Who may call: anyone, a browser session of an account (SPEC 4.4), the same with a handle chosen
- * (`handle_required` otherwise), or an admin (SPEC 4.6).
+ * (`handle_required` otherwise), an admin (SPEC 4.6), a registrant (an account credential or owner key, or
+ * nobody on an anonymous development ladder: SPEC 4.2), an agent key (SPEC 3.4's bot deletion), or a bot's
+ * own token (the BotBearer routes of SPEC 4.3).
  */
-export type AuthRule = "none" | "session" | "session_handle" | "admin";
+export type AuthRule =
+  | "none"
+  | "session"
+  | "session_handle"
+  | "admin"
+  | "registrant"
+  | "agent_key"
+  | "bot_token";
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
-type CallerOf<A extends AuthRule> = A extends "none" ? null : Caller;
+/** What the auth rule resolves the caller to: an account caller, a registrant, or the bot a token names. */
+export type CallerOf<A extends AuthRule> = A extends "none"
+  ? null
+  : A extends "registrant"
+    ? Registrant
+    : A extends "agent_key"
+      ? AgentCaller
+      : A extends "bot_token"
+        ? BotRow
+        : Caller;
+
+/** The credentials each rule takes, as /openapi.json security requirements (absent: public or undocumented). */
+const SECURITY: Partial<Record<AuthRule, Record<string, string[]>[]>> = {
+  // The empty requirement: explicit anonymous development ladders register without a credential.
+  registrant: [{ AccountBearer: [] }, { OwnerKey: [] }, {}],
+  agent_key: [{ AgentBearer: [] }, { OwnerKey: [] }],
+  bot_token: [{ BotBearer: [] }],
+};
+
+/** A documented operation's success answer: JSON with a response schema, or a file of a media type. */
+export type DocOk = z.ZodType | { media: string; description: string };
 
 export interface OperationDef<
   A extends AuthRule = AuthRule,
@@ -43,7 +73,7 @@ export interface OperationDef<
   /** Error statuses the operation answers with, and when (for the document). */
   errors?: Record<number, string>;
   /** Listed in /openapi.json under this tag, with this response schema. */
-  doc?: { tag: "discovery" | "data" | "registration" | "bot"; ok: z.ZodType };
+  doc?: { tag: "discovery" | "data" | "registration" | "bot"; ok: DocOk };
   handle(
     input: {
       params: Infer<P>;
@@ -71,7 +101,7 @@ export type Authenticate = (
   rule: AuthRule,
   req: FastifyRequest,
   reply: FastifyReply,
-) => Promise<Caller | null>;
+) => Promise<CallerOf<AuthRule>>;
 
 export type AnyOperation = OperationDef<
   AuthRule,
@@ -94,17 +124,14 @@ export function mountOperations(
 ): void {
   void app.register(async (scope) => {
     scope.decorateRequest("caller", null);
+    type WithCaller = FastifyRequest & { caller: CallerOf<AuthRule> };
     for (const op of ops) {
       scope.route({
         method: op.method,
         url: op.path,
         config: { takesBody: op.body !== undefined },
         preHandler: async (req, reply) => {
-          (req as FastifyRequest & { caller: Caller | null }).caller = await authenticate(
-            op.auth,
-            req,
-            reply,
-          );
+          (req as WithCaller).caller = await authenticate(op.auth, req, reply);
         },
         handler: async (req, reply) => {
           const body = await op.handle(
@@ -119,7 +146,7 @@ export function mountOperations(
                 ),
               query: op.query && parseInput(op.query, req.query, undefined, "ignore"),
               body: op.body && parseInput(op.body, req.body, op.invalid),
-              caller: (req as FastifyRequest & { caller: Caller | null }).caller,
+              caller: (req as WithCaller).caller,
               req,
               reply,
             } as never,
@@ -145,7 +172,11 @@ export function openApiOperation(op: AnyOperation) {
     ...(op.params ? { params: op.params as z.ZodObject } : {}),
     ...(op.query ? { query: op.query as z.ZodObject } : {}),
     ...(op.body ? { body: op.body } : {}),
-    ok: { status: op.status ?? 200, schema: op.doc.ok },
+    ok:
+      "media" in op.doc.ok
+        ? { status: 200 as const, media: op.doc.ok.media, description: op.doc.ok.description }
+        : { status: op.status ?? 200, schema: op.doc.ok },
+    ...(SECURITY[op.auth] ? { security: SECURITY[op.auth] } : {}),
     ...(op.errors ? { errors: op.errors } : {}),
   };
 }

@@ -23,22 +23,50 @@ export interface Limits {
   newVersionsPerDay: number;
 }
 
-const int = (min: number, max: number) => z.number().int().min(min).max(max);
+/** Each limit's bounds (the same as its flag's), unit and meaning: the schemas, the console's form and docs. */
+export const LIMIT_INFO = {
+  startup_ms: { min: 10, max: 600_000, unit: "ms", about: "time a bot has to send ready" },
+  tick_ms: { min: 10, max: 600_000, unit: "ms", about: "deadline for each turn" },
+  match_budget_ms: { min: 10, max: 86_400_000, unit: "ms", about: "reply time a bot may use in one match" },
+  reconnect_grace_ms: {
+    min: 0,
+    max: 600_000,
+    unit: "ms",
+    about: "time to come back after a lost connection",
+  },
+  matchIntervalMs: {
+    min: 0,
+    max: 3_600_000,
+    unit: "ms",
+    about: "minimum time between one bot's match starts",
+  },
+  maxConcurrentMatches: {
+    min: 1,
+    max: 100_000,
+    unit: null,
+    about: "matches at once (a ladder's share of the server's)",
+  },
+  maxConcurrentPerOwner: { min: 1, max: 100_000, unit: null, about: "matches at once per owner" },
+  matchesPerHourPerBot: {
+    min: 1,
+    max: 10_000_000,
+    unit: null,
+    about: "matches per hour per bot (house bots exempt)",
+  },
+  matchesPerDayPerOwner: { min: 1, max: 100_000_000, unit: null, about: "matches per day per owner" },
+  maxBotsPerOwner: { min: 1, max: 100_000, unit: null, about: "bots per owner (retired ones do not count)" },
+  newVersionsPerDay: {
+    min: 1,
+    max: 1_000_000,
+    unit: null,
+    about: "new version labels per bot per day (house bots exempt)",
+  },
+} as const satisfies Record<keyof Limits, { min: number; max: number; unit: "ms" | null; about: string }>;
 
 /** What may be overridden, with the same bounds as the flags. */
-export const LIMIT_SCHEMAS = {
-  startup_ms: int(10, 600_000),
-  tick_ms: int(10, 600_000),
-  match_budget_ms: int(10, 86_400_000),
-  reconnect_grace_ms: int(0, 600_000),
-  matchIntervalMs: int(0, 3_600_000),
-  maxConcurrentMatches: int(1, 100_000),
-  maxConcurrentPerOwner: int(1, 100_000),
-  matchesPerHourPerBot: int(1, 10_000_000),
-  matchesPerDayPerOwner: int(1, 100_000_000),
-  maxBotsPerOwner: int(1, 100_000),
-  newVersionsPerDay: int(1, 1_000_000),
-} as const satisfies Record<keyof Limits, z.ZodType<number>>;
+export const LIMIT_SCHEMAS = Object.fromEntries(
+  Object.entries(LIMIT_INFO).map(([k, i]) => [k, z.number().int().min(i.min).max(i.max)]),
+) as { [K in keyof Limits]: z.ZodNumber };
 
 /**
  * Limits that a ladder may set for itself. Bots, versions and owners are shared by every ladder, so their
@@ -164,10 +192,14 @@ export class Settings {
   /** Checks overrides against the schema and the known ladders; a bad one is a 400 naming the problem. */
   validate(body: unknown, ladderIds: readonly string[]): Overrides {
     const parsed = Overrides.safeParse(body ?? {});
-    if (!parsed.success)
-      throw errors.badRequest(
-        `overrides: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}`,
+    if (!parsed.success) {
+      // Each problem with its path ("ladders.club.tick_ms"), so a form can show it next to its field.
+      const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+      throw errors.invalidSettings(
+        `overrides: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`,
+        issues,
       );
+    }
     for (const id of Object.keys(parsed.data.ladders))
       if (!ladderIds.includes(id)) throw errors.unknownLadder(id);
     return parsed.data;

@@ -2,7 +2,9 @@
 // versioned JSON file in the repo (server/ladders/ladders.json) that an operator may replace with --ladders.
 // This is the one place that names the default ladder: a ladder is a value from here, never a literal.
 import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { repoPath } from "../root.ts";
 
 /** The ladder that `queue` without `ladder_id` and routes without `?ladder=` select (SPEC 6.1, 4.1). */
 export const DEFAULT_LADDER = "public";
@@ -21,6 +23,8 @@ export const LadderDefinition = z
     enabled: z.boolean().default(true),
     visible: z.boolean().default(true),
     access: z.enum(ACCESS).default("open"),
+    /** Whether the house bots play and show on this ladder (a tournament of players only sets false). */
+    house_bots: z.boolean().default(true),
     opens_at: Instant.nullable().default(null),
     closes_at: Instant.nullable().default(null),
   })
@@ -53,7 +57,7 @@ export const Manifest = z
   });
 export type Manifest = z.infer<typeof Manifest>;
 
-export const DEFAULT_MANIFEST_FILE = new URL("./ladders.json", import.meta.url);
+export const DEFAULT_MANIFEST_FILE = pathToFileURL(repoPath("server", "ladders", "ladders.json"));
 
 export class ManifestError extends Error {}
 

@@ -77,10 +77,12 @@ export class LadderReads {
     });
   }
 
-  /** Who is online on a ladder: its players' bots (queued there last) and the house bots, best first. */
+  /** Who is online on a ladder: its players' bots (queued there last) and its house bots, best first. */
   lobby(ladderId?: string): LobbyEntryT[] {
     const ladder = this.d.ladders.require(ladderId);
-    const here = this.d.lobby.online().filter((p) => p.house || p.ladderId === ladder.id);
+    const here = this.d.lobby
+      .online()
+      .filter((p) => (p.house ? ladder.def.house_bots : p.ladderId === ladder.id));
     const entries = here.map((p) => {
       const r = p.version ? ladder.ratings.get(versionKey(p.bot.id, p.version)) : null;
       return {
@@ -101,13 +103,13 @@ export class LadderReads {
 
   /** Online bots, running matches and capacity, of one ladder or (undefined) the whole server. */
   status(ladderId?: string): StatusT {
-    if (ladderId !== undefined) this.d.ladders.require(ladderId);
+    const ladder = ladderId === undefined ? null : this.d.ladders.require(ladderId);
     const running = [...this.d.live.byId.values()].filter(
       (m) => ladderId === undefined || m.setup.ladderId === ladderId,
     );
     const online = this.d.lobby
       .online()
-      .filter((p) => ladderId === undefined || p.house || p.ladderId === ladderId);
+      .filter((p) => !ladder || (p.house ? ladder.def.house_bots : p.ladderId === ladder.id));
     return {
       online: online.map((p) => ({
         name: p.bot.name,

@@ -63,6 +63,7 @@ export class LadderRuntime {
       start: (plan) => d.start(plan, id),
       audit: d.audit,
       houseWaitMs: d.houseWaitMs,
+      houseBots: () => this.def.house_bots,
       accepting: () => this.accepting(),
       ...(d.passTimer ? { passTimed: d.passTimer(id) } : {}),
     });

@@ -57,6 +57,8 @@ export interface MatchmakerDeps {
   audit(kind: string, subject: string, detail: Record<string, unknown>): void;
   /** How long a player waits for another player before a house bot is offered. */
   houseWaitMs: number;
+  /** Whether house bots are offered on this ladder (its manifest's `house_bots`); true when absent. */
+  houseBots?: () => boolean;
   /** Told each pass's duration in seconds (the operator's metrics), when metrics are on. */
   passTimed?(seconds: number): void;
 }
@@ -70,10 +72,14 @@ export class Matchmaker {
     this.d = d;
   }
 
+  private houseBots(): boolean {
+    return this.d.houseBots?.() ?? true;
+  }
+
   /** Seconds until this participant could start, as far as pacing and house availability tell. */
   estimatedWaitS(p: Participant, now = Date.now()): number {
     const pacing = Math.max(0, p.lastStartAt + this.d.limits().matchIntervalMs - now);
-    const house = this.d.lobby.all().some((h) => h.house) ? this.d.houseWaitMs : 0;
+    const house = this.houseBots() && this.d.lobby.all().some((h) => h.house) ? this.d.houseWaitMs : 0;
     return Math.round(Math.max(pacing, house) / 100) / 10;
   }
 
@@ -111,7 +117,7 @@ export class Matchmaker {
     }
     const players = lobby.waiting(ladderId).filter((p) => !p.house && this.mayStart(p, limits, now));
     if (players.length === 0) return;
-    const houses = lobby.all().filter((p) => p.house && p.state === "waiting");
+    const houses = this.houseBots() ? lobby.all().filter((p) => p.house && p.state === "waiting") : [];
     const byId = new Map<string, { p: Participant; key: string }>();
     const idOfKey = new Map<string, string>();
     const candidates: Candidate[] = [...players, ...houses].map((p) => {

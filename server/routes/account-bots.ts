@@ -117,8 +117,11 @@ export async function registerBot(
   const count = accountId ? await store.accounts.countBots(accountId) : await store.countActiveBots(owner);
   if (count >= limit) throw errors.botLimit(limit);
   try {
-    const { bot, token } = await store.createBot({ name, owner, house: false, account_id: accountId });
-    await store.audit("registration", bot.name, { owner, client: actor });
+    const { bot, token } = await store.work(async (u) => {
+      const made = await store.createBot({ name, owner, house: false, account_id: accountId }, u.q);
+      await u.audit("registration", made.bot.name, { owner, client: actor });
+      return made;
+    });
     return {
       name: bot.name,
       token: token!,
@@ -148,15 +151,23 @@ export async function removeBot(
   if (bot.status === "retired") return { name: bot.name, outcome: "retired" };
   // A bot in its first match has played, even though the result is not stored yet.
   const played = accounts.inMatch(bot.id) || (await store.accounts.hasPlayed(bot.id));
-  if (!played && (await store.accounts.deleteUnplayedBot(bot.id))) {
+  const deleted =
+    !played &&
+    (await store.work(async (u) => {
+      const gone = await store.accounts.deleteUnplayedBot(bot.id, u.q);
+      if (gone) await u.audit("bot_deleted", bot.name, { client: actor });
+      return gone;
+    }));
+  if (deleted) {
     accounts.disconnect(bot.id, "invalid_token");
     ctx.lobby.leaveIfGone(bot.id);
-    await store.audit("bot_deleted", bot.name, { client: actor });
     return { name: bot.name, outcome: "deleted" };
   }
   if (mode === "delete") throw errors.botHasPlayed(bot.name);
-  await store.setBotStatus(bot.id, "retired");
+  await store.work(async (u) => {
+    await store.setBotStatus(bot.id, "retired", u.q);
+    await u.audit("bot_retired", bot.name, { client: actor });
+  });
   accounts.disconnect(bot.id, "retired");
-  await store.audit("bot_retired", bot.name, { client: actor });
   return { name: bot.name, outcome: "retired" };
 }

@@ -314,6 +314,13 @@ and invitations.</p>
 <input id="member-reason" name="reason" maxlength="1000">
 </form>
 <div id="ladder-members"></div>
+<form id="member-find-form" class="inline" novalidate role="search">
+<label for="member-find">Find an account to approve <span class="muted small">(handle, id or bot name: also an account that never enrolled)</span></label>
+<input id="member-find" name="q" type="search" maxlength="100" autocomplete="off" aria-describedby="member-find-error">
+<button class="button" type="submit">Find</button>
+</form>
+<p class="field-error" id="member-find-error" hidden></p>
+<div id="member-find-results"></div>
 <div id="invitations-block">
 <h4>Invitations</h4>
 <form id="invitation-form" class="inline" novalidate>
@@ -328,15 +335,30 @@ and invitations.</p>
 
 <section class="card" aria-labelledby="h-settings" id="settings-screen">
 <h2 id="h-settings" tabindex="-1">Settings</h2>
-<p class="muted small">Live limits: the start-up flags are the defaults, these overrides sit on top and take effect at
-once. Saving needs the revision you loaded: if someone saved meanwhile, you are told and the settings reload.</p>
+<p class="muted small">Live limits. The start-up flags are the defaults, server-wide overrides sit on top of them
+and a ladder's own overrides on top of those; a saved change takes effect at once. Saving needs the revision you
+loaded: if someone saved meanwhile, nothing is changed and you are told.</p>
 <p id="settings-revision"></p>
+<div class="notice" id="settings-stale" role="alert" hidden>
+<p id="settings-stale-text"></p>
+<p><button type="button" class="button primary" id="settings-reload">Reload the settings</button></p>
+</div>
 <form id="settings-form" novalidate>
+<label for="settings-scope">Limits of</label>
+<select id="settings-scope" name="scope" aria-describedby="settings-scope-help"></select>
+<p class="muted small" id="settings-scope-help"></p>
+<div id="settings-fields" class="limit-fields"></div>
+<p class="small" id="settings-draft" aria-live="polite"></p>
+<p class="actions"><button class="button" type="button" id="settings-preview">Preview</button>
+<button class="button primary" type="submit" id="settings-save">Save</button>
+<button class="button" type="button" id="settings-discard">Discard changes</button></p>
+<details id="settings-advanced">
+<summary>Advanced: the overrides as JSON</summary>
 <label for="settings-overrides">Overrides <span class="muted small">(JSON)</span></label>
 <textarea id="settings-overrides" name="overrides" rows="10" spellcheck="false" autocomplete="off" aria-describedby="settings-help"></textarea>
 <p class="muted small" id="settings-help"></p>
-<p class="actions"><button class="button" type="button" id="settings-preview">Preview</button>
-<button class="button primary" type="submit">Save</button></p>
+<p class="actions"><button class="button" type="button" id="settings-json">Use this JSON in the form</button></p>
+</details>
 </form>
 <div id="settings-changes" aria-live="polite"></div>
 <details>
@@ -345,7 +367,7 @@ once. Saving needs the revision you loaded: if someone saved meanwhile, you are 
 </details>
 <h3>Presets</h3>
 <form id="preset-form" class="inline" novalidate>
-<label for="preset-name">Preset name <span class="muted small">(saves the overrides in force under this name)</span></label>
+<label for="preset-name">Preset name <span class="muted small">(saves the overrides in force, not unsaved changes, under this name)</span></label>
 <input id="preset-name" name="name" maxlength="64" pattern="[A-Za-z0-9][A-Za-z0-9 _.\-]{0,63}" required>
 <button class="button" type="submit">Save preset</button>
 </form>

@@ -117,10 +117,14 @@ export const ACCOUNT_OPERATIONS = [
       const { store, accounts } = ctx;
       const { handle } = body;
       if (handle.toLowerCase() === "house") throw errors.handleTaken(handle);
-      const r = await store.accounts.setHandle(caller.account.id, handle);
-      if (r === "taken") throw errors.handleTaken(handle);
+      const r = await store.work(async (u) => {
+        const r = await store.accounts.setHandle(caller.account.id, handle, u.q);
+        // Thrown inside the unit: on PostgreSQL a clash may have aborted the transaction, which must roll back.
+        if (r === "taken") throw errors.handleTaken(handle);
+        await u.audit("handle", handle, { account: caller.account.id, previous: caller.account.handle });
+        return r;
+      });
       for (const b of await store.accounts.accountBots(caller.account.id)) accounts.refreshLive(b);
-      await store.audit("handle", handle, { account: caller.account.id, previous: caller.account.handle });
       return view(ctx, { ...caller, account: r });
     },
   }),
@@ -264,13 +268,17 @@ export const ACCOUNT_OPERATIONS = [
     handle: async ({ caller, body }, ctx) => {
       const { store, config, accounts } = ctx;
       await accounts.throttle("key creations", caller.account.id, config.registrationRateLimit, 3600_000);
-      const made = await store.accounts.createKey(
-        caller.account.id,
-        body.label ?? "",
-        body.expires_in_days ?? null,
-      );
-      if (made === "limit") throw errors.keyLimit(MAX_AGENT_KEYS);
-      await store.audit("agent_key", made.row.id, { account: caller.account.id, action: "created" });
+      const made = await store.work(async (u) => {
+        const made = await store.accounts.createKey(
+          caller.account.id,
+          body.label ?? "",
+          body.expires_in_days ?? null,
+          u.q,
+        );
+        if (made === "limit") throw errors.keyLimit(MAX_AGENT_KEYS);
+        await u.audit("agent_key", made.row.id, { account: caller.account.id, action: "created" });
+        return made;
+      });
       return {
         id: made.row.id,
         label: made.row.label,

@@ -1,16 +1,17 @@
-// Bot registration and deletion (SPEC 4.2) and the bot-token routes of SPEC 4.3.
-import type { FastifyInstance, FastifyRequest } from "fastify";
+// Bot registration and deletion (SPEC 4.2, 3.4) and the bot-token routes of SPEC 4.3, as operation
+// definitions: each yields its route, its auth rule and its /openapi.json entry.
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { parseInput } from "../kernel/input.ts";
+import { defineOperation } from "../kernel/operation.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
+import { BotNameParams } from "../ladders/data-routes.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
 import { NewBotName, registerBot, removeBot } from "./account-bots.ts";
+import * as R from "./responses.ts";
 import { myBotView, versionView } from "./views.ts";
 
-const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 /** Body of POST /api/bots; also the request schema in /openapi.json. */
 export const Registration = z.object({
   name: NewBotName,
@@ -32,97 +33,150 @@ export const NewVersion = z.object({
 
 export const VersionLabelParams = z.object({ label: z.string().describe("version label") });
 
-export function botRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const { store } = ctx;
+const BOT_AUTH = {
+  401: "`missing_authorization` without the header; `invalid_token` for an unknown or rotated token",
+  403: "`account_banned`: the bot's account is banned",
+};
 
-  // SPEC 4.2: AccountBearer or OwnerKey; anonymous registration (with `owner`) only on anonymous ladders.
-  app.post("/api/bots", { config: { takesBody: true } }, async (req, reply) => {
-    const who = await ctx.accounts.registrant(req);
-    const b = parseInput(Registration, req.body, errors.invalidBot);
-    const made = await registerBot(
-      ctx,
-      ctx.accounts,
-      who,
-      b.name,
-      who.kind === "anonymous" ? b.owner : undefined,
-    );
-    reply.code(201);
-    return made;
-  });
-
-  // SPEC 3.4: an agent key deletes its account's bot that never played; a played one must be retired.
-  app.delete("/api/bots/:name", async (req) => {
-    const caller = await ctx.accounts.agentBearer(req);
-    const { name } = req.params as { name: string };
-    const bot = BOT_NAME.test(name) ? await store.botByName(name) : null;
-    if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
-    return removeBot(ctx, ctx.accounts, bot, "delete", `agent_key:${caller.keyId}`);
-  });
-
-  /** The bot behind a BotBearer token, or the SPEC's 401. */
-  async function botOf(req: FastifyRequest): Promise<BotRow> {
-    const header = req.headers.authorization;
-    if (!header) throw errors.missingAuthorization();
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const bot = m ? await store.botByToken(m[1]!) : null;
-    if (!bot) throw errors.invalidToken();
-    // SPEC 3.6: a banned account's bots are refused here as on the socket.
-    if ((await ctx.accounts.admit(bot)) === "account_banned") throw errors.accountBanned();
-    return bot;
-  }
-
-  async function versionsOf(bot: BotRow) {
-    const [versions, records] = await Promise.all([store.versions(bot.id), store.versionRecords(bot.id)]);
-    return versions.map((v) =>
-      versionView(v, ctx.ladders.main.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
-    );
-  }
-
-  app.get("/api/me", async (req) => {
-    const bot = await botOf(req);
-    const online = Boolean(ctx.lobby.get(bot.id)?.conn);
-    return myBotView(bot, online, await versionsOf(bot));
-  });
-
-  app.post("/api/me/versions", { config: { takesBody: true } }, async (req, reply) => {
-    const bot = await botOf(req);
-    const v = parseInput(NewVersion, req.body);
-    let version: VersionRow;
-    try {
-      ({ version } = await useVersion(store, ctx.settings.limits(), bot, v.label, v.notes ?? ""));
-    } catch (err) {
-      if (err instanceof VersionLimitError)
-        throw errors.quotaExceeded(`${err.message} (new_versions_per_day)`);
-      throw err;
-    }
-    const records = await store.versionRecords(bot.id);
-    reply.code(201);
-    return versionView(
-      version,
-      ctx.ladders.main.ratings.get(versionKey(bot.id, version.label)),
-      records.get(version.label),
-    );
-  });
-
-  app.post("/api/me/versions/:label/retire", async (req) => {
-    const bot = await botOf(req);
-    const { label } = VersionLabelParams.parse(req.params);
-    const ok = await store.retireVersion(bot.id, label);
-    if (!ok) throw errors.noSuchVersion(label);
-    // A retired version cannot play (SPEC 3.4): one waiting in the queue leaves it, and the bot is told.
-    const p = ctx.lobby.get(bot.id);
-    if (p && !p.house && p.state === "waiting" && p.version === label) {
-      p.state = "idle";
-      p.conn?.error("version_retired", `version ${JSON.stringify(label)} was retired and left the queue`);
-    }
-    return { ok: true };
-  });
-
-  app.post("/api/me/token", async (req) => {
-    const bot = await botOf(req);
-    const token = await store.rotateToken(bot.id);
-    // The old token stops working at once, including for a connected socket.
-    ctx.hub.disconnect(bot.id, "invalid_token");
-    return { token };
-  });
+function versionOf(
+  ctx: AppContext,
+  bot: BotRow,
+  v: VersionRow,
+  records: Awaited<ReturnType<AppContext["store"]["versionRecords"]>>,
+) {
+  return versionView(v, ctx.ladders.main.ratings.get(versionKey(bot.id, v.label)), records.get(v.label));
 }
+
+export const BOT_OPERATIONS = [
+  defineOperation({
+    method: "POST",
+    path: "/api/bots",
+    operationId: "registerBot",
+    summary: "Register a bot; the response carries its token, shown once",
+    auth: "registrant",
+    body: Registration,
+    invalid: errors.invalidBot,
+    status: 201,
+    errors: {
+      400: "`invalid_bot`: invalid or taken name",
+      401: "`authentication_required` (with `account_url`): no account credential",
+      409: "`bot_limit`: the owner has the most bots allowed; `handle_required`: choose a handle first",
+    },
+    doc: { tag: "registration", ok: R.RegisteredBot },
+    handle: async ({ body, caller }, ctx) =>
+      registerBot(ctx, ctx.accounts, caller, body.name, caller.kind === "anonymous" ? body.owner : undefined),
+  }),
+  // SPEC 3.4: an agent key deletes its account's bot that never played; a played one must be retired.
+  defineOperation({
+    method: "DELETE",
+    path: "/api/bots/:name",
+    operationId: "deleteBot",
+    summary:
+      "Delete an account's bot that never played (its name is freed); a played bot must be retired from the account instead",
+    auth: "agent_key",
+    params: BotNameParams,
+    invalidParams: (p) => errors.noSuchBot(String((p as { name?: unknown }).name)),
+    errors: {
+      401: "`missing_authorization`; `invalid_token`: unknown agent key; `invalid_credential`: not an agent key",
+      403: "`account_banned`",
+      404: "`no_such_bot`: no such bot, or another account's",
+      409: "`bot_has_played`: it played, so retire it with DELETE /api/account/bots/<name>; `bot_moderated`",
+    },
+    doc: { tag: "registration", ok: R.RemovedBot },
+    handle: async ({ params, caller }, ctx) => {
+      const bot = await ctx.store.botByName(params.name);
+      if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(params.name);
+      return removeBot(ctx, ctx.accounts, bot, "delete", `agent_key:${caller.keyId}`);
+    },
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/me",
+    operationId: "getMyBot",
+    summary: "The bot behind the token, with its versions",
+    auth: "bot_token",
+    errors: BOT_AUTH,
+    doc: { tag: "bot", ok: R.MyBot },
+    handle: async ({ caller: bot }, ctx) => {
+      const [versions, records] = await Promise.all([
+        ctx.store.versions(bot.id),
+        ctx.store.versionRecords(bot.id),
+      ]);
+      const online = Boolean(ctx.lobby.get(bot.id)?.conn);
+      return myBotView(
+        bot,
+        online,
+        versions.map((v) => versionOf(ctx, bot, v, records)),
+      );
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/me/versions",
+    operationId: "createVersion",
+    summary: "Declare a version label ahead of queueing with it (queueing with a new label also creates it)",
+    auth: "bot_token",
+    body: NewVersion,
+    status: 201,
+    errors: {
+      400: "invalid label or notes (`bad_request`)",
+      ...BOT_AUTH,
+      429: "`quota_exceeded`: too many new versions today",
+    },
+    doc: { tag: "bot", ok: R.Version },
+    handle: async ({ body, caller: bot }, ctx) => {
+      let version: VersionRow;
+      try {
+        ({ version } = await useVersion(ctx.store, ctx.settings.limits(), bot, body.label, body.notes ?? ""));
+      } catch (err) {
+        if (err instanceof VersionLimitError)
+          throw errors.quotaExceeded(`${err.message} (new_versions_per_day)`);
+        throw err;
+      }
+      return versionOf(ctx, bot, version, await ctx.store.versionRecords(bot.id));
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/me/versions/:label/retire",
+    operationId: "retireVersion",
+    summary: "Retire a version: it leaves the queue and the leaderboard and cannot play again",
+    auth: "bot_token",
+    params: VersionLabelParams,
+    errors: { ...BOT_AUTH, 404: "`no_such_version`" },
+    doc: { tag: "bot", ok: R.Ok },
+    handle: async ({ params, caller: bot }, ctx) => {
+      const ok = await ctx.store.retireVersion(bot.id, params.label);
+      if (!ok) throw errors.noSuchVersion(params.label);
+      // A retired version cannot play (SPEC 3.4): one waiting in the queue leaves it, and the bot is told.
+      const p = ctx.lobby.get(bot.id);
+      if (p && !p.house && p.state === "waiting" && p.version === params.label) {
+        p.state = "idle";
+        p.conn?.error(
+          "version_retired",
+          `version ${JSON.stringify(params.label)} was retired and left the queue`,
+        );
+      }
+      return { ok: true };
+    },
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/me/token",
+    operationId: "rotateToken",
+    summary: "Replace the bot token; the old one stops working at once, also on a connected socket",
+    auth: "bot_token",
+    errors: BOT_AUTH,
+    doc: { tag: "bot", ok: R.NewToken },
+    handle: async ({ caller: bot }, ctx) => {
+      const token = await ctx.store.work(async (u) => {
+        const token = await ctx.store.rotateToken(bot.id, u.q);
+        await u.audit("token_rotated", bot.name, { client: "bot_token" });
+        return token;
+      });
+      // The old token stops working at once, including for a connected socket.
+      ctx.hub.disconnect(bot.id, "invalid_token");
+      return { token };
+    },
+  }),
+];

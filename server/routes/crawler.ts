@@ -38,7 +38,7 @@ export function llmsTxt(base: string, docs: ReadonlyMap<string, LoadedDoc>): str
     "## Downloads",
     "",
     `- [Starter bots](${base}/download/bots): TypeScript and Python starters and house-bot source`,
-    `- [Simulator (ESM)](${base}/download/arena-sim.mjs): run matches offline with Node 20+`,
+    `- [Simulator (ESM)](${base}/download/arena-sim.mjs): run matches offline with Node 22+`,
     `- [Simulator (CommonJS)](${base}/download/arena-sim.js): the same, as CommonJS`,
     `- [Simulator (Python wheel)](${base}/download/${wheel}): pip-installable wrapper around the same engine`,
     "",

@@ -1,21 +1,22 @@
-// Public discovery: GET /api (the index a bot author or agent starts from), GET /api/status, GET
-// /api/changelog and /openapi.json; it also mounts the docs, crawler-index and download routes, which
-// share the document catalog loaded here once.
+// Public discovery: GET /api (the index a bot author or agent starts from), GET /api/status and GET
+// /api/changelog as operation definitions; /openapi.json, and the docs, crawler-index and download routes,
+// which share the published document catalog.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
 import { type AccountsInfo, accountsInfo } from "../auth/discovery-info.ts";
 import type { AppContext } from "../context.ts";
-import { loadDocs } from "../docs/catalog.ts";
+import { publishedDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
+import { defineOperation } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladder/policy.ts";
 import { LadderQuery } from "../ladders/data-routes.ts";
-import { OPERATIONS, openApiDocument } from "../openapi.ts";
+import { documentedOperations, openApiDocument } from "../openapi.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import { crawlerRoutes } from "./crawler.ts";
 import { docsRoutes } from "./docs.ts";
 import { downloadRoutes } from "./downloads.ts";
-import { parseQuery } from "./matches.ts";
+import * as R from "./responses.ts";
 
 /** Routes GET /api lists besides the documented JSON operations: sockets, pages and files. */
 const OTHER_ENDPOINTS = [
@@ -38,15 +39,18 @@ const OTHER_ENDPOINTS = [
   "WS /bot",
 ];
 
-/** `METHOD /path?query=` for each documented operation, in the document's order. */
+let endpoints: string[] | null = null;
+/** `METHOD /path?query=` for each documented operation, in the document's order; then the others. */
 function endpointList(): string[] {
-  const ops = OPERATIONS.map((op) => {
+  if (endpoints) return endpoints;
+  const ops = documentedOperations().map((op) => {
     const path = op.path.replace(/\{(\w+)\}/g, "<$1>");
     const query = op.query ? Object.keys(op.query.shape) : [];
     return `${op.method.toUpperCase()} ${path}${query.length ? `?${query.map((q) => `${q}=`).join("&")}` : ""}`;
   });
   // Once each, should an entry here become a documented operation too.
-  return [...new Set([...ops, ...OTHER_ENDPOINTS])];
+  endpoints = [...new Set([...ops, ...OTHER_ENDPOINTS])];
+  return endpoints;
 }
 
 /** The built-in identity provider's address is made from the configured public address; on a development
@@ -56,13 +60,10 @@ function onBase(info: AccountsInfo | null, base: string, configured: string): Ac
   return { ...info, identity_url: base + info.identity_url.slice(configured.length) };
 }
 
-export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
+function apiIndex(ctx: AppContext, base: string) {
   const { config } = ctx;
-  const docs = loadDocs();
-  const endpoints = endpointList();
-  const versions = () => ({ ...VERSIONS, schema: ctx.store.schema });
-
-  const apiIndex = (base: string, accounts = onBase(accountsInfo(ctx), base, config.publicUrl)) => ({
+  const accounts = onBase(accountsInfo(ctx), base, config.publicUrl);
+  return {
     bot_endpoint: `${wsBase(base)}/bot`,
     accounts,
     authentication_required: !config.anonymousDev,
@@ -71,7 +72,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
     llms_txt: `${base}/llms.txt`,
     docs: `${base}/docs`,
     bot_code: `${base}/download/bots`,
-    versions: versions(),
+    versions: versions(ctx),
     onboarding: {
       account_url: `${base}/account`,
       signup_url: `${base}/account`,
@@ -96,18 +97,56 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
       docs: `${base}/docs/simulator`,
     },
     maps: MAP_NAMES,
-    endpoints,
-  });
-  app.get("/api", async (req) => apiIndex(publicBase(config, req)));
+    endpoints: endpointList(),
+  };
+}
 
-  app.get("/api/status", async (req) => ctx.reads.status(parseQuery(LadderQuery, req.query).ladder));
+const versions = (ctx: AppContext) => ({ ...VERSIONS, schema: ctx.store.schema });
 
-  app.get("/api/changelog", async () => {
-    const changelog = docs.get("changelog");
-    if (!changelog) throw errors.notFound("changelog");
-    return { versions: versions(), markdown: changelog.markdown };
-  });
+export const DISCOVERY_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/api",
+    operationId: "getApiIndex",
+    summary: "Discovery index: the bot endpoint, onboarding, live limits, versions and every other address",
+    auth: "none",
+    doc: { tag: "discovery", ok: R.ApiIndex },
+    handle: async ({ req }, ctx) => apiIndex(ctx, publicBase(ctx.config, req)),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/status",
+    operationId: "getStatus",
+    summary: "Online bots, running matches, capacity and drain state",
+    auth: "none",
+    query: LadderQuery,
+    errors: {
+      400: "invalid query parameter (`bad_request`)",
+      404: "unknown ladder (`?ladder=` names no ladder)",
+    },
+    doc: { tag: "discovery", ok: R.Status },
+    handle: async ({ query }, ctx) => ctx.reads.status(query.ladder),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/changelog",
+    operationId: "getChangelog",
+    summary: "Running versions and the Markdown changelog",
+    auth: "none",
+    errors: { 404: "this server has no changelog" },
+    doc: { tag: "discovery", ok: R.Changelog },
+    handle: async (_, ctx) => {
+      const changelog = publishedDocs().get("changelog");
+      if (!changelog) throw errors.notFound("changelog");
+      return { versions: versions(ctx), markdown: changelog.markdown };
+    },
+  }),
+];
 
+/** The plain routes of discovery: the OpenAPI document itself, and the documents' pages and files. */
+export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const { config } = ctx;
+  const docs = publishedDocs();
   // Built once per base address (one in production), not per request.
   const contracts = new Map<string, unknown>();
   app.get("/openapi.json", async (req: FastifyRequest) => {
@@ -118,5 +157,5 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
 
   docsRoutes(app, ctx, docs);
   crawlerRoutes(app, ctx, docs);
-  downloadRoutes(app, ctx);
+  downloadRoutes(app);
 }

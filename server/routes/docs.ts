@@ -4,10 +4,12 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
 import type { AppContext } from "../context.ts";
-import { DOCS, docForFile, type LoadedDoc } from "../docs/catalog.ts";
+import { DOCS, docForFile, type LoadedDoc, publishedDocs } from "../docs/catalog.ts";
 import { escapeHtml, guideIndexBody, markdownToHtml, page } from "../docs/html.ts";
 import { errors } from "../errors.ts";
+import { defineOperation } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
+import * as R from "./responses.ts";
 
 /** `/docs/<name>` and `/guide/<name>`: a catalogued name, optionally with `.md`. */
 export const DocParams = z.object({
@@ -40,6 +42,57 @@ export function docsIndex(base: string, docs: ReadonlyMap<string, LoadedDoc>) {
   };
 }
 
+const rawName = (params: unknown) => String((params as { name?: unknown }).name);
+
+/** The JSON and Markdown document routes, as documented operations. */
+export const DOCS_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/docs",
+    operationId: "getDocsIndex",
+    summary: "Addresses of every document and published JSON Schema",
+    auth: "none",
+    doc: { tag: "discovery", ok: R.DocsIndex },
+    handle: async ({ req }, ctx) => docsIndex(publicBase(ctx.config, req), publishedDocs()),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/docs/:name",
+    operationId: "getDoc",
+    summary: "A document's Markdown source (agents, bot-guide, api, spec, simulator, rules, ...)",
+    auth: "none",
+    params: DocParams,
+    invalidParams: (p) => errors.notFound(`document ${JSON.stringify(rawName(p))}`),
+    errors: { 404: "no document of that name (`not_found`)" },
+    doc: { tag: "discovery", ok: { media: "text/markdown", description: "the Markdown document" } },
+    handle: async ({ params, reply }) => {
+      const doc = publishedDocs().get(params.name.replace(/\.md$/, ""));
+      if (!doc) throw errors.notFound(`document ${JSON.stringify(params.name)}`);
+      return reply.type("text/markdown; charset=utf-8").send(doc.markdown);
+    },
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/docs/schema/:name",
+    operationId: "getMessageSchema",
+    summary: "JSON Schema of a bot protocol message; short names such as observation.json work",
+    auth: "none",
+    params: SchemaParams,
+    invalidParams: (p) => errors.notFound(`schema ${JSON.stringify(rawName(p))}`),
+    errors: { 404: "no schema of that name (`not_found`)" },
+    doc: {
+      tag: "discovery",
+      ok: { media: "application/json", description: "a JSON Schema (2020-12) document" },
+    },
+    handle: async ({ params }) => {
+      const name = schemaName(params.name);
+      if (!name) throw errors.notFound(`schema ${JSON.stringify(params.name)}`);
+      return SCHEMAS[name];
+    },
+  }),
+];
+
+/** The documents' pages (/guide, /changelog) and files that are not API operations. */
 export function docsRoutes(
   app: FastifyInstance,
   ctx: AppContext,
@@ -68,14 +121,7 @@ export function docsRoutes(
     return r.success ? docs.get(r.data.name.replace(/\.md$/, "")) : undefined;
   };
 
-  app.get("/docs", async (req) => docsIndex(publicBase(config, req), docs));
   app.get("/docs/rules.json", async () => rules);
-  app.get("/docs/schema/:name", async (req) => {
-    const raw = (req.params as { name: string }).name;
-    const name = SchemaParams.safeParse({ name: raw }).success ? schemaName(raw) : undefined;
-    if (!name) throw errors.notFound(`schema ${JSON.stringify(raw)}`);
-    return SCHEMAS[name];
-  });
   // The raw Markdown links to decision records by their file (`adr/0001-tick-order.md`), which from
   // /docs/<name> resolves here; the record is the catalogued document of that file.
   app.get("/docs/adr/:file", async (req, reply) => {
@@ -83,12 +129,6 @@ export function docsRoutes(
     const entry = /^[a-z0-9-]+\.md$/.test(raw) ? docForFile(`adr/${raw}`) : undefined;
     const doc = entry && docs.get(entry.name);
     if (!doc) throw errors.notFound(`document ${JSON.stringify(`adr/${raw}`)}`);
-    return reply.type("text/markdown; charset=utf-8").send(doc.markdown);
-  });
-  app.get("/docs/:name", async (req, reply) => {
-    const raw = (req.params as { name: string }).name;
-    const doc = docNamed(raw);
-    if (!doc) throw errors.notFound(`document ${JSON.stringify(raw)}`);
     return reply.type("text/markdown; charset=utf-8").send(doc.markdown);
   });
 
@@ -116,7 +156,7 @@ export function docsRoutes(
     );
   });
 
-  // Every release heading is an anchor: /changelog#0.44.0.
+  // Every release heading is an anchor: /changelog#0.45.0.
   app.get("/changelog", async (req, reply) => {
     const doc = docs.get("changelog");
     if (!doc) return missingPage(reply, "The changelog");

@@ -6,10 +6,11 @@ import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { RELEASE, SIMULATOR_PACKAGE } from "../../engine/versions.ts";
-import type { AppContext } from "../context.ts";
 import { REPO_ROOT } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
+import { defineOperation } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
+import * as R from "./responses.ts";
 
 export const DIST_DIR = join(REPO_ROOT, "dist");
 export const WHEEL_NAME = `${SIMULATOR_PACKAGE}-${RELEASE}-py3-none-any.whl`;
@@ -33,7 +34,7 @@ export const BOT_FILES: readonly BotFile[] = [
   {
     path: "typescript/bot.ts",
     source: "bots/typescript/bot.ts",
-    about: "TypeScript starter: connection, queueing, reconnects (Node 20+, ws)",
+    about: "TypeScript starter: connection, queueing, reconnects (Node 22+, ws)",
   },
   {
     path: "typescript/strategy.ts",
@@ -115,7 +116,20 @@ function sendFile(reply: FastifyReply, file: string, name: string, attachment: b
   return reply.send(createReadStream(file));
 }
 
-export function downloadRoutes(app: FastifyInstance, ctx: AppContext, distDir = DIST_DIR): void {
+export const DOWNLOAD_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/download/bots",
+    operationId: "getBotDownloads",
+    summary: "Starter bots and house-bot source files",
+    auth: "none",
+    doc: { tag: "discovery", ok: R.DownloadsIndex },
+    handle: async ({ req }, ctx) => downloadsIndex(publicBase(ctx.config, req)),
+  }),
+];
+
+/** The files themselves: starter and house-bot sources, the simulator bundles and its wheel. */
+export function downloadRoutes(app: FastifyInstance, distDir = DIST_DIR): void {
   const byPath = new Map(BOT_FILES.map((f) => [f.path, join(REPO_ROOT, f.source)]));
   const simulator = new Map([
     ["arena-sim.mjs", join(distDir, "arena-sim.mjs")],
@@ -123,7 +137,6 @@ export function downloadRoutes(app: FastifyInstance, ctx: AppContext, distDir = 
     [WHEEL_NAME, join(distDir, WHEEL_NAME)],
   ]);
 
-  app.get("/download/bots", async (req) => downloadsIndex(publicBase(ctx.config, req)));
   app.get("/download/bots/*", async (req, reply) => {
     const path = (req.params as { "*": string })["*"];
     const file = byPath.get(path);

@@ -1,11 +1,10 @@
-// A match's replay file (the match list, one match and its stats are operations in ladders/data-routes.ts),
-// and the query parser the remaining plain routes share.
+// A match's replay file as an operation (the match list, one match and its stats are operations in
+// ladders/data-routes.ts).
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { defineOperation } from "../kernel/operation.ts";
 
 /** `/replays/<match id>.jsonl.gz`: the id is what precedes the suffix. */
 export const ReplayParams = z.object({
@@ -15,24 +14,28 @@ export const ReplayParams = z.object({
     .describe("<match id>.jsonl.gz"),
 });
 
-export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.infer<T> {
-  const r = schema.safeParse(query);
-  if (!r.success) throw errors.badRequest(r.error.issues.map((i) => i.message).join("; "));
-  return r.data;
-}
-
-export function matchRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get("/replays/:file", async (req, reply) => {
-    const { file } = req.params as { file: string };
-    const id = ReplayParams.safeParse(req.params).success ? file.slice(0, -".jsonl.gz".length) : "";
-    const path = ctx.replays.pathFor(id);
-    const m = path ? await ctx.reads.storedMatch(id) : null;
-    if (!path || !m || m.replay_trimmed || !m.replay_file) throw errors.noReplay(id || file);
-    const st = await stat(path).catch(() => null);
-    if (!st) throw errors.noReplay(id);
-    reply.header("content-type", "application/gzip");
-    reply.header("content-length", st.size);
-    reply.header("cache-control", "public, max-age=31536000, immutable");
-    return reply.send(createReadStream(path));
-  });
-}
+export const REPLAY_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/replays/:file",
+    operationId: "getReplay",
+    summary: "A match's replay: gzipped JSON Lines with the rules and map embedded",
+    auth: "none",
+    params: ReplayParams,
+    invalidParams: (p) => errors.noReplay(String((p as { file?: unknown }).file)),
+    errors: { 404: "`no_replay`: unknown match, or its replay was trimmed" },
+    doc: { tag: "data", ok: { media: "application/gzip", description: "the replay file" } },
+    handle: async ({ params, reply }, ctx) => {
+      const id = params.file.slice(0, -".jsonl.gz".length);
+      const path = ctx.replays.pathFor(id);
+      const m = path ? await ctx.reads.storedMatch(id) : null;
+      if (!path || !m || m.replay_trimmed || !m.replay_file) throw errors.noReplay(id);
+      const st = await stat(path).catch(() => null);
+      if (!st) throw errors.noReplay(id);
+      reply.header("content-type", "application/gzip");
+      reply.header("content-length", st.size);
+      reply.header("cache-control", "public, max-age=31536000, immutable");
+      return reply.send(createReadStream(path));
+    },
+  }),
+];

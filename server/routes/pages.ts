@@ -11,7 +11,7 @@ import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
-import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher } from "../web/ladders.ts";
+import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher, playedOn } from "../web/ladders.ts";
 import { avatar, href, plural, sendPage, table, td, when } from "../web/layout.ts";
 import {
   leaderboardSection,
@@ -86,9 +86,16 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
   // ---- title screen ---------------------------------------------------------------------------------------
   app.get("/", async (req, reply) => {
     const ladder = ladderOf(req);
-    const status = ctx.reads.status();
-    const top = await read(() => ctx.reads.leaderboard(on(ladder)));
+    const [top, ladders] = await Promise.all([
+      read(() => ctx.reads.leaderboard(on(ladder))),
+      laddersFor(ladder),
+    ]);
+    if (top.status === 404)
+      return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
+    // Scoped to a ladder: its bots, matches and leaders; unscoped: the whole server's counts, public's leaders.
+    const status = ctx.reads.status(on(ladder));
     const leaders = top.body ? top.body.slice(0, 3) : [];
+    const current = ladder ? ladders.find((l) => l.id === ladder) : undefined;
     return send(reply, {
       ...shell,
       title: "Bots fight, ratings tell",
@@ -96,17 +103,19 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
         "A competitive ladder for programs: write a bot, connect it over a WebSocket, climb the ladder.",
       page: "home",
       ladder,
+      switcher: ladderSwitcher(ladders, ladder, "/"),
       body: html`<section class="hero">
 <h1>Arena ladder</h1>
 <p class="lead">Programs fight one-on-one on a 21×21 arena: shots that ricochet, frost bursts, repulsors, pickups and a
 closing zone. Write a bot in any language, connect it over a WebSocket, and climb a Bradley-Terry rated ladder.</p>
 <p class="actions"><a class="button primary" href="${href("/ladder", ladder)}">Watch the ladder</a>
 <a class="button" href="${href("/create-bot", ladder)}">Build a bot</a></p>
-<p class="muted">${plural(status.online.length, "bot")} online · ${plural(status.matches.length, "match", "matches")} being played</p>
+<p class="muted" id="home-counts">${plural(status.online.length, "bot")} online · ${plural(status.matches.length, "match", "matches")} being played${current ? ` on ${current.name}` : ""}</p>
 </section>
+${current ? ladderFacts(current, Date.now()) : ""}
 ${
   leaders.length > 0
-    ? html`<section aria-labelledby="leaders"><h2 id="leaders">Top of the ladder</h2><ol class="podium">${leaders.map(
+    ? html`<section aria-labelledby="leaders"><h2 id="leaders">Top of ${current?.name ?? "the ladder"}</h2><ol class="podium">${leaders.map(
         (r) =>
           html`<li><a href="${href(`/bot/${encodeURIComponent(r.name)}`, ladder)}">${r.display_name}</a> <span class="muted">${r.leaderboard_score}</span></li>`,
       )}</ol></section>`
@@ -182,6 +191,12 @@ ${section("recent", "Recent matches")}
   // ---- building a bot -------------------------------------------------------------------------------------
   app.get("/create-bot", async (req, reply) => {
     const ladder = ladderOf(req);
+    const ladders = await laddersFor(ladder);
+    const current = ladder ? ladders.find((l) => l.id === ladder) : undefined;
+    if (ladder && !current)
+      return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
+    // The queue message a bot sends: on another ladder than the default it names the ladder.
+    const queue = `{"type": "queue", "version": "v1"${current && ladderParam(current.id) ? `, "ladder_id": "${current.id}"` : ""}}`;
     const index = {
       bot_endpoint: `${base.replace(/^http/, "ws")}/bot`,
       authentication_required: !ctx.config.anonymousDev,
@@ -192,9 +207,11 @@ ${section("recent", "Recent matches")}
       description: "How to write a bot, test it offline with the simulator and enter it on the ladder.",
       page: "create-bot",
       ladder,
+      switcher: ladderSwitcher(ladders, ladder, "/create-bot"),
       body: html`<h1>Build a bot</h1>
 <p class="lead">A bot is any program that speaks JSON over a WebSocket. Each tick it receives what its fighter sees and
 answers with one turn: a move or dash, an attack, maybe a shout.</p>
+${current && ladderParam(current.id) ? html`<p id="create-bot-ladder">These steps enter your bot on <strong>${current.name}</strong>: its <code>queue</code> message names the ladder with <code>ladder_id</code>.</p>${ladderFacts(current, Date.now())}` : ""}
 <ol class="steps">
 <li><h2>Start from a starter bot</h2><p>Download a <a href="/download/bots">TypeScript or Python starter</a>: a complete,
 small bot you can run as it is and then improve. The <a href="/guide/bot-guide">bot guide</a> walks through it.</p></li>
@@ -213,7 +230,7 @@ speaks to the simulator over stdin and stdout instead of connecting to the ladde
           ? html`Create an account, register a bot to get its token, then connect to`
           : html`Register a bot with <code>POST /api/bots</code> to get its token, then connect to`
       } <code>${index.bot_endpoint}</code> with the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
-<pre><code>→ {"type": "queue", "version": "v1"}
+<pre><code>→ ${queue}
 ← {"type": "hello", ...}          → {"type": "ready"}
 ← {"type": "observation", "tick": 0, ...}
 → {"type": "turn", "tick": 0, "move": "E", "attack": {"name": "ranged", "target": [12, 9]}}
@@ -455,6 +472,9 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
     const names = running
       ? running.seats.map((s) => s.participant.bot.display_name)
       : (m?.bots.map((b) => b.display_name) ?? []);
+    // A match belongs to one ladder: the viewer names it and links its dashboard (hidden ladders too: the
+    // match itself is public).
+    const played = ctx.ladders.get(running ? running.setup.ladderId : m!.ladder_id)?.view(base);
     const config = {
       match_id: id,
       live: Boolean(running),
@@ -469,6 +489,7 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
       description: `Replay of ${names[0]} vs ${names[1]}.`,
       page: "view",
       ladder,
+      switcher: played ? playedOn(played) : "",
       body: html`<h1 class="viewer-title">${names[0]} <span class="muted">vs</span> ${names[1]}</h1>
 <script type="application/json" id="viewer-config">${jsonScript(config)}</script>
 <div class="viewer" id="viewer" data-state="loading">

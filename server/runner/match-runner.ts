@@ -61,6 +61,10 @@ interface Seat {
   rateNoticeTick: number;
   /** A reconnected socket waits for its `hello`; observations go out only after it (SPEC 6.2 order). */
   resuming: boolean;
+  /** performance.now() at which the seat's socket was lost; null while it is connected. */
+  lostAt: number | null;
+  /** The reconnect grace ran out: the seat is disqualified once the current tick is played. */
+  graceOver: boolean;
 }
 
 export class RunningMatch {
@@ -114,6 +118,8 @@ export class RunningMatch {
       messages: 0,
       rateNoticeTick: -1,
       resuming: false,
+      lostAt: null,
+      graceOver: false,
     })) as [Seat, Seat];
     this.meter = deps.tickMeter?.(setup.mode) ?? null;
     this.channel = deps.pool.start(setup);
@@ -170,15 +176,22 @@ export class RunningMatch {
     this.maybeResolve();
   }
 
-  /** The seat's socket went away: the match goes on, the seat idles as disconnected. */
+  /**
+   * The seat's socket went away: the match goes on, the seat idles as disconnected, and it is disqualified
+   * when `reconnect_grace_ms` passes without a new socket (a time, whatever the tick length).
+   */
   detach(seat: number): void {
-    this.seats[seat]!.conn = null;
+    const s = this.seats[seat]!;
+    s.conn = null;
+    s.lostAt = performance.now();
+    if (this.phase === "playing") this.wakeAt(s.lostAt + this.deadlines.reconnect_grace_ms);
   }
 
   /** A new socket for the seat's bot: resend hello, then the current observation at once. */
   attach(seat: number, conn: BotConnection): void {
     const s = this.seats[seat]!;
     s.conn = conn;
+    s.lostAt = null;
     if (this.phase === "startup") {
       if (this.hello) conn.send(this.hello[seat]!);
       return;
@@ -236,6 +249,7 @@ export class RunningMatch {
           s.dueAt = s.sentAt + s.deadlineMs;
           due = Math.min(due, s.dueAt);
           if (!s.resuming) s.conn?.sendUtf8(m.obs[i]!);
+          if (s.lostAt !== null) due = Math.min(due, s.lostAt + this.deadlines.reconnect_grace_ms);
         }
         this.wakeAt(due);
         this.maybeResolve();
@@ -268,6 +282,7 @@ export class RunningMatch {
     const [a, b] = this.seats;
     if ((a.remote && !a.input) || (b.remote && !b.input)) return;
     this.armWatchdog();
+    const expired = [0, 1].filter((i) => this.seats[i]!.graceOver);
     this.channel.send({
       t: "tick",
       tick: this.tick,
@@ -275,6 +290,7 @@ export class RunningMatch {
         this.seats[0].remote ? this.seats[0].input : null,
         this.seats[1].remote ? this.seats[1].input : null,
       ],
+      ...(expired.length > 0 ? { expired } : {}),
     });
   }
 
@@ -289,7 +305,8 @@ export class RunningMatch {
     this.deadlineTimer = setTimeout(() => this.deadlinesDue(), Math.max(0, due - performance.now()));
   }
 
-  // A seat that has not answered by its due time idles for this tick (timeout, or disconnected).
+  // A seat that has not answered by its due time idles for this tick (timeout, or disconnected); a seat gone
+  // for longer than the reconnect grace idles at once and is disqualified with the tick.
   private deadlinesDue(): void {
     this.deadlineTimer = null;
     if (this.phase !== "playing") return;
@@ -303,11 +320,17 @@ export class RunningMatch {
       // A stall of the server inside this tick's window moves the seat's due time back by as much: its reply
       // may be sitting unread in the socket buffer, and is read later in this same turn of the event loop.
       const due = s.dueAt + this.deps.stalls.stalledWithin(s.sentAt, now);
-      if (due <= now) {
+      // The grace is the bot's time to come back: the server's own stalls do not use it up either.
+      const graceEnd =
+        s.conn || s.lostAt === null
+          ? Number.POSITIVE_INFINITY
+          : s.lostAt + this.deadlines.reconnect_grace_ms + this.deps.stalls.stalledWithin(s.lostAt, now);
+      if (graceEnd <= now) s.graceOver = true;
+      if (due <= now || s.graceOver) {
         s.input = { idle: s.conn ? "timeout" : "disconnected", ms: s.deadlineMs };
         idled = true;
         this.meter?.deadlineMiss(s.conn === null);
-      } else next = Math.min(next, due);
+      } else next = Math.min(next, due, graceEnd);
     }
     this.wakeAt(next);
     if (idled) this.maybeResolve();

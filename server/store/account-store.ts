@@ -1,7 +1,7 @@
 // Accounts, agent keys, legacy owner keys and bot ownership, on the same database as the rest of the store.
 // Secrets are stored as sha256 hashes; the plain value leaves this module once, at creation.
 import { randomBytes } from "node:crypto";
-import type { Db, Queryable, Row } from "../db/db.ts";
+import { type Db, type Queryable, type Row, withTx } from "../db/db.ts";
 import { hashToken, iso, isoOrNull, newToken, toBot } from "./rows.ts";
 import type { BotRow } from "./types.ts";
 
@@ -144,9 +144,9 @@ export class AccountStore {
    * Sets the handle and renames the owner on the account's bots in one transaction. "taken" when another
    * account (or a legacy owner, or an anonymous bot owner) has it in any letter case.
    */
-  async setHandle(id: string, handle: string): Promise<AccountRow | "taken"> {
+  async setHandle(id: string, handle: string, within?: Queryable): Promise<AccountRow | "taken"> {
     try {
-      return await this.db.tx(async (q) => {
+      return await withTx(this.db, within, async (q) => {
         const clash = await q.query(
           `SELECT 1 FROM accounts WHERE handle_lower = lower($2) AND id <> $1
            UNION ALL SELECT 1 FROM owner_keys WHERE name_lower = lower($2)
@@ -218,8 +218,8 @@ export class AccountStore {
    * the person end, and a tombstone keeps older tokens of an external provider from making the account anew.
    * One transaction.
    */
-  async deleteAccount(id: string): Promise<string[]> {
-    return this.db.tx(async (q) => {
+  async deleteAccount(id: string, within?: Queryable): Promise<string[]> {
+    return withTx(this.db, within, async (q) => {
       const bots = await q.query<{ id: string; name: string }>(
         "SELECT id, name FROM bots WHERE account_id = $1 ORDER BY name",
         [id],
@@ -305,9 +305,10 @@ export class AccountStore {
     accountId: string,
     label: string,
     expiresInDays: number | null = null,
+    within?: Queryable,
   ): Promise<{ key: string; row: AgentKeyRow } | "limit"> {
     const key = newToken("ak_");
-    return this.db.tx(async (q) => {
+    return withTx(this.db, within, async (q) => {
       // Lock the account row so two concurrent creations cannot both pass the count.
       await q.query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE", [accountId]);
       const n = Number(
@@ -401,8 +402,8 @@ export class AccountStore {
   }
 
   /** Deletes a bot that never played any game (its versions go with it). False when it has played. */
-  async deleteUnplayedBot(botId: string): Promise<boolean> {
-    const rows = await this.db.query(
+  async deleteUnplayedBot(botId: string, q: Queryable = this.db): Promise<boolean> {
+    const rows = await q.query(
       "DELETE FROM bots b WHERE b.id = $1 AND NOT EXISTS (SELECT 1 FROM match_bots mb WHERE mb.bot_id = b.id) RETURNING id",
       [botId],
     );

@@ -118,17 +118,20 @@ export class SqlStore implements Store {
 
   // --- Bots and tokens ---
 
-  async createBot(b: {
-    name: string;
-    owner: string;
-    house: boolean;
-    display_name?: string;
-    account_id?: string | null;
-  }) {
+  async createBot(
+    b: {
+      name: string;
+      owner: string;
+      house: boolean;
+      display_name?: string;
+      account_id?: string | null;
+    },
+    q: Queryable = this.db,
+  ) {
     const token = b.house ? null : newToken();
     // ON CONFLICT on the lowercase name instead of catching a unique violation: the same outcome on both
     // drivers without parsing error codes. An id collision (72 random bits) would still throw.
-    const rows = await this.db.query(
+    const rows = await q.query(
       `INSERT INTO bots (id, name, name_lower, display_name, owner, house, token_hash, account_id)
        VALUES ($1, $2, lower($2), $3, $4, $5, $6, $7)
        ON CONFLICT (name_lower) DO NOTHING

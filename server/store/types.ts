@@ -137,13 +137,16 @@ export interface Store {
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
 
   // Bots and tokens. Tokens are stored as sha256 hashes only.
-  createBot(b: {
-    name: string;
-    owner: string;
-    house: boolean;
-    display_name?: string;
-    account_id?: string | null;
-  }): Promise<{ bot: BotRow; token: string | null }>;
+  createBot(
+    b: {
+      name: string;
+      owner: string;
+      house: boolean;
+      display_name?: string;
+      account_id?: string | null;
+    },
+    q?: Queryable,
+  ): Promise<{ bot: BotRow; token: string | null }>;
   botByToken(token: string): Promise<BotRow | null>;
   /** Every bot's token hash with its id (the bot directory keeps them, so a socket's token check costs no query). */
   botTokenHashes(): Promise<[hash: string, botId: string][]>;

@@ -1,5 +1,6 @@
-// The ladder switcher every scoped page shows (a link per listed ladder to the same page on that ladder) and
-// the ladder's phase and window as the dashboard states them: instants in UTC with a plain-words hint.
+// The ladder switcher every scoped page shows (a link per listed ladder to the same page on that ladder), the
+// ladder a match was played on (the replay viewer), and the ladder's phase and window as the dashboard states
+// them: instants in UTC with a plain-words hint.
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { LadderT } from "../ladders/reads.ts";
 import { type Html, html } from "./html.ts";
@@ -18,11 +19,27 @@ export const ladderParam = (id: string): string | null => (id === DEFAULT_LADDER
 export function ladderSwitcher(ladders: readonly LadderJ[], current: string | null, path: string): Html | "" {
   if (ladders.length < 2) return "";
   const here = current ?? DEFAULT_LADDER;
-  return html`<nav class="ladder-switch" aria-label="Ladders"><span class="muted small">Ladder</span>
-<ul class="ladder-links">${ladders.map(
-    (l) =>
-      html`<li><a class="ladder-link" href="${href(path, ladderParam(l.id))}" data-ladder="${l.id}"${l.id === here ? html` aria-current="page"` : ""}>${l.name}${l.visible ? "" : html` <span class="badge">hidden</span>`}${l.phase === "open" ? "" : html` <span class="badge phase-${l.phase}">${l.phase}</span>`}</a></li>`,
-  )}</ul></nav>`;
+  return ladderNav(
+    "Ladder",
+    ladders.map((l) => ladderLink(l, href(path, ladderParam(l.id)), l.id === here)),
+  );
+}
+
+/**
+ * On a page about one match (the replay viewer): the one ladder it was played on, linked to that ladder's
+ * dashboard, in the switcher's place and look.
+ */
+export function playedOn(l: LadderJ): Html {
+  return ladderNav("Played on", [ladderLink(l, href("/ladder", ladderParam(l.id)), false)]);
+}
+
+function ladderNav(label: string, links: Html[]): Html {
+  return html`<nav class="ladder-switch" aria-label="Ladders"><span class="muted small">${label}</span>
+<ul class="ladder-links">${links}</ul></nav>`;
+}
+
+function ladderLink(l: LadderJ, to: string, current: boolean): Html {
+  return html`<li><a class="ladder-link" href="${to}" data-ladder="${l.id}"${current ? html` aria-current="page"` : ""}>${l.name}${l.visible ? "" : html` <span class="badge">hidden</span>`}${l.phase === "open" ? "" : html` <span class="badge phase-${l.phase}">${l.phase}</span>`}</a></li>`;
 }
 
 /** "in 3 days", "2 hours ago": the distance from `now` to `at` in the largest whole unit. */

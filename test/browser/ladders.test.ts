@@ -1,7 +1,9 @@
 // Several ladders in real headless Chromium: the switcher moves the dashboard and the detail pages between
 // ladders (and the leaderboard with them), the dashboard states each ladder's phase and window; an account
 // enrolls on its account page (approval: pending until an admin approves it in the console; invitation: with
-// a code the console made), and the console's settings screen previews, saves and reports a stale save.
+// a code the console made); an admin finds an account that never enrolled and approves it. The title screen and
+// the bot-building page switch ladders too, and the replay viewer names its match's ladder. The console's
+// settings screen has its own test (settings.test.ts).
 // Every outcome is checked through the API as well. Screenshots at desktop and phone width go to
 // test-artifacts/screenshots/.
 import { join } from "node:path";
@@ -35,6 +37,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
   let browser: Browser;
   let root: SignedIn;
   let ada: SignedIn;
+  let bea: SignedIn;
   /** adabot's 30 rated games on spring, played in the background while the other tests run. */
   let ranked: Promise<void>;
 
@@ -43,9 +46,10 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
       startAccountServer({ adminEmails: ["root@example.com"], tickMs: 200 }, { manifest }),
       launchBrowser(),
     ]);
-    [root, ada] = await Promise.all([
+    [root, ada, bea] = await Promise.all([
       signUp(srv, "root@example.com", "root"),
       signUp(srv, "ada@example.com", "ada"),
+      signUp(srv, "bea@example.com", "bea"),
     ]);
     ranked = rankOnSpring();
     ranked.catch(() => {}); // awaited (and so reported) by the test that needs it
@@ -215,74 +219,6 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     await Promise.all([context.close(), admin.context.close()]);
   }, 60_000);
 
-  it("previews a settings change (nothing changes), saves it, and reports a stale save", async () => {
-    const policy = async () =>
-      ((await api(null, "GET", "/api")).body.operational_policy as Record<string, number>).maxBotsPerOwner;
-    const before = await policy();
-    const { context, page } = await consoleOn("Public ladder");
-    const editor = page.getByRole("textbox", { name: "Overrides (JSON)" });
-    expect(JSON.parse(await editor.inputValue())).toEqual({ global: {}, ladders: {} });
-    expect(await page.locator("#settings-rev").textContent()).toBe("0");
-
-    const change = { global: { maxBotsPerOwner: 7 }, ladders: { autumn: { tick_ms: 900 } } };
-    await editor.fill(JSON.stringify(change, null, 2));
-    await page.getByRole("button", { name: "Preview" }).click();
-    await status(page, "admin-status", "The preview shows");
-    const previewRows = await page.locator("#change-table tbody tr").allTextContents();
-    expect(previewRows).toContain(`server-widemaxBotsPerOwner${before}7`);
-    expect(previewRows.some((r) => r.startsWith("autumntick_ms"))).toBe(true);
-    // A preview changes nothing.
-    expect(await policy()).toBe(before);
-    expect((await api(root, "GET", "/api/admin/settings")).body.revision).toBe(0);
-    await page
-      .locator("#settings-screen")
-      .screenshot({ path: join(SHOTS, "ladders-admin-settings-desktop.png") });
-
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(page, "admin-status", "Settings saved: revision 1 is in force.");
-    expect(await policy()).toBe(7);
-    expect(await page.locator("#settings-rev").textContent()).toBe("1");
-
-    // Someone else saves meanwhile: this page's save is refused, said so, and the settings reload.
-    const other = await api(root, "PUT", "/api/admin/settings", {
-      revision: 1,
-      overrides: { global: { maxBotsPerOwner: 9 }, ladders: {} },
-    });
-    expect(other.status).toBe(200);
-    await editor.fill(JSON.stringify({ global: { maxBotsPerOwner: 3 }, ladders: {} }));
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(
-      page,
-      "admin-status",
-      "The settings changed meanwhile (now revision 2), so yours were not saved.",
-    );
-    expect(JSON.parse(await editor.inputValue())).toEqual({ global: { maxBotsPerOwner: 9 }, ladders: {} });
-    expect(await page.locator("#unsaved-edit code").textContent()).toContain('"maxBotsPerOwner":3');
-    expect(await policy()).toBe(9);
-
-    // Presets: save what is in force under a name, change it, apply the preset back.
-    await page.getByLabel("Preset name").fill("nine bots");
-    await page.getByRole("button", { name: "Save preset" }).click();
-    await status(page, "admin-status", "saved as the preset nine bots");
-    await editor.fill(JSON.stringify({ global: {}, ladders: {} }));
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(page, "admin-status", "revision 3 is in force");
-    expect(await policy()).toBe(before);
-    await page.getByRole("button", { name: "Apply preset nine bots" }).click();
-    await status(page, "admin-status", "The preset nine bots is in force (revision 4).");
-    expect(await policy()).toBe(9);
-    // Invalid JSON never reaches the server.
-    await editor.fill("{ not json");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await status(page, "admin-status", "The overrides are not valid JSON");
-    await page.setViewportSize(PHONE);
-    await page
-      .locator("#settings-screen")
-      .screenshot({ path: join(SHOTS, "ladders-admin-settings-phone.png") });
-    expect(await sideways(page)).toBeLessThanOrEqual(0);
-    await context.close();
-  }, 60_000);
-
   it("switches the dashboard and the detail pages between ladders, with each ladder's phase and window", async () => {
     await ranked;
     const page = await open("/ladder");
@@ -346,5 +282,133 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     const current = secret.getByRole("navigation", { name: "Ladders" }).locator("[aria-current=page]");
     expect(await current.textContent()).toBe("Secret ladder hidden");
     await Promise.all([page.close(), autumn.close(), secret.close()]);
+  }, 120_000);
+
+  it("approves an account that never enrolled, found with the accounts search, with a reason", async () => {
+    expect(await membershipOf(bea, "club")).toBe(null);
+    const { context, page } = await consoleOn("Club ladder");
+    const find = page.getByLabel("Find an account to approve");
+    // Nothing typed, then nobody found: said next to the field.
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    expect(await page.locator("#member-find-error").textContent()).toBe(
+      "Enter a handle, an account id or a bot name to find the account.",
+    );
+    await find.fill("nobody-like-this");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await status(page, "admin-status", 'No account matches "nobody-like-this".');
+    expect(await page.locator("#member-find-error").textContent()).toBe(
+      'No account matches "nobody-like-this".',
+    );
+
+    // By handle: bea has no membership, so she gets an Approve button; ada (a member) is managed in the table above.
+    await find.fill("a");
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await status(page, "admin-status", "accounts match");
+    expect(await page.locator("#member-find-error").isHidden()).toBe(true);
+    const found = page.locator("#member-find-table tbody tr");
+    expect(await found.filter({ hasText: "bea" }).textContent()).toContain("not enrolled");
+    expect(await found.filter({ hasText: "ada" }).textContent()).toContain("see the members above");
+    await page.locator("#ladders-screen").screenshot({ path: join(SHOTS, "ladders-admin-find-desktop.png") });
+    await page.getByLabel("Reason").fill("runs the club night");
+    await page.getByRole("button", { name: "Approve bea" }).click();
+    await status(page, "admin-status", "bea is an active member on Club ladder.");
+    const member = page.locator("#member-table tbody tr").filter({ hasText: "bea" });
+    expect(await member.textContent()).toContain("active");
+    expect(await member.textContent()).toContain("runs the club night");
+    expect(await found.filter({ hasText: "bea" }).textContent()).toContain("see the members above");
+
+    // The API says so: the ladder lists her active, her account ladders too, and the approval is audited.
+    const detail = await api(root, "GET", "/api/admin/ladders/club");
+    expect(
+      (detail.body.members as { account: string; membership: string }[]).find((m) => m.account === bea.id),
+    ).toMatchObject({ membership: "active" });
+    expect(await membershipOf(bea, "club")).toBe("active");
+    const all = await api(root, "GET", "/api/admin/audit?limit=50");
+    const entry = (
+      all.body as unknown as { kind: string; subject: string; detail: Record<string, unknown> }[]
+    ).find((e) => e.kind === "ladder_approve" && e.subject === "bea");
+    expect(entry?.detail).toMatchObject({
+      ladder: "club",
+      from: null,
+      to: "active",
+      reason: "runs the club night",
+    });
+
+    // By account id on a phone: the same search finds the account by its id.
+    await page.setViewportSize(PHONE);
+    await find.fill(bea.id);
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await status(page, "admin-status", "One account matches");
+    expect(await found.count()).toBe(1);
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    await page.locator("#ladders-screen").screenshot({ path: join(SHOTS, "ladders-admin-find-phone.png") });
+    await context.close();
+  }, 60_000);
+
+  it("switches ladders on the title screen and the bot-building page; the viewer names its match's ladder", async () => {
+    await ranked;
+    const home = await open("/");
+    const switcher = home.getByRole("navigation", { name: "Ladders" });
+    expect(await switcher.locator("[aria-current=page]").textContent()).toBe("Public ladder");
+    expect(await home.locator("#leaders").count()).toBe(0); // nobody ranked on public
+    await switcher.getByRole("link", { name: "Spring season" }).click();
+    await home.waitForURL(/\/\?ladder=spring$/);
+    expect(
+      await home.getByRole("navigation", { name: "Ladders" }).locator("[aria-current=page]").textContent(),
+    ).toBe("Spring season");
+    expect(await home.locator("#leaders").textContent()).toBe("Top of Spring season");
+    expect(await home.locator(".podium").textContent()).toContain("adabot");
+    expect(await home.locator("#home-counts").textContent()).toContain("being played on Spring season");
+    expect(await home.locator("#ladder-hint").textContent()).toBe("Open; closes in 5 days.");
+    await home.screenshot({ path: join(SHOTS, "ladders-home-spring-desktop.png"), fullPage: true });
+
+    // The title screen's links keep the ladder: the bot-building page shows the queue message for it.
+    await home.getByRole("link", { name: "Build a bot" }).first().click();
+    await home.waitForURL(/\/create-bot\?ladder=spring$/);
+    const steps = home.locator("ol.steps");
+    expect(await home.locator("#create-bot-ladder").textContent()).toContain(
+      "enter your bot on Spring season",
+    );
+    expect(await steps.textContent()).toContain('{"type": "queue", "version": "v1", "ladder_id": "spring"}');
+    await home
+      .getByRole("navigation", { name: "Ladders" })
+      .getByRole("link", { name: "Club ladder" })
+      .click();
+    await home.waitForURL(/\/create-bot\?ladder=club$/);
+    expect(await home.locator(".ladder-info").textContent()).toContain("enroll on your account page");
+    await home
+      .getByRole("navigation", { name: "Ladders" })
+      .getByRole("link", { name: "Public ladder" })
+      .click();
+    await home.waitForURL(/\/create-bot$/);
+    expect(await home.locator("#create-bot-ladder").count()).toBe(0);
+    expect(await steps.textContent()).toContain('{"type": "queue", "version": "v1"}');
+
+    // Phone width: the switcher wraps, nothing scrolls sideways.
+    const phone = await open("/create-bot?ladder=spring", PHONE);
+    expect(await sideways(phone)).toBeLessThanOrEqual(0);
+    await phone.screenshot({ path: join(SHOTS, "ladders-create-bot-spring-phone.png"), fullPage: true });
+    const phoneHome = await open("/?ladder=autumn", PHONE);
+    expect(await phoneHome.locator("#ladder-phase").textContent()).toBe("upcoming");
+    expect(await sideways(phoneHome)).toBeLessThanOrEqual(0);
+    await phoneHome.screenshot({ path: join(SHOTS, "ladders-home-autumn-phone.png"), fullPage: true });
+
+    // The replay viewer of a spring match names spring and leads to its dashboard.
+    const played = await api(null, "GET", "/api/matches?ladder=spring&limit=1");
+    const matchId = (played.body as unknown as { id: string }[])[0]!.id;
+    const viewer = await open(`/view/${matchId}`);
+    const on = viewer.getByRole("navigation", { name: "Ladders" });
+    expect(await on.textContent()).toContain("Played on");
+    expect(await on.getByRole("link").allTextContents()).toEqual(["Spring season"]);
+    await viewer.screenshot({ path: join(SHOTS, "ladders-view-spring-desktop.png") });
+    await on.getByRole("link", { name: "Spring season" }).click();
+    await viewer.waitForURL(/\/ladder\?ladder=spring$/);
+    expect(await viewer.locator("h1").textContent()).toContain("Spring season");
+    const viewerPhone = await open(`/view/${matchId}`, PHONE);
+    expect(
+      await viewerPhone.getByRole("navigation", { name: "Ladders" }).getByRole("link").getAttribute("href"),
+    ).toBe("/ladder?ladder=spring");
+    expect(await sideways(viewerPhone)).toBeLessThanOrEqual(0);
+    await Promise.all([home.close(), phone.close(), phoneHome.close(), viewer.close(), viewerPhone.close()]);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 // The real server as a child process on a data dir (kill -9 tests): `node server/main.ts`, or another entry
-// that takes the same flags (test/helpers/outage-server.ts), resolved once it logs "ladder ready".
+// that takes the same flags (test/helpers/outage-server.ts, or the built build/server/main.js, which runs
+// without tsx), resolved once it logs "ladder ready".
 import { type ChildProcess, spawn } from "node:child_process";
 import { freePort } from "./ports.ts";
 
@@ -14,7 +15,7 @@ export interface Child {
 }
 
 export interface ChildOptions {
-  /** The entry file, relative to the repository (default server/main.ts). */
+  /** The entry file, relative to the repository (default server/main.ts); a `.js` entry runs without tsx. */
   entry?: string;
   /** Flags after the defaults below (a later flag wins). */
   args?: string[];
@@ -32,10 +33,10 @@ export async function startChild(
   opts: ChildOptions = {},
 ): Promise<Child> {
   const fixedPort = opts.quietLevel ? await freePort() : 0;
+  const entry = opts.entry ?? "server/main.ts";
   const args = [
-    "--import",
-    "tsx",
-    opts.entry ?? "server/main.ts",
+    ...(entry.endsWith(".ts") ? ["--import", "tsx"] : []),
+    entry,
     "--anonymous-dev",
     "--host",
     "127.0.0.1",

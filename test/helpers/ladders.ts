@@ -10,6 +10,7 @@ export function ladderDef(id: string, extra: Partial<LadderDefinition> = {}): La
     enabled: true,
     visible: true,
     access: "open",
+    house_bots: true,
     opens_at: null,
     closes_at: null,
     ...extra,

@@ -23,7 +23,9 @@ export const MODULES: Record<string, MutationModule> = {
   },
   book: {
     mutate: ["server/ratings/book.ts"],
-    tests: ["test/unit/rating-book.test.ts", "test/unit/ratings-known.test.ts"],
+    // ratings-known.test.ts also reaches the book, but through a store (seconds per run); rating-book.test.ts
+    // checks the book against fitBradleyTerry and forecasts computed independently, in well under a second.
+    tests: ["test/unit/rating-book.test.ts"],
     rules: "rating book: qualifying games, forecasts from pair and map results (SPEC 1.2 rules 2, 9)",
   },
   pairing: {
@@ -59,26 +61,30 @@ export const MODULES: Record<string, MutationModule> = {
   },
   socket: {
     // unstorableText, then onMessage, queue and describe: the per-message pipeline.
-    mutate: ["server/socket/hub.ts:23-32", "server/socket/hub.ts:148-251"],
-    tests: ["test/server/connection.test.ts"],
+    mutate: ["server/socket/hub.ts:29-34", "server/socket/hub.ts:185-275", "server/socket/hub.ts:300-304"],
+    tests: ["test/unit/hub-pipeline.test.ts"],
     rules:
       "the per-message pipeline: rate limit, decode, validate, dispatch, one code per failure (SPEC 6, 7.2)",
   },
   runner: {
-    // fromBot (the per-tick message cap), the deadline timer, and the engine-side failure count that
-    // disqualifies after max_consecutive_failures.
+    // fromBot (what counts as a seat's answer, the per-tick message cap), detach/attach (the reconnect grace),
+    // the tick's due times, maybeResolve, the deadline timer and deadlinesDue; in the host, Match.play's idle
+    // turns, refusal counts and disqualification after max_consecutive_failures, and Match.disqualify.
     mutate: [
-      "server/runner/match-runner.ts:115-143",
-      "server/runner/match-runner.ts:243-273",
-      "engine/match.ts:248-290",
+      "server/runner/match-runner.ts:131-186",
+      "server/runner/match-runner.ts:214-233",
+      "server/runner/match-runner.ts:256-312",
+      "engine/match.ts:248-297",
+      "engine/match.ts:318-328",
     ],
     tests: [
+      "test/unit/match-runner.test.ts",
+      "test/unit/match-host.test.ts",
+      "test/unit/reconnect-grace.test.ts",
       "test/unit/bad-input.test.ts",
-      "test/server/match-flow.test.ts",
-      "test/server/connection.test.ts",
     ],
     rules:
-      "the match runner's deadline, per-tick message cap and disqualification after 10 failures (SPEC 3.3, 8)",
+      "the match runner's deadlines, per-tick message cap, reconnect grace and disqualification after 10 failures (SPEC 3.3, 8)",
   },
   observations: {
     mutate: ["engine/json-bytes.ts", "engine/observation-writer.ts"],

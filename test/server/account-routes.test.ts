@@ -30,9 +30,16 @@ const as = (who: SignedIn | string | null) => (typeof who === "string" || who ==
 const api = (who: SignedIn | string | null, method: string, path: string, body?: unknown) =>
   call(srv.url, method, path, { token: as(who), ...(body !== undefined ? { body } : {}) });
 
+/**
+ * A bot socket the server has authenticated: its token is checked after the upgrade, so a moderation action sent
+ * the moment the socket opens could otherwise reach the token check first and be answered `invalid_token`.
+ */
 async function connect(token: string): Promise<BotClient> {
   const bot = new BotClient(srv.wsUrl, token);
   await bot.open();
+  const id = (await srv.app.ctx.store.botByToken(token))?.id;
+  for (let i = 0; id && i < 500 && !srv.app.ctx.lobby.get(id)?.conn; i++)
+    await new Promise((r) => setTimeout(r, 10));
   return bot;
 }
 

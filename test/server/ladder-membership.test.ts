@@ -273,6 +273,16 @@ describe("live settings", () => {
   it("refuses a stale revision, previews without changing, applies at once and shows in GET /api", async () => {
     const s0 = await api(root, "GET", "/api/admin/settings");
     expect(s0.status).toBe(200);
+    // Every limit with its bounds, unit, meaning and whether a ladder may set it (the console's form).
+    const limits = s0.body.limits as { name: string; min: number; max: number; ladder: boolean }[];
+    expect(limits.map((l) => l.name)).toEqual(Object.keys(s0.body.defaults as object));
+    expect(limits.find((l) => l.name === "tick_ms")).toMatchObject({
+      min: 10,
+      max: 600_000,
+      unit: "ms",
+      ladder: true,
+    });
+    expect(limits.find((l) => l.name === "maxBotsPerOwner")).toMatchObject({ ladder: false, unit: null });
     const rev0 = s0.body.revision as number;
     const wanted = { global: { maxConcurrentMatches: 7 }, ladders: { club: { matchesPerHourPerBot: 3 } } };
 
@@ -299,6 +309,10 @@ describe("live settings", () => {
       overrides: { global: { maxConcurrentMatches: -1 } },
     });
     expect(badLimit.status).toBe(400);
+    // Each problem names its field, so the console can show it there.
+    expect(badLimit.body.issues).toEqual([
+      { path: "global.maxConcurrentMatches", message: expect.stringContaining(">=1") },
+    ]);
     const badLadder = await api(root, "PUT", "/api/admin/settings", {
       revision: rev0,
       overrides: { ladders: { nowhere: { tick_ms: 500 } } },

@@ -15,7 +15,12 @@ describe("two ladders in one server", () => {
   let srv: TestServer;
   const manifest: Manifest = {
     version: 1,
-    ladders: [ladder("public"), ladder("spring"), ladder("secret", { visible: false })],
+    ladders: [
+      ladder("public"),
+      ladder("spring"),
+      ladder("secret", { visible: false }),
+      ladder("players", { house_bots: false }),
+    ],
   };
 
   beforeAll(async () => {
@@ -115,10 +120,21 @@ describe("two ladders in one server", () => {
     expect(status.body.matches.every((m) => m.ladder_id === "spring")).toBe(true);
   });
 
+  it("scopes the pages by ?ladder= as well: an unknown ladder is a 404 page", async () => {
+    for (const path of ["/", "/ladder", "/create-bot", "/bot/twin", "/user/alice"]) {
+      const ok = await fetch(`${srv.url}${path}?ladder=spring`);
+      expect(ok.status, path).toBe(200);
+      expect(await ok.text(), path).toContain('data-ladder="spring"');
+      const bad = await fetch(`${srv.url}${path}?ladder=nowhere`);
+      expect(bad.status, path).toBe(404);
+      expect(bad.headers.get("x-robots-tag"), path).toBe("noindex");
+    }
+  });
+
   it("lists visible ladders, and a hidden one only when named", async () => {
     const listed =
       await srv.get<{ id: string; phase: string; access: string; leaderboard_url: string }[]>("/api/ladders");
-    expect(listed.body.map((l) => l.id)).toEqual(["public", "spring"]);
+    expect(listed.body.map((l) => l.id)).toEqual(["public", "spring", "players"]);
     expect(listed.body[1]).toMatchObject({
       id: "spring",
       name: "spring ladder",
@@ -132,7 +148,45 @@ describe("two ladders in one server", () => {
       `${srv.app.ctx.config.publicUrl}/api/leaderboard?ladder=spring`,
     );
     const named = await srv.get<{ id: string }[]>("/api/ladders?ladder=secret");
-    expect(named.body.map((l) => l.id)).toEqual(["public", "spring", "secret"]);
+    expect(named.body.map((l) => l.id)).toEqual(["public", "spring", "secret", "players"]);
+  });
+
+  it("a ladder without house bots shows none and pairs its players only with each other", async () => {
+    const names = (body: { name: string; house: boolean }[]) =>
+      body.filter((e) => e.house).map((e) => e.name);
+    expect(
+      names((await srv.get<{ name: string; house: boolean }[]>("/api/lobby")).body).length,
+    ).toBeGreaterThan(0);
+    expect(
+      names((await srv.get<{ name: string; house: boolean }[]>("/api/lobby?ladder=players")).body),
+    ).toEqual([]);
+    const status = await srv.get<{ online: { house: boolean }[] }>("/api/status?ladder=players");
+    expect(status.body.online.filter((o) => o.house)).toEqual([]);
+
+    const first = new BotClient(srv.wsUrl, await srv.register("solo-one", "owner-one"));
+    await first.open();
+    first.send({ type: "queue", version: "v1", ladder_id: "players" });
+    await first.next("queued", undefined, 10_000, 0);
+    // The server's matchmaker would have offered a house bot at once (houseWaitMs 0): here it offers none.
+    const players = srv.app.ctx.ladders.require("players");
+    const waiting = srv.app.ctx.lobby.get((await srv.app.ctx.store.botByName("solo-one"))!.id)!;
+    for (let i = 0; i < 3; i++) players.matchmaker.pass();
+    // A start would have moved it out of the queue within the pass (on public it would be playing now).
+    expect(waiting.state).toBe("waiting");
+    expect(players.estimatedWaitS(waiting)).toBe(0);
+
+    const second = new BotClient(srv.wsUrl, await srv.register("solo-two", "owner-two"));
+    await second.open();
+    second.send({ type: "queue", version: "v1", ladder_id: "players" });
+    const [ha, hb] = await Promise.all([
+      first.next("hello", undefined, 15_000, 0),
+      second.next("hello", undefined, 15_000, 0),
+    ]);
+    expect(ha.match_id).toBe(hb.match_id);
+    expect((ha.fighters as { name: string }[]).map((f) => f.name).sort()).toEqual(["solo-one", "solo-two"]);
+    expect(ha).toMatchObject({ ladder_id: "players" });
+    first.close();
+    second.close();
   });
 
   it("refuses a queue on an unknown ladder on the socket, and the bot stays connected", async () => {

@@ -3,6 +3,8 @@
 // pool worker voids only its matches, tells the bots, and the server goes on playing.
 import { type EventEmitter, once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readReplay } from "../../engine/replay.ts";
+import { verifyReplay } from "../../engine/verify.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
 type Msg = { type: string; [k: string]: unknown };
@@ -87,6 +89,34 @@ describe("on a server with short deadlines", () => {
     expect((f.server_idles.disconnected ?? 0) + (f.server_idles.timeout ?? 0)).toBe(away);
     expect(f.disconnects).toBe(1);
     expect(stats.body.fighters[1 - me]!.disconnects).toBe(0);
+    b.close();
+  });
+
+  it("the grace is a time: a bot away for more ticks than max_consecutive_failures still resumes", async () => {
+    const token = await srv.register("rec-long-away");
+    const a = await connect(srv, token);
+    const hello = await a.queueForMatch();
+    const id = hello.match_id as string;
+    const me = hello.bot_id as number;
+    const stop = a.autoplay((o) => ((o.tick as number) < 2 ? idle(o) : undefined));
+    a.send({ type: "ready" });
+    await a.next("observation", (m) => m.tick === 2, 10_000, 0);
+    stop();
+    a.close();
+    await a.closed();
+    // 200 ms ticks and a 5 s grace: twelve ticks away (2.4 s) is past the ten failures that used to disqualify.
+    const running = srv.app.ctx.matches.get(id)!;
+    await until(() => running.tick >= 14 || running.seats[me]!.graceOver, "twelve ticks passed while away");
+
+    const b = await connect(srv, token);
+    const resumed = await b.next("hello", undefined, 10_000, 0);
+    expect(resumed).toMatchObject({ match_id: id, bot_id: me });
+    const obs = await b.next("observation", undefined, 10_000, 0);
+    b.send(idle(obs));
+    const end = await playToEnd(b);
+    expect(end.reason).not.toBe("disqualified");
+    const stats = await srv.get<Stats>(`/api/matches/${id}/stats`);
+    expect(stats.body.fighters[me]!.server_idles.disconnected).toBeGreaterThanOrEqual(11);
     b.close();
   });
 
@@ -185,6 +215,43 @@ describe("on a server with short deadlines", () => {
     expect(["aborted", "voided"]).not.toContain(end2.reason);
     expect(srv.app.ctx.pool.threads).toBe(1);
     bot.close();
+  });
+});
+
+describe("on a server with long ticks and a short reconnect grace", () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startServer({ tickMs: 1_000, startupMs: 500, reconnectGraceMs: 1_500 });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it("a bot that does not come back is disqualified when the grace has passed, not after ten ticks", async () => {
+    const token = await srv.register("rec-gone");
+    const a = await connect(srv, token);
+    const hello = await a.queueForMatch();
+    const id = hello.match_id as string;
+    const me = hello.bot_id as number;
+    const stop = a.autoplay((o) => ((o.tick as number) < 1 ? idle(o) : undefined));
+    a.send({ type: "ready" });
+    await a.next("observation", (m) => m.tick === 1, 10_000, 0);
+    stop();
+    const running = srv.app.ctx.matches.get(id)!;
+    a.close();
+    await a.closed();
+    await running.ended;
+
+    const match = await srv.get<{ reason: string; final_tick: number }>(`/api/matches/${id}`);
+    expect(match.body.reason).toBe("disqualified");
+    // Gone during tick 1; 1.5 s of 1 s ticks is tick 2, far from the 10 ticks a failure count would take.
+    expect(match.body.final_tick).toBeLessThanOrEqual(3);
+    const replay = await fetch(`${srv.url}/replays/${id}.jsonl.gz`);
+    const bytes = new Uint8Array(await replay.arrayBuffer());
+    expect(readReplay(bytes).lines.filter((l) => l.type === "disqualify")).toEqual([
+      { type: "disqualify", tick: match.body.final_tick, fighters: [me] },
+    ]);
+    expect(verifyReplay(bytes)).toMatchObject({ ok: true, reason: "disqualified", winner: 1 - me });
   });
 });
 

@@ -2,7 +2,8 @@
 // `nosniff` header on every answer, slow and greedy clients (header and request timeouts, the per-address
 // connection cap), reserved bot names, and the second stop signal closing every socket with 1012. The single
 // auth budget is in accounts-security.test.ts, the documentation links in docs-crawl.test.ts, the /create-bot
-// simulator command in test/sim/downloads.test.ts and GET /api's endpoint list in discovery.test.ts.
+// simulator command in test/sim/downloads.test.ts, GET /api's endpoint list in discovery.test.ts, and the
+// reconnect grace as a time in match-recovery.test.ts and test/unit/reconnect-grace.test.ts.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";

@@ -205,6 +205,6 @@ describe("wheel", () => {
       env: { PATH: "/nonexistent" },
     });
     expect(noNode.status).toBe(2);
-    expect(noNode.stderr).toContain("arena-sim needs Node.js 20 or newer");
+    expect(noNode.stderr).toContain("arena-sim needs Node.js 22 or newer");
   });
 });

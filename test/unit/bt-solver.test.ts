@@ -142,3 +142,64 @@ describe("the solver", () => {
     }
   });
 });
+
+/**
+ * n versions whose games are mostly between rating neighbours, as the matchmaker pairs them, with version
+ * indices in no rating order: the case the coarse correction (versions grouped by current rating) is for.
+ */
+function neighbourLadder(n: number, seed: number): FitInput & { pairs: PairScore[] } {
+  const rand = prng(seed);
+  const players = Array.from({ length: n }, (_, i) => `v${i}`);
+  const truth = players.map((_, i) => 1500 + 1200 * (rand() - 0.5) + (i < 3 ? 300 : 0));
+  const byTruth = [...players.keys()].sort((a, b) => truth[a]! - truth[b]!);
+  const pairs: PairScore[] = [];
+  const seen = new Set<string>();
+  for (let r = 0; r < n; r++) {
+    for (let k = 0; k < 3; k++) {
+      const i = byTruth[r]!;
+      const j = byTruth[Math.min(n - 1, r + 1 + Math.floor(rand() * 8))]!;
+      const key = `${Math.min(i, j)}-${Math.max(i, j)}`;
+      if (j === i || seen.has(key)) continue;
+      seen.add(key);
+      const games = 1 + Math.floor(rand() * 12);
+      let score = 0;
+      for (let g = 0; g < games; g++) score += rand() < expectedScore(truth[i]!, truth[j]!) ? 1 : 0;
+      pairs.push({ a: players[i]!, b: players[j]!, games, aScore: score });
+    }
+  }
+  return { players, pairs, anchors: ["v0", "v1", "v2"] };
+}
+
+/** A fit, then the warm refit after one more game (a win in pair 7), as the book does after each match. */
+function coldAndWarm(input: FitInput & { pairs: PairScore[] }) {
+  const cold = fitBradleyTerry(input);
+  const pairs = input.pairs.map((p, i) => (i === 7 ? { ...p, games: p.games + 1, aScore: p.aScore + 1 } : p));
+  const warm = fitBradleyTerry({ ...input, pairs, warm: cold.rating });
+  expect(distanceFromOptimum({ ...input, pairs }, warm.rating)).toBeLessThan(0.01);
+  return { cold, warm };
+}
+
+// The solver's work, counted rather than timed: each conjugate-gradient iteration is a pass over the pairs,
+// the cost the Jacobi and coarse preconditioners and the inexact Newton target (cgTarget) exist to keep down.
+// The bounds are the counts measured when this was written (in the comments) plus about 10 %: a change that
+// makes the solver do markedly more work fails here, whatever the machine's speed; `npm run bench` times it.
+describe("the solver's work", () => {
+  it("takes direct Newton steps up to 64 versions and conjugate-gradient steps above", () => {
+    expect(fitBradleyTerry(ladder(64, 64)).cgIterations).toBe(0);
+    expect(fitBradleyTerry(ladder(65, 65)).cgIterations).toBeGreaterThan(0);
+  });
+
+  it("keeps conjugate gradients short on a ladder of random pairings, cold and warm", () => {
+    const at300 = coldAndWarm(ladder(300, 300));
+    expect(at300.cold.cgIterations).toBeLessThanOrEqual(35); // 32
+    expect(at300.warm.cgIterations).toBeLessThanOrEqual(20); // 18
+    const at1000 = coldAndWarm(ladder(1000, 1000));
+    expect(at1000.cold.cgIterations).toBeLessThanOrEqual(37); // 34
+    expect(at1000.warm.cgIterations).toBeLessThanOrEqual(25); // 23
+  });
+
+  it("keeps a warm refit short where games are between rating neighbours (the coarse groups by rating)", () => {
+    expect(coldAndWarm(neighbourLadder(65, 65)).warm.cgIterations).toBeLessThanOrEqual(31); // 29
+    expect(coldAndWarm(neighbourLadder(300, 300)).warm.cgIterations).toBeLessThanOrEqual(56); // 51
+  });
+});

@@ -29,12 +29,12 @@ function replayInWorker(seed: number, map: string): Promise<string> {
   });
 }
 
-// Pinned for engine 0.23.0 / rules 0.22.0. A change here means replays recorded before it no longer
-// re-simulate: bump ENGINE_VERSION (or the rules version) in the same commit.
+// Pinned for release 0.45.0, engine 0.24.0, rules 0.22.0 (the header carries all three). A change here means
+// replays recorded before it no longer re-simulate: bump ENGINE_VERSION (or the rules version) in the same commit.
 const GOLDEN: Record<string, string> = {
-  "arena-21": "317f0d5b7e032e949070b7032b8542420617fd5bb63244a5cd69f3f1d868d106",
-  "columns-21": "cc3ce576137cbdcddf156faebc5290f38181c745999139b7bc1fc8243055986e",
-  "pillars-21": "31266cc739778cd0e689d1e79c02135b69509fe456630a0b7e89aac63ec8e574",
+  "arena-21": "e5de7716f8283a5987bb2178b08e84fba3f2629004e400b0fc13cb0159b347ff",
+  "columns-21": "be58f2309d51a9a3ed0babf0eb87d05dd2dc2ec7b152935a9ee0cd58cb600e08",
+  "pillars-21": "c34190e50a4f87649ed4565ada616f717cca9947aea59b18501b8e3b04e1fa9c",
 };
 
 describe("determinism", () => {

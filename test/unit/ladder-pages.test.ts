@@ -1,6 +1,6 @@
 // The ladder switcher and the phase hints the pages render (server/web/ladders.ts), at fixed instants.
 import { describe, expect, it } from "vitest";
-import { distance, type LadderJ, ladderSwitcher, phaseHint } from "../../server/web/ladders.ts";
+import { distance, type LadderJ, ladderSwitcher, phaseHint, playedOn } from "../../server/web/ladders.ts";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const ladder = (id: string, extra: Partial<LadderJ> = {}): LadderJ => ({
@@ -59,5 +59,15 @@ describe("ladder page helpers", () => {
     expect(String(ladderSwitcher([ladder("a"), ladder("b", { name: "<b>" })], null, "/ladder"))).toContain(
       "&lt;b&gt;",
     );
+  });
+
+  it("names the ladder a match was played on, linked to that ladder's dashboard", () => {
+    const nav = String(playedOn(ladder("spring", { phase: "closed" })));
+    expect(nav).toContain('aria-label="Ladders"><span class="muted small">Played on</span>');
+    expect(nav).toContain(
+      'href="/ladder?ladder=spring" data-ladder="spring">spring ladder <span class="badge phase-closed">closed</span>',
+    );
+    expect(nav).not.toContain("aria-current");
+    expect(String(playedOn(ladder("public")))).toContain('href="/ladder" data-ladder="public"');
   });
 });

@@ -21,8 +21,8 @@ describe("rules table", () => {
     };
     expect(rulesHash(changed)).not.toBe(RULES_HASH);
     expect(VERSIONS).toMatchObject({
-      release: "0.44.0",
-      engine: "0.23.0",
+      release: "0.45.0",
+      engine: "0.24.0",
       protocol: "0.6",
       rules: RULES.version,
     });

@@ -1,0 +1,112 @@
+// The console's overview (who you are, the server's status, the admins) and bot moderation: the suspended and
+// banned bots, the "moderate a bot" form and every bot's suspend, activate and ban buttons (also those in the
+// accounts table).
+import { el, table } from "./account-ui.js";
+import { $, act, badge, defineScreen, say } from "./admin-shared.js";
+import { api } from "./session.js";
+
+/** A bot's moderation button; clicks anywhere in the console are handled below by its data attributes. */
+export function botButton(name, action) {
+  return el(
+    "button",
+    {
+      type: "button",
+      class: `button small-button${action === "ban" ? " danger" : ""}`,
+      "data-bot": name,
+      "data-action": action,
+    },
+    action.charAt(0).toUpperCase() + action.slice(1),
+    el("span", { class: "visually-hidden" }, ` ${name}`),
+  );
+}
+
+function renderOverview(o) {
+  const fact = (label, value) => el("div", {}, el("dt", {}, label), el("dd", {}, value));
+  const s = o.status;
+  $("overview").replaceChildren(
+    el(
+      "dl",
+      { class: "facts" },
+      fact("You", `${o.you.handle ?? o.you.id} (${o.you.via === "agent_key" ? "agent key" : "session"})`),
+      fact("Bots connected", String(s.connected_bots)),
+      fact("Matches running", `${s.running_matches} of ${s.max_concurrent}`),
+      fact("Draining", s.draining ? "yes" : "no"),
+      fact("Bots", `${o.bots.total}`),
+      ...Object.entries(o.bots.by_status).map(([k, n]) =>
+        fact(k.charAt(0).toUpperCase() + k.slice(1), String(n)),
+      ),
+    ),
+    el("h3", {}, "Admins"),
+    el(
+      "ul",
+      { class: "plain-list", id: "admin-list" },
+      o.admins.map((a) =>
+        el("li", {}, a.handle ?? "(no handle yet)", a.configured ? [" ", badge("configured")] : ""),
+      ),
+    ),
+  );
+  $("moderated").replaceChildren(
+    table({
+      id: "moderated-bots",
+      caption: "Suspended and banned bots",
+      empty: "No bot is suspended or banned.",
+      columns: [{ label: "Bot" }, { label: "Status" }, { label: "Owner" }, { label: "Actions" }],
+      rows: o.bots.moderated.map((b) => [
+        el("a", { href: `/bot/${encodeURIComponent(b.name)}` }, b.name),
+        badge(b.status, `status-${b.status}`),
+        b.owner,
+        b.status === "suspended"
+          ? el("span", { class: "row-actions" }, botButton(b.name, "activate"), " ", botButton(b.name, "ban"))
+          : "",
+      ]),
+    }),
+  );
+}
+
+/** The console's gate: the first admin call; the rest loads only after it succeeded. */
+export async function loadOverview() {
+  renderOverview(await api("/api/admin/overview"));
+}
+
+defineScreen("overview", {
+  load: loadOverview,
+  clear: () => {
+    $("overview").replaceChildren();
+    $("moderated").replaceChildren();
+  },
+});
+
+const BOT_QUESTIONS = {
+  ban: (n) => `Ban ${n}? It is disconnected, its token is replaced, and a ban cannot be undone here.`,
+};
+
+function moderateBot(button, name, action) {
+  const ask = BOT_QUESTIONS[action];
+  if (ask && !window.confirm(ask(name))) return;
+  return act(
+    button,
+    "h-moderate",
+    async () => {
+      const r = await api(`/api/admin/bots/${encodeURIComponent(name)}/${action}`, { method: "POST" });
+      return `${r.name} is now ${r.status}.`;
+    },
+    ["overview", "accounts", "audit"],
+  );
+}
+
+$("bot-action-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const name = $("bot-action-name").value.trim();
+  const action = event.submitter?.value ?? "suspend";
+  if (!/^[A-Za-z0-9_-]{2,24}$/.test(name)) {
+    say("Enter a bot name: 2-24 letters, digits, - or _.", "error");
+    $("bot-action-name").focus();
+    return;
+  }
+  void moderateBot(event.submitter, name, action);
+});
+
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("#admin-console button[data-bot][data-action]");
+  if (button) void moderateBot(button, button.dataset.bot, button.dataset.action);
+});

@@ -221,6 +221,15 @@ describe("with --metrics-token", () => {
       const restarts = Number(f.get("arena_pool_worker_restarts_total")?.metrics[0]?.value);
       return restarts === 1 && Number(f.get("arena_pool_threads")?.metrics[0]?.value) === 1;
     });
+    // A garbage collection is seen by the GC observer (its entries arrive asynchronously, and a short run may
+    // not have collected yet): make garbage until one is counted.
+    const gcFigures = srv.app.metrics!.registry.getSingleMetric("nodejs_gc_duration_seconds")!;
+    await until(async () => {
+      const garbage: number[][] = [];
+      for (let i = 0; i < 20_000; i++) garbage.push(new Array(64).fill(i));
+      await new Promise((r) => setTimeout(r, 20));
+      return garbage.length > 0 && (await gcFigures.get()).values.length > 0;
+    });
 
     const r = await scrape(srv.url);
     expect(r.status).toBe(200);

@@ -2,7 +2,7 @@
 // records quota_exceeded notices), the real QuotaCounts over a tiny fake store, and either the real RatingBook
 // or a stub book whose ratings and pair facts a test sets exactly; the bookkeeping server/app.ts does around a
 // pass, on a simulated clock.
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import type { Strategy } from "../../engine/bots/types.ts";
 import { type Config, testConfig } from "../../server/config.ts";
 import { defaultLimits } from "../../server/kernel/settings.ts";
@@ -26,6 +26,8 @@ export class StubBook {
   readonly rating = new Map<string, number>();
   readonly games = new Map<string, number>();
   private readonly pairs = new Map<string, { games: number; score: number; mapQuality: number }>();
+  /** Games per map of a pair (either order); none when unset. */
+  readonly mapGames = new Map<string, Map<string, number>>();
   /** `score` is a's. */
   pair(a: string, b: string, games: number, score: number, mapQuality = 1): void {
     this.pairs.set(JSON.stringify([a, b]), { games, score, mapQuality });
@@ -42,7 +44,8 @@ export class StubBook {
   }
   facts(a: string, b: string) {
     const f = this.pairs.get(JSON.stringify([a, b]));
-    return { ...(f ?? { games: 0, score: 0, mapQuality: 1 }), mapGames: new Map<string, number>() };
+    const maps = this.mapGames.get(JSON.stringify([a, b])) ?? this.mapGames.get(JSON.stringify([b, a]));
+    return { ...(f ?? { games: 0, score: 0, mapQuality: 1 }), mapGames: maps ?? new Map<string, number>() };
   }
   *opponents(key: string, minGames = 1, maxGames = Infinity): Iterable<string> {
     for (const [k, f] of this.pairs) {
@@ -75,6 +78,13 @@ export interface WorldOptions {
   book?: StubBook | RatingBook;
   store?: Store;
   houseWaitMs?: number;
+  /** The ladder's share of capacity (maxConcurrentMatches), when it is below the server's (config.maxConcurrent). */
+  ladderMax?: number;
+  /** Matches running on the server's other ladders. */
+  elsewhere?: number;
+  /** The ladder's manifest `house_bots`; the Matchmaker's default (true) when absent. */
+  houseBots?: () => boolean;
+  log?: Logger;
 }
 
 /** A lobby, a matchmaker and the bookkeeping server/app.ts does around it, on a simulated clock. */
@@ -99,21 +109,25 @@ export class World {
     this.mm = new Matchmaker({
       ladderId: DEFAULT_LADDER,
       lobby: this.lobby,
-      limits: () => defaultLimits(this.config),
+      limits: () => ({
+        ...defaultLimits(this.config),
+        ...(o.ladderMax === undefined ? {} : { maxConcurrentMatches: o.ladderMax }),
+      }),
       serverCapacity: () => this.config.maxConcurrent,
       runningOnLadder: () => this.running.size,
       accepting: () => true,
-      log: pino({ level: "silent" }),
+      log: o.log ?? pino({ level: "silent" }),
       ratings: this.book as RatingBook,
       quotas: this.quotas,
       seatBalance: this.seatBalance,
-      running: () => this.running.size,
+      running: () => this.running.size + (o.elsewhere ?? 0),
       runningForOwner: (owner) =>
         [...this.running.values()].filter((p) => p.seats.some((s) => !s.house && s.bot.owner === owner))
           .length,
       start: (plan) => this.start(plan),
       audit: (kind, subject, detail) => this.audits.push({ kind, subject, detail }),
       houseWaitMs: o.houseWaitMs ?? 0,
+      ...(o.houseBots ? { houseBots: o.houseBots } : {}),
     });
   }
 

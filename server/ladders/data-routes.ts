@@ -36,8 +36,8 @@ export const MatchListQuery = z.object({
 });
 export const MatchIdParams = z.object({ id: z.string().describe("match id") });
 
-const BAD_QUERY = { 400: "invalid query parameter (`bad_request`)" };
-const LADDER_404 = { 404: "unknown ladder (`?ladder=` names no ladder)" };
+export const BAD_QUERY = { 400: "invalid query parameter (`bad_request`)" };
+export const LADDER_404 = { 404: "unknown ladder (`?ladder=` names no ladder)" };
 const noSuchBot = (params: unknown) => errors.noSuchBot(String((params as { name?: unknown }).name));
 
 export const DATA_OPERATIONS = [

@@ -10,7 +10,7 @@ import { publishedDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladder/policy.ts";
-import { LadderQuery } from "../ladders/data-routes.ts";
+import { BAD_QUERY, LADDER_404, LadderQuery } from "../ladders/data-routes.ts";
 import { documentedOperations, openApiDocument } from "../openapi.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import { crawlerRoutes } from "./crawler.ts";
@@ -120,10 +120,7 @@ export const DISCOVERY_OPERATIONS = [
     summary: "Online bots, running matches, capacity and drain state",
     auth: "none",
     query: LadderQuery,
-    errors: {
-      400: "invalid query parameter (`bad_request`)",
-      404: "unknown ladder (`?ladder=` names no ladder)",
-    },
+    errors: { ...BAD_QUERY, ...LADDER_404 },
     doc: { tag: "discovery", ok: R.Status },
     handle: async ({ query }, ctx) => ctx.reads.status(query.ladder),
   }),

@@ -69,6 +69,8 @@ export class MatchPool {
   private readonly routes = new Map<number, (m: FromWorker) => void>();
   /** Links by worker threadId. */
   private readonly links = new Map<number, Link>();
+  /** Operating-system thread ids of the workers, by threadId (from their hellos). */
+  private readonly tids = new Map<number, number>();
   /** Hellos that arrived before their thread's link (it rides on another match's hello), by threadId. */
   private readonly waitingForLink = new Map<number, (() => void)[]>();
 
@@ -120,6 +122,15 @@ export class MatchPool {
     });
   }
 
+  /**
+   * The operating-system thread ids of the live workers that have run a match (the benchmark reads their CPU
+   * time from /proc/<pid>/task/<tid>).
+   */
+  osThreadIds(): number[] {
+    const live = new Set(this.piscina.threads.map((t) => t.threadId));
+    return [...this.tids].flatMap(([thread, tid]) => (live.has(thread) ? [tid] : []));
+  }
+
   /** Terminates one worker thread; used by tests to show a crash loses only that worker's matches. */
   killThread(index = 0): void {
     void this.piscina.threads[index]?.terminate();
@@ -141,11 +152,12 @@ export class MatchPool {
     port1.on("message", (m: WorkerHello) => {
       if (m.t !== "hello") return;
       thread = m.thread;
+      if (m.tid !== null) this.tids.set(m.thread, m.tid);
       // A hello read after the task settled (another port, no ordering between them) is not counted: the
       // count would never come down.
       if (!settled) this.matchesOn.set(thread, (this.matchesOn.get(thread) ?? 0) + 1);
       if (m.link) this.addLink(m.thread, m.link);
-      const hello: FromWorker = { t: "hello", hello: m.hello, thread: m.thread };
+      const hello: FromWorker = { t: "hello", hello: m.hello, thread: m.thread, tid: m.tid };
       const go = () => {
         link = this.links.get(hello.thread) ?? null;
         deliver(hello);

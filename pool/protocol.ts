@@ -49,8 +49,11 @@ export type ToWorker =
 
 /** Worker to front process. */
 export type FromWorker =
-  /** `thread` is the worker's threadId, so the front can terminate the worker running a hung match. */
-  | { t: "hello"; hello: [string, string]; thread: number }
+  /**
+   * `thread` is the worker's threadId, so the front can terminate the worker running a hung match; `tid` its
+   * operating-system thread id (null where /proc is missing), so its CPU time can be read per thread.
+   */
+  | { t: "hello"; hello: [string, string]; thread: number; tid: number | null }
   /** The observations for the tick to play, serialised (UTF-8 JSON text), with each seat's deadline. */
   | { t: "tick"; tick: number; obs: [Uint8Array | null, Uint8Array | null]; deadlineMs: [number, number] }
   | { t: "resume"; seat: number; hello: string; obs: string | null }

@@ -1,5 +1,6 @@
 // Piscina worker entry: runs one match per task, many tasks at once per worker. The engine module is
 // compiled once per worker thread (engineModule() caches it); each match gets its own instance.
+import { readlinkSync } from "node:fs";
 import { MessageChannel, type MessagePort, threadId } from "node:worker_threads";
 import { houseBot } from "../engine/bots/index.ts";
 import type { Decide } from "../engine/bots/types.ts";
@@ -62,6 +63,15 @@ function observationBytes(match: Match, f: number): Uint8Array {
   }
   return scratch.slice(0, end);
 }
+
+/** This thread's id in the operating system (/proc/thread-self is "<pid>/task/<tid>"); null without /proc. */
+const osThreadId: number | null = (() => {
+  try {
+    return Number(readlinkSync("/proc/thread-self").split("/").at(-1));
+  } catch {
+    return null;
+  }
+})();
 
 export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
   const { setup, key } = input;
@@ -157,6 +167,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       t: "hello",
       hello: [JSON.stringify(match.hello(0)), JSON.stringify(match.hello(1))],
       thread: threadId,
+      tid: osThreadId,
     };
     if (front) hello.link = front;
     port.postMessage(hello, front ? [front] : []);

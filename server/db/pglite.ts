@@ -68,7 +68,11 @@ const { parentPort, workerData } = require("node:worker_threads");
     parentPort.postMessage({ id: 0, error: { message: String(err && err.message || err) } });
     return;
   }
-  parentPort.postMessage({ id: 0, ok: true });
+  let tid = null;
+  try {
+    tid = Number(require("node:fs").readlinkSync("/proc/thread-self").split("/").pop());
+  } catch {}
+  parentPort.postMessage({ id: 0, ok: true, tid });
   parentPort.on("message", async (m) => {
     try {
       if (m.op === "query") {
@@ -92,7 +96,20 @@ const { parentPort, workerData } = require("node:worker_threads");
 })();
 `;
 
-type Reply = { id: number; rows?: unknown[]; ok?: boolean; error?: Record<string, string> };
+type Reply = {
+  id: number;
+  rows?: unknown[];
+  ok?: boolean;
+  /** The thread's operating-system id, in the first reply (null without /proc). */
+  tid?: number | null;
+  error?: Record<string, string>;
+};
+
+/** Operating-system thread ids of this process's open PGlite threads (the benchmark reads their CPU time). */
+const openThreads = new Set<number>();
+export function pgliteThreadIds(): number[] {
+  return [...openThreads];
+}
 
 /** The PGlite thread: one request at a time in, one reply per request out. */
 class PgliteThread {
@@ -100,6 +117,8 @@ class PgliteThread {
   private readonly waiting = new Map<number, { resolve(r: Reply): void; reject(e: Error): void }>();
   private seq = 0;
   private failed: Error | null = null;
+  /** The database thread's operating-system id, once it is open. */
+  tid: number | null = null;
 
   constructor(dir: string) {
     this.worker = new Worker(WORKER_SOURCE, {
@@ -120,7 +139,10 @@ class PgliteThread {
       this.waiting.clear();
     };
     this.worker.on("error", fail);
-    this.worker.on("exit", (code) => fail(new Error(`the embedded database thread ended (exit ${code})`)));
+    this.worker.on("exit", (code) => {
+      if (this.tid !== null) openThreads.delete(this.tid);
+      fail(new Error(`the embedded database thread ended (exit ${code})`));
+    });
     this.waiting.set(0, { resolve: () => {}, reject: () => {} });
   }
 
@@ -128,7 +150,14 @@ class PgliteThread {
   ready(): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
-      this.waiting.set(0, { resolve: () => resolve(), reject });
+      this.waiting.set(0, {
+        resolve: (r) => {
+          this.tid = r.tid ?? null;
+          if (this.tid !== null) openThreads.add(this.tid);
+          resolve();
+        },
+        reject,
+      });
     });
   }
 

@@ -3,11 +3,11 @@
 // `--live` runs only the live benchmarks (ladder against the bare ws ceiling), `--no-memory` skips the idle
 // socket memory run, `--storm` runs only the connect storm, `--workers-table` only the worker-tuning table of
 // docs/operations.md (test/bench/workers-table.ts).
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
 import { ladderBench } from "./ladder-bench.ts";
 import { leaderboardBench } from "./leaderboard-bench.ts";
-import { type LiveBenchLine, liveBench } from "./live-bench.ts";
+import { type LiveBenchLine, liveBench, memoryRun } from "./live-bench.ts";
 
 // `--storm` runs only the connect-storm benchmark (issue 20), three times, and prints its own table.
 if (process.argv.includes("--storm")) {
@@ -26,29 +26,59 @@ if (process.argv.includes("--workers-table")) {
 const quick = process.argv.includes("--quick");
 const liveOnly = process.argv.includes("--live");
 const memory = !process.argv.includes("--no-memory");
+// `--reps N`: the live runs (fresh ladder and bare servers each time) are repeated N times and each figure is
+// printed as the median with its range; the machine is shared and noisy, so one run proves little.
+const repsArg = process.argv.indexOf("--reps");
+const reps = repsArg > 0 ? Math.max(1, Number(process.argv[repsArg + 1]) || 1) : quick ? 1 : 3;
 const fmt = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
 
-const lines: (BenchLine & LiveBenchLine)[] = [
-  ...(liveOnly ? [] : await engineBench(quick)),
-  ...(await liveBench(quick, memory)),
-];
+/** One table row: the median run's line, with the range of its value over the repetitions. */
+type Row = BenchLine & LiveBenchLine & { min?: number; max?: number };
+
+/** Lines of repeated runs, matched by position (every run prints the same lines in the same order). */
+function combine(runs: LiveBenchLine[][]): Row[] {
+  return runs[0]!.map((_, i) => {
+    const values = runs.map((r) => r[i]!);
+    const sorted = [...values].sort((a, b) => a.value - b.value);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    return { ...median, min: sorted[0]!.value, max: sorted.at(-1)!.value };
+  });
+}
+
+const live: LiveBenchLine[][] = [];
+for (let r = 0; r < reps; r++) {
+  if (reps > 1) console.error(`live run ${r + 1} of ${reps}`);
+  live.push(await liveBench(quick, false));
+}
+const lines: Row[] = [...(liveOnly ? [] : await engineBench(quick)), ...combine(live)];
+if (memory) lines.push(...(await memoryRun(Math.max(1, cpus().length), quick ? 1_000 : 5_000)));
 // Competitive core (issue 4): BT refit and fit, matchmaker pass; in-process, after the live runs.
 if (!liveOnly) lines.push(...(await ladderBench(quick)));
 // The leaderboard read against a bare Fastify route with the same body (issue 12).
 if (!liveOnly) lines.push(...(await leaderboardBench(quick)));
 console.log(
-  `\nnode ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${new Date().toISOString().slice(0, 10)}\n`,
+  `\nnode ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "unknown cpu"}), ${new Date().toISOString().slice(0, 10)}, ` +
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}; live figures: median of ${reps} run${reps > 1 ? "s" : ""} [range]\n`,
 );
 console.log("| benchmark | figure | target | ratio to target |");
 console.log("|---|---|---|---|");
 let failed = false;
 for (const l of lines) {
-  // A ceiling (memory) is met when the figure is at or below it: its ratio is target / figure.
+  // A ceiling (memory, latency, cost) is met when the figure is at or below it: its ratio is target / figure.
   const ratio = l.target ? (l.lowerIsBetter ? l.target / l.value : l.value / l.target) : undefined;
   if (ratio !== undefined && ratio < 1) failed = true;
   const target = l.target ? `${l.lowerIsBetter ? "≤ " : ""}${fmt(l.target)} ${l.unit}` : "-";
+  const range =
+    l.min !== undefined && l.max !== undefined && reps > 1 ? ` [${fmt(l.min)}-${fmt(l.max)}]` : "";
   console.log(
-    `| ${l.name} | ${fmt(l.value)} ${l.unit} | ${target} | ${ratio === undefined ? "-" : `${ratio.toFixed(2)}x`} |`,
+    `| ${l.name} | ${fmt(l.value)} ${l.unit}${range} | ${target} | ${ratio === undefined ? "-" : `${ratio.toFixed(2)}x`} |`,
   );
 }
+// CPU per tick by thread kind, for every live run (the table shows the median run's total).
+const details = live.flatMap((run, r) =>
+  run.filter((l) => l.detail).map((l) => `run ${r + 1}: ${l.name}: ${l.detail}`),
+);
+if (details.length > 0) console.log(`\n${details.join("\n")}`);
 if (failed) console.log("\nsome figures are below their targets");

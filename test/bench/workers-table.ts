@@ -28,9 +28,9 @@ import {
   opened,
   pause,
   startLadder,
-  threadCpu,
   until,
 } from "./live-bench.ts";
+import { threadCpu } from "./thread-cpu.ts";
 
 interface Series {
   labels: Record<string, string | number>;

@@ -139,7 +139,7 @@ function harness(
     ch,
     bots,
     stalls,
-    hello: () => ch.worker({ t: "hello", hello: ['{"hello":0}', '{"hello":1}'], thread: 1 }),
+    hello: () => ch.worker({ t: "hello", hello: ['{"hello":0}', '{"hello":1}'], thread: 1, tid: null }),
     tick: (tick, deadlineMs = [deadlines.tick_ms, deadlines.tick_ms]) =>
       ch.worker({
         t: "tick",

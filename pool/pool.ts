@@ -5,15 +5,8 @@
 import { cpus } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
-import type {
-  FromWorker,
-  LinkBatch,
-  MatchOutcome,
-  MatchSetup,
-  TaskInput,
-  ToWorker,
-  WorkerHello,
-} from "./protocol.ts";
+import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
+import type { FromWorker, MatchOutcome, MatchSetup, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
 
 /**
  * The worker entry that matches how this module runs. From the sources (tsx, vitest) it is worker.cjs, which
@@ -27,7 +20,7 @@ export const WORKER_ENTRY = import.meta.url.endsWith(".ts")
 /** The front's end of one worker thread's link, with the batch being gathered for it in this turn. */
 interface Link {
   port: MessagePort;
-  out: LinkBatch<ToWorker>;
+  out: LinkWriter;
   flushing: boolean;
 }
 
@@ -207,13 +200,32 @@ export class MatchPool {
     };
   }
 
+  /**
+   * What arrives over the links. A tick's message is one object reused for every tick of every match: its
+   * observations are views into the batch's buffer and are only valid during the call (the runner writes them
+   * to the sockets at once, which keep what they need).
+   */
+  private readonly tickMessage: Extract<FromWorker, { t: "tick" }> = {
+    t: "tick",
+    tick: 0,
+    obs: [null, null],
+    deadlineMs: [0, 0],
+  };
+  private readonly handlers: LinkHandlers = {
+    control: (key, m) => this.routes.get(key)?.(m as FromWorker),
+    observe: (key, tick, obs, deadlines) => {
+      const m = this.tickMessage;
+      m.tick = tick;
+      m.obs = obs;
+      m.deadlineMs = deadlines;
+      this.routes.get(key)?.(m);
+    },
+  };
+
   private addLink(thread: number, port: MessagePort): void {
-    const link: Link = { port, out: [], flushing: false };
+    const link: Link = { port, out: new LinkWriter(), flushing: false };
     this.links.set(thread, link);
-    port.on("message", (batch: LinkBatch<FromWorker>) => {
-      for (let i = 0; i < batch.length; i += 2)
-        this.routes.get(batch[i] as number)?.(batch[i + 1] as FromWorker);
-    });
+    port.on("message", (batch: unknown[]) => readBatch(batch, this.handlers));
     // The worker ended (crashed, terminated or the pool closed): its matches fail through their tasks.
     port.once("close", () => {
       if (this.links.get(thread) === link) this.links.delete(thread);
@@ -231,14 +243,16 @@ export class MatchPool {
    * postMessage.
    */
   private post(link: Link, key: number, m: ToWorker): void {
-    link.out.push(key, m);
+    if (m.t === "tick") {
+      const expired = m.expired ? m.expired.reduce((bits, f) => bits | (1 << f), 0) : 0;
+      link.out.turns(key, m.tick, m.inputs, expired);
+    } else link.out.control(key, m);
     if (link.flushing) return;
     link.flushing = true;
     setImmediate(() => {
       link.flushing = false;
-      const batch = link.out;
-      link.out = [];
-      link.port.postMessage(batch);
+      const batch = link.out.take();
+      link.port.postMessage(batch, [batch[0]]);
     });
   }
 

@@ -4,16 +4,18 @@
 // - the match's own MessagePort, passed in the task: the worker's `hello` (which also hands over the worker's
 //   link, below, the first time) and an `abort` for a match whose task has not started yet;
 // - after `hello`, everything else goes over the worker thread's link, one MessagePort per worker shared by
-//   all its matches, in batches: each direction posts one array of [match key, message, ...] per event-loop
-//   turn instead of one message per match per tick, which is what bounds the front process when many
-//   matches tick at once. A link keeps order, so a match's messages stay in order.
+//   all its matches, in batches: each direction posts one batch per event-loop turn instead of one message
+//   per match per tick, which is what bounds the front process when many matches tick at once. A batch is one
+//   byte buffer, moved rather than copied, holding every tick's turns (front to worker, the bytes the socket
+//   received) or observations (worker to front, written in place), with the rare control messages beside it
+//   as objects (pool/link.ts). A link keeps order, so a match's messages stay in order.
 // The worker never touches a socket or the database: it returns observations already serialised to UTF-8
 // bytes (the front only writes them) and, at the end, the gzipped replay bytes (moved, not copied) with the
 // stats.
 import type { MessagePort } from "node:worker_threads";
-import type { TurnInput } from "../engine/match.ts";
 import type { DeadlinesT, EndReason, MatchStatsT } from "../engine/protocol.ts";
 import type { ReplayFighter } from "../engine/replay.ts";
+import type { SeatInput } from "./link.ts";
 
 /** A seat is played by a remote bot (through the front process) or by a house bot inside the worker. */
 export type SeatKind = { kind: "remote" } | { kind: "house"; name: string };
@@ -37,7 +39,7 @@ export type ToWorker =
   | {
       t: "tick";
       tick: number;
-      inputs: [TurnInput | null, TurnInput | null];
+      inputs: [SeatInput | null, SeatInput | null];
       /** Seats whose reconnect grace ran out during this tick: disqualified once it is played. */
       expired?: number[];
     }
@@ -70,9 +72,6 @@ export interface MatchOutcome {
 
 /** `hello` as it crosses the match's port: the worker's link rides along with its first match's hello. */
 export type WorkerHello = Extract<FromWorker, { t: "hello" }> & { link?: MessagePort };
-
-/** A batch on a worker's link: match key, message, match key, message, ... */
-export type LinkBatch<M> = (number | M)[];
 
 export interface TaskInput {
   setup: MatchSetup;

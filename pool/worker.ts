@@ -5,63 +5,60 @@ import { MessageChannel, type MessagePort, threadId } from "node:worker_threads"
 import { houseBot } from "../engine/bots/index.ts";
 import type { Decide } from "../engine/bots/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
-import type { FromWorker, LinkBatch, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
+import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
+import type { FromWorker, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
 
 // ---- this thread's link to the front process, shared by all its matches (see protocol.ts)
 
 let link: MessagePort | null = null;
 const routes = new Map<number, (m: ToWorker) => void>();
-let out: LinkBatch<FromWorker> = [];
+// Observations are written by each match's observation writer straight into this batch buffer (no object or
+// string in between); the batch is moved to the front once per event-loop turn (see link.ts).
+const out = new LinkWriter(16 * 1024);
 let inBatch = false;
 let flushQueued = false;
 
 function flush(): void {
   flushQueued = false;
-  if (out.length === 0 || !link) return;
-  const batch = out;
-  out = [];
-  link.postMessage(batch);
+  if (out.empty || !link) return;
+  const batch = out.take();
+  link.postMessage(batch, [batch[0]]);
 }
 
-/** Queues a message for the front; a batch being handled sends everything it produced in one message. */
-function emit(key: number, m: FromWorker): void {
-  out.push(key, m);
+/** A batch being handled sends everything it produced in one message; anything else goes out this turn. */
+function queueFlush(): void {
   if (!inBatch && !flushQueued) {
     flushQueued = true;
     queueMicrotask(flush);
   }
 }
 
+const handlers: LinkHandlers = {
+  control: (key, m) => routes.get(key)?.(m as ToWorker),
+  turns: (key, tick, inputs, expired) =>
+    routes.get(key)?.({
+      t: "tick",
+      tick,
+      inputs: [inputs[0], inputs[1]],
+      ...(expired ? { expired: expired === 3 ? [0, 1] : [expired === 1 ? 0 : 1] } : {}),
+    }),
+};
+
 /** Creates the link on this thread's first match; returns the front's end to hand over, or null. */
 function openLink(): MessagePort | null {
   if (link) return null;
   const { port1, port2 } = new MessageChannel();
   link = port1;
-  link.on("message", (batch: LinkBatch<ToWorker>) => {
+  link.on("message", (batch: unknown[]) => {
     inBatch = true;
     try {
-      for (let i = 0; i < batch.length; i += 2) routes.get(batch[i] as number)?.(batch[i + 1] as ToWorker);
+      readBatch(batch, handlers);
     } finally {
       inBatch = false;
       flush();
     }
   });
   return port2;
-}
-
-// Observations leave as UTF-8 bytes, so the front writes them without re-encoding. Each is written by the
-// match's observation writer into this thread's scratch buffer, with no observation object or string in
-// between, then copied out at its exact length (the front keeps one Uint8Array per observation). The buffer
-// grows when an observation does not fit; observations are about 1 KB, with room for long shouts and details.
-let scratch = new Uint8Array(16 * 1024);
-
-function observationBytes(match: Match, f: number): Uint8Array {
-  let end = match.writeObservation(f, scratch, 0);
-  while (end < 0) {
-    scratch = new Uint8Array(scratch.length * 2);
-    end = match.writeObservation(f, scratch, 0);
-  }
-  return scratch.slice(0, end);
 }
 
 /** This thread's id in the operating system (/proc/thread-self is "<pid>/task/<tid>"); null without /proc. */
@@ -88,8 +85,11 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
   const house: (Decide | null)[] = setup.seats.map((s, f) =>
     s.kind === "house" ? houseBot(s.name).create(match.hello(f)) : null,
   );
-  const send = (m: FromWorker) => emit(key, m);
-  const obsBytes = (f: number) => (house[f] ? null : observationBytes(match, f));
+  const send = (m: FromWorker) => {
+    out.control(key, m);
+    queueFlush();
+  };
+  const write = (f: number, buf: Uint8Array, at: number) => match.writeObservation(f, buf, at);
 
   return new Promise<MatchOutcome>((resolve) => {
     const finish = () => {
@@ -109,12 +109,8 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     };
     const nextTick = () => {
       if (match.over) return finish();
-      send({
-        t: "tick",
-        tick: match.tick,
-        obs: [obsBytes(0), obsBytes(1)],
-        deadlineMs: [match.deadlineMs(0), match.deadlineMs(1)],
-      });
+      out.observe(key, match.tick, match.deadlineMs(0), match.deadlineMs(1), write, !house[0], !house[1]);
+      queueFlush();
     };
     const onMessage = (m: ToWorker) => {
       if (m.t === "peek") {

@@ -2,8 +2,8 @@
 // reconnects within the grace window, and the end (replay file, one database transaction, `end` messages).
 // The simulation itself runs in a pool worker; this module only moves messages and keeps time.
 import type { Logger } from "pino";
-import type { TurnInput } from "../../engine/match.ts";
 import type { DeadlinesT, EndMessageT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
+import type { SeatInput } from "../../pool/link.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind } from "../../pool/protocol.ts";
 import type { EventBus } from "../kernel/bus.ts";
@@ -52,7 +52,7 @@ interface Seat {
   remote: boolean;
   conn: BotConnection | null;
   ready: boolean;
-  input: TurnInput | null;
+  input: SeatInput | null;
   sentAt: number;
   deadlineMs: number;
   /** performance.now() at which the seat's reply for this tick is due (sentAt + deadlineMs). */
@@ -144,8 +144,12 @@ export class RunningMatch {
     return this.seats.findIndex((s) => s.remote && s.participant.bot.id === botId);
   }
 
-  /** A message from a seat's bot (already size-checked and parsed; `raw` is the text when JSON failed). */
-  fromBot(seat: number, raw: unknown): void {
+  /**
+   * A message from a seat's bot (already size-checked and parsed; `raw` is the text when JSON failed).
+   * `bytes` are the message as the socket received it: a turn goes to the pool worker as those bytes (the
+   * worker parses and validates it), so nothing here re-encodes it.
+   */
+  fromBot(seat: number, raw: unknown, bytes?: Uint8Array): void {
     const s = this.seats[seat]!;
     const type = raw && typeof raw === "object" ? (raw as { type?: unknown }).type : undefined;
     if (this.phase === "startup") {
@@ -172,7 +176,8 @@ export class RunningMatch {
     if (s.input) return; // one answer per tick; later ones are ignored
     // The reply time charged is the bot's own: time the server itself stood still is not counted.
     const now = performance.now();
-    s.input = { raw, ms: Math.max(0, now - s.sentAt - this.deps.stalls.stalledWithin(s.sentAt, now)) };
+    const ms = Math.max(0, now - s.sentAt - this.deps.stalls.stalledWithin(s.sentAt, now));
+    s.input = bytes ? { raw, ms, bytes } : { raw, ms };
     this.maybeResolve();
   }
 

@@ -211,7 +211,7 @@ export class BotHub {
       if (type === "queue") return void conn.error("already_queued");
       if (type === "leave")
         return void conn.error("not_queued", "playing a match; leave applies to the queue only");
-      return void match.fromBot(match.seatOf(conn.bot.id), msg);
+      return void match.fromBot(match.seatOf(conn.bot.id), msg, binary ? undefined : data);
     }
     if (type === "queue") {
       // queue awaits the database: a failure must answer the bot, not become an unhandled rejection (which

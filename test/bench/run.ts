@@ -16,6 +16,15 @@ if (process.argv.includes("--storm")) {
   process.exit(0);
 }
 
+// `--link` measures only the worker link's three encodings (issue 13 part 1), in one thread pair.
+if (process.argv.includes("--link")) {
+  const { linkBench } = await import("./link-bench.ts");
+  const rows = await linkBench(process.argv.includes("--quick"));
+  console.log(`\nnode ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`);
+  for (const l of rows) console.log(`| ${l.name} | ${l.value.toFixed(1)} ${l.unit} |`);
+  process.exit(0);
+}
+
 // `--workers-table` prints the worker-tuning table (issue 14): 1, 2 and 4 workers at 16, 64 and 256 matches.
 if (process.argv.includes("--workers-table")) {
   const { workersTable } = await import("./workers-table.ts");

@@ -45,7 +45,7 @@ function worker(): void {
   const out = new LinkWriter(16 * 1024);
   let sink = 0;
   port.on("message", (m: unknown) => {
-    if (m === "tid") return void port.postMessage({ tid: tid() });
+    if (m === "tid") return void port.postMessage({ tid: tid(), sink });
     if (mode === "bytes") {
       readBatch(m as unknown[], {
         control: () => {},

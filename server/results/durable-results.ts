@@ -9,7 +9,7 @@ import type { MatchRecord, Store } from "../store/types.ts";
 import type { ResultJournal } from "./journal.ts";
 
 export interface DurableResultsDeps {
-  store: Pick<Store, "saveMatch">;
+  store: Pick<Store, "saveMatch" | "saveMatches">;
   journal: ResultJournal;
   log: Logger;
   /** How long a commit may take before the result is journaled instead (the commit may still land later). */
@@ -38,6 +38,9 @@ export class DurableResults {
   private retryTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private stopped = false;
+  /** Results waiting for the commit under way to end: they are written together in the next one. */
+  private waiting: { record: MatchRecord; resolve(): void; reject(err: unknown): void }[] = [];
+  private committing = false;
 
   constructor(private readonly d: DurableResultsDeps) {
     this.commitTimeoutMs = d.commitTimeoutMs ?? 2_000;
@@ -76,7 +79,7 @@ export class DurableResults {
     let wait = this.retryMinMs;
     for (;;) {
       if (this.stopped) throw new ResultsStopped();
-      const saving = this.d.store.saveMatch(record);
+      const saving = this.save(record);
       const outcome = await within(saving, this.commitTimeoutMs);
       if (outcome === "done") {
         this.d.onCommitted?.(record);
@@ -103,6 +106,46 @@ export class DurableResults {
         await sleep(wait);
         wait = Math.min(wait * 2, this.retryMaxMs);
       }
+    }
+  }
+
+  /**
+   * Group commit: a result is written at once when no commit is under way, else with every other result that
+   * ended meanwhile, in one transaction when the current one ends. Each caller still learns of its own commit,
+   * so nothing is acknowledged before it is durable; an idle server adds no wait, a busy one commits once per
+   * batch instead of once per match. A batch that fails is written again one result at a time, so a result the
+   * database refuses fails alone.
+   */
+  private save(record: MatchRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ record, resolve, reject });
+      if (!this.committing) void this.commitWaiting();
+    });
+  }
+
+  private async commitWaiting(): Promise<void> {
+    this.committing = true;
+    try {
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
+        try {
+          await this.d.store.saveMatches(batch.map((b) => b.record));
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          if (batch.length === 1) batch[0]!.reject(err);
+          else
+            for (const b of batch) {
+              try {
+                await this.d.store.saveMatch(b.record);
+                b.resolve();
+              } catch (e) {
+                b.reject(e);
+              }
+            }
+        }
+      }
+    } finally {
+      this.committing = false;
     }
   }
 
@@ -159,6 +202,9 @@ export class DurableResults {
     this.retryTimer.unref();
   }
 }
+
+/** Results per transaction at most (14 parameters each, far below PostgreSQL's 65,535). */
+const MAX_BATCH = 256;
 
 /** "done", the error it failed with, or "timeout" when it has not settled within `ms`. */
 function within(p: Promise<unknown>, ms: number): Promise<"done" | "timeout" | Error> {

@@ -220,59 +220,72 @@ export class SqlStore implements Store {
   // --- Matches ---
 
   async saveMatch(m: MatchRecord): Promise<void> {
+    await this.saveMatches([m]);
+  }
+
+  // Three statements whatever the number of results (matches, their bots, their stats), so a batch of results
+  // that ended while the last commit was under way costs about what one did.
+  async saveMatches(ms: readonly MatchRecord[]): Promise<void> {
+    const seen = new Set<string>();
+    const batch = ms.filter((m) => !seen.has(m.id) && seen.add(m.id));
+    if (batch.length === 0) return;
     await this.db.tx(async (q) => {
-      const inserted = await q.query<{ seq: unknown }>(
+      const matchRows = batch.map((m) => [
+        m.id,
+        m.ladder_id,
+        m.mode,
+        m.seed,
+        m.map,
+        m.started,
+        m.ended,
+        m.duration_ms,
+        m.final_tick,
+        m.reason,
+        m.winner_bot_id,
+        m.voided,
+        m.note,
+        m.replay_file,
+      ]);
+      const inserted = await q.query<{ id: string; seq: unknown }>(
         `INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
                               winner_bot_id, voided, note, replay_file)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-         ON CONFLICT (id) DO NOTHING RETURNING seq`,
-        [
-          m.id,
-          m.ladder_id,
-          m.mode,
-          m.seed,
-          m.map,
-          m.started,
-          m.ended,
-          m.duration_ms,
-          m.final_tick,
-          m.reason,
-          m.winner_bot_id,
-          m.voided,
-          m.note,
-          m.replay_file,
-        ],
+         VALUES ${placeholders(matchRows)}
+         ON CONFLICT (id) DO NOTHING RETURNING id, seq`,
+        matchRows.flat(),
       );
       // Already stored: a result is written once, a retry after an unclear failure changes nothing.
-      if (inserted.length === 0) return;
-      const seq = String(inserted[0].seq);
-      for (const b of m.bots) {
+      const seqOf = new Map(inserted.map((r) => [r.id, String(r.seq)]));
+      const fresh = batch.filter((m) => seqOf.has(m.id));
+      const botRows = fresh.flatMap((m) =>
+        m.bots.map((b) => [
+          m.id,
+          seqOf.get(m.id),
+          b.fighter,
+          b.bot_id,
+          b.name,
+          b.display_name,
+          b.version,
+          b.house,
+          b.avatar,
+          b.rating_before,
+          b.rating_after,
+        ]),
+      );
+      if (botRows.length > 0)
         await q.query(
           `INSERT INTO match_bots (match_id, seq, fighter, bot_id, name, display_name, version, house, avatar,
                                    rating_before, rating_after)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-          [
-            m.id,
-            seq,
-            b.fighter,
-            b.bot_id,
-            b.name,
-            b.display_name,
-            b.version,
-            b.house,
-            b.avatar,
-            b.rating_before,
-            b.rating_after,
-          ],
+           VALUES ${placeholders(botRows)}`,
+          botRows.flat(),
         );
-      }
-      if (m.stats) {
-        await q.query("INSERT INTO match_stats (match_id, stats_version, stats) VALUES ($1, $2, $3::jsonb)", [
-          m.id,
-          m.stats.stats_version,
-          JSON.stringify(m.stats),
-        ]);
-      }
+      const statRows = fresh.flatMap((m) =>
+        m.stats ? [[m.id, m.stats.stats_version, JSON.stringify(m.stats)]] : [],
+      );
+      if (statRows.length > 0)
+        await q.query(
+          `INSERT INTO match_stats (match_id, stats_version, stats) VALUES ${placeholders(statRows, ["", "", "::jsonb"])}`,
+          statRows.flat(),
+        );
     });
   }
 
@@ -593,3 +606,9 @@ export class SqlStore implements Store {
 }
 
 export { hashToken } from "./rows.ts";
+
+/** "($1, $2), ($3, $4)" for rows of values, with an optional cast after each column's placeholder. */
+function placeholders(rows: readonly unknown[][], casts: readonly string[] = []): string {
+  let n = 0;
+  return rows.map((r) => `(${r.map((_, i) => `$${++n}${casts[i] ?? ""}`).join(", ")})`).join(", ");
+}

@@ -165,6 +165,11 @@ export interface Store {
 
   // Matches.
   saveMatch(m: MatchRecord): Promise<void>;
+  /**
+   * Several results in one transaction (a group commit): all or none. Each is inserted once, as saveMatch does;
+   * a result already stored, or listed twice, is skipped.
+   */
+  saveMatches(ms: readonly MatchRecord[]): Promise<void>;
   match(id: string): Promise<StoredMatch | null>;
   matches(q: MatchQuery): Promise<StoredMatch[]>;
   matchStats(id: string): Promise<MatchStatsT | null>;

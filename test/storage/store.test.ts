@@ -393,6 +393,32 @@ describe.each(targets)("Store on $driver", (target) => {
       await store.saveMatch(m); // and the id is still free
       expect((await store.match(m.id))?.bots).toHaveLength(2);
     });
+
+    it("saves a batch in one transaction: each result once, stored ones and repeats skipped", async () => {
+      const stored = matchOf(seats());
+      await store.saveMatch(stored);
+      const a = matchOf(seats());
+      const b = matchOf(seats(), { stats: null });
+      const c = matchOf(seats(), { note: "c" });
+      await store.saveMatches([a, { ...stored, reason: "changed" }, b, { ...a, reason: "repeat" }, c]);
+      for (const m of [a, b, c]) {
+        const got = await store.match(m.id);
+        expect(got?.reason).toBe(m.reason);
+        expect(got?.bots.map((x) => x.bot_id)).toEqual(m.bots.map((x) => x.bot_id));
+        expect(await store.matchStats(m.id)).toEqual(m.stats);
+      }
+      expect((await store.match(stored.id))?.reason).toBe("last_standing");
+      await store.saveMatches([]);
+    });
+
+    it("a batch with one bad result stores none of them", async () => {
+      const good = matchOf(seats());
+      const bad = matchOf(seats());
+      const clash = { ...bad, bots: bad.bots.map((x) => ({ ...x, fighter: 0 })) };
+      await expect(store.saveMatches([good, clash])).rejects.toThrow();
+      expect(await store.match(good.id)).toBeNull();
+      expect(await store.match(bad.id)).toBeNull();
+    });
   });
 
   describe("reading matches", () => {

@@ -123,7 +123,7 @@ export async function rawMcp(
   const res = await fetch(`${base}${opts.path ?? "/mcp"}`, {
     method: opts.method ?? "POST",
     headers: {
-      "content-type": "application/json",
+      ...((opts.method ?? "POST") === "POST" ? { "content-type": "application/json" } : {}),
       accept: "application/json, text/event-stream",
       ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
       ...(opts.headers ?? {}),

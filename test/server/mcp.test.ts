@@ -30,7 +30,7 @@ beforeAll(async () => {
     {},
     { manifest: { version: 1, ladders: [ladderDef("public"), ladderDef("club", { name: "Club" })] } },
   );
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await srv?.stop();
 });

@@ -9,6 +9,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -160,6 +161,10 @@ export function mcpEndpoint(http: FastifyInstance, ctx: AppContext, service: Mcp
     handler: async (req, reply) => {
       gate(req, reply);
       const who = await authenticate(req, reply, ctx, service);
+      // Not a JSON-RPC message (or batch): answered here in the API's error shape, before the SDK.
+      const messages = Array.isArray(req.body) ? req.body : [req.body];
+      if (messages.length === 0 || !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success))
+        throw errors.badRequest("the body must be a JSON-RPC 2.0 message (or a batch of them)");
       const server = sdkServer(who, { req, reply }, ctx);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -18,5 +18,17 @@ export async function setUpMcp(http: FastifyInstance, ctx: AppContext): Promise<
   // The start-up flag turns it off for the run; the live setting (`mcp: false`) while the server runs.
   ctx.mcp = { oauth, enabled: () => config.mcp && settings.mcpAllowed() };
   mcpEndpoint(http, ctx, ctx.mcp);
+  // Hourly: expired authorizations, refresh tokens and never-approved clients are deleted.
+  ctx.scheduler.add({
+    name: "mcp sweep",
+    nextAt: (now) => now - (now % 3_600_000) + 3_600_000,
+    run: async () => {
+      try {
+        await ctx.store.mcp.sweep();
+      } catch (err) {
+        ctx.log.error({ err }, "tool endpoint sweep failed");
+      }
+    },
+  });
   await oauthRoutes(http, ctx.mcp);
 }

@@ -256,6 +256,23 @@ export class McpStore {
     return old[0] ? { kind: "reused", grantId: String(old[0].grant_id) } : null;
   }
 
+  /**
+   * Forgets what can no longer be used: authorizations a day past their expiry, refresh tokens past theirs
+   * (a rotated one is kept until then, so its reuse is still recognised), and clients never approved after a day.
+   */
+  async sweep(): Promise<number> {
+    const a = await this.db.query(
+      "DELETE FROM mcp_authorizations WHERE expires < now() - interval '1 day' RETURNING id",
+    );
+    const r = await this.db.query("DELETE FROM mcp_refresh_tokens WHERE expires < now() RETURNING grant_id");
+    const c = await this.db.query(
+      `DELETE FROM mcp_clients c WHERE c.created < now() - interval '1 day'
+         AND NOT EXISTS (SELECT 1 FROM mcp_grants g WHERE g.client_id = c.id)
+         AND NOT EXISTS (SELECT 1 FROM mcp_authorizations a WHERE a.client_id = c.id) RETURNING id`,
+    );
+    return a.length + r.length + c.length;
+  }
+
   // --- Agent keys ---
 
   /** Whether an agent key may retire bots and enroll (keys made since this release may). */

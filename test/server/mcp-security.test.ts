@@ -312,6 +312,51 @@ describe("the authorization server", () => {
   });
 });
 
+describe("housekeeping", () => {
+  it("the hourly sweep deletes expired authorizations and refresh tokens and stale unapproved clients", async () => {
+    const store = srv.app.ctx.store;
+    const { provider } = await approved(owner);
+    const live = await store.mcp.client(provider.info!.client_id);
+    const stale = await store.mcp.createClient("stale", ["https://stale.example/cb"], {});
+    const old = await store.mcp.createAuthorization(
+      {
+        client_id: live!.id,
+        redirect_uri: "http://127.0.0.1:8719/callback",
+        code_challenge: "c".repeat(43),
+        state: null,
+        resource: `${srv.url}/mcp`,
+        scope: "bots:register",
+      },
+      -2 * 86_400,
+    );
+    const grant = (await store.mcp.liveGrants(owner.id)).find((g) => g.client_id === live!.id)!;
+    await store.work(async (u) => {
+      await store.mcp.addRefresh(grant.id, "mr_expired", -10, u.q);
+      await u.q.query("UPDATE mcp_clients SET created = now() - interval '2 days' WHERE id = $1", [stale.id]);
+    });
+    expect(await store.mcp.sweep()).toBeGreaterThanOrEqual(3);
+    expect(await store.mcp.client(stale.id)).toBeNull();
+    expect(await store.mcp.client(live!.id)).not.toBeNull();
+    const left = await store.work((u) =>
+      u.q.query("SELECT id FROM mcp_authorizations WHERE id = $1", [old.id]),
+    );
+    expect(left).toEqual([]);
+    const refresh = await store.work((u) =>
+      u.q.query(
+        "SELECT 1 FROM mcp_refresh_tokens WHERE token_hash = encode(sha256('mr_expired'::bytea), 'hex')",
+      ),
+    );
+    expect(refresh).toEqual([]);
+    // The approved client's live refresh token still works.
+    const r = await form("/oauth/token", {
+      grant_type: "refresh_token",
+      refresh_token: provider.saved!.refresh_token!,
+      client_id: live!.id,
+    });
+    expect(r.status).toBe(200);
+  });
+});
+
 describe("accounts and switches", () => {
   it("a banned account's agent key and OAuth token get 403 account_banned", async () => {
     const victim = await signUp(srv, "victim@example.com", "victim");

@@ -28,6 +28,7 @@ import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./l
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
+import { setUpMcp } from "./mcp/setup.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
 import { allOperations } from "./operations.ts";
@@ -393,6 +394,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   }
 
   discoveryRoutes(http, ctx);
+  // The tool endpoint for AI agents and its OAuth authorization server (server/mcp).
+  await setUpMcp(http, ctx);
   // Each operation's auth rule, checked once before its input is read.
   const authenticate: Authenticate = async (rule, req, reply) => {
     switch (rule) {

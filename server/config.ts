@@ -117,6 +117,10 @@ const FLAGS = {
   },
   ladders: { type: "string", help: "ladder manifest file (default: server/ladders/ladders.json)" },
   "house-bots": { type: "boolean", help: "host the house bots (default on; --no-house-bots to disable)" },
+  mcp: {
+    type: "boolean",
+    help: "serve the tool endpoint /mcp for AI agents and its OAuth server (default on with accounts; --no-mcp to disable)",
+  },
   "log-level": { type: "string", help: "fatal, error, warn, info, debug, trace or silent", def: "info" },
   help: { type: "boolean", help: "show this help" },
 } as const;
@@ -210,6 +214,7 @@ const Schema = z.object({
     .optional(),
   laddersFile: z.string().min(1).optional(),
   houseBots: z.boolean(),
+  mcp: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
     error: "--log-level must be fatal, error, warn, info, debug, trace or silent",
   }),
@@ -239,6 +244,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     { type: "string" | "boolean" }
   >;
   options["no-house-bots"] = { type: "boolean" };
+  options["no-mcp"] = { type: "boolean" };
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
@@ -292,6 +298,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     metricsListen: values["metrics-listen"],
     laddersFile: values.ladders,
     houseBots: values["no-house-bots"] !== true,
+    mcp: values["no-mcp"] !== true,
     logLevel: get("log-level"),
   });
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("\n"));

@@ -13,6 +13,7 @@ import type { Lobby } from "./ladder/lobby.ts";
 import type { Membership } from "./ladders/membership.ts";
 import type { LadderReads } from "./ladders/reads.ts";
 import type { Ladders } from "./ladders/registry.ts";
+import type { McpService } from "./mcp/endpoint.ts";
 import type { LiveMatches } from "./play/live-matches.ts";
 import type { ReplayFiles } from "./replays.ts";
 import type { RunningMatch } from "./runner/match-runner.ts";
@@ -52,4 +53,6 @@ export interface AppContext {
   /** Running matches by id. */
   matches: Map<string, RunningMatch>;
   draining: boolean;
+  /** The tool endpoint and its OAuth server (server/mcp); null on a ladder without accounts. */
+  mcp: McpService | null;
 }

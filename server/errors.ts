@@ -121,6 +121,25 @@ export const CODES = {
   no_such_invitation: { status: 404, message: "no such invitation" },
   not_invitation_ladder: { status: 409, message: "not invitation ladder" },
   stale_revision: { status: 409, message: "the settings changed meanwhile; reload and retry" },
+  // The tool endpoint and its OAuth authorization server (SPEC 4.4, 5 rule 8). The OAuth codes are RFC 6749's.
+  mcp_consent_required: {
+    status: 403,
+    message: "the account has not approved this client, or revoked it; ask the owner to approve it again",
+  },
+  method_not_allowed: { status: 405, message: "method not allowed" },
+  mcp_disabled: { status: 404, message: "the tool endpoint is turned off on this ladder" },
+  permission_required: {
+    status: 403,
+    message: "this credential may register bots only; the owner must approve retiring and enrolling",
+  },
+  no_such_authorization: { status: 404, message: "no such authorization request, or it has expired" },
+  no_such_client: { status: 404, message: "no such approved client" },
+  invalid_request: { status: 400, message: "invalid OAuth request" },
+  invalid_client: { status: 401, message: "unknown OAuth client" },
+  invalid_grant: { status: 400, message: "invalid, used or expired code or refresh token" },
+  unsupported_grant_type: { status: 400, message: "unsupported grant type" },
+  invalid_redirect_uri: { status: 400, message: "invalid redirect URI" },
+  invalid_client_metadata: { status: 400, message: "invalid client metadata" },
   window_started: { status: 409, message: "the window has opened: its opening time can no longer move" },
   window_closed: { status: 409, message: "the window has closed: it can no longer move" },
   window_past: { status: 409, message: "a new time must be in the future" },
@@ -313,6 +332,22 @@ export const errors = {
     fail("window_closed", `the ladder ${id} has closed: its window can no longer move`),
   windowPast: (which: string) => fail("window_past", `${which} must be in the future`),
   invalidWindow: (message: string) => fail("invalid_window", message),
+  mcpConsentRequired: (message?: string) => fail("mcp_consent_required", message),
+  mcpDisabled: () => fail("mcp_disabled"),
+  methodNotAllowed: (message: string) => fail("method_not_allowed", message),
+  permissionRequired: (tool: string) =>
+    fail(
+      "permission_required",
+      `${tool} needs the owner's approval to manage bots and ladders: create a new agent key, or approve the client again`,
+    ),
+  noSuchAuthorization: () => fail("no_such_authorization"),
+  noSuchClient: (id: string) => fail("no_such_client", `no approved client ${JSON.stringify(id)}`),
+  invalidRequest: (description: string) => fail("invalid_request", description),
+  invalidClient: (description: string) => fail("invalid_client", description),
+  invalidGrant: (description: string) => fail("invalid_grant", description),
+  unsupportedGrantType: (description: string) => fail("unsupported_grant_type", description),
+  invalidRedirectUri: (description: string) => fail("invalid_redirect_uri", description),
+  invalidClientMetadata: (description: string) => fail("invalid_client_metadata", description),
   staleRevision: (current: number) =>
     fail("stale_revision", `the settings changed meanwhile (revision ${current}); reload and retry`, {
       revision: current,

@@ -8,6 +8,7 @@ import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
 import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
+import { MCP_OPERATIONS } from "./mcp/routes.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
@@ -30,6 +31,7 @@ export function allOperations(): readonly AnyOperation[] {
     ...ACCOUNT_OPERATIONS,
     ...SETTINGS_OPERATIONS,
     ...ADMIN_OPERATIONS,
+    ...MCP_OPERATIONS,
   ] as readonly AnyOperation[];
   return all;
 }

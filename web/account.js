@@ -2,6 +2,7 @@
 // itself through the account routes: handle, bots (register, rename, token, avatar, delete or retire, claim),
 // ladders (membership and enrollment), agent keys and email settings. Secrets (bot tokens, agent keys) are shown once in a panel and never stored.
 
+import { bindMcpClients, renderMcpClients } from "./account-mcp.js";
 import { bindSecretPanel, el, setBusy, showSecret, statusLine, time } from "./account-ui.js";
 import {
   ApiError,
@@ -288,6 +289,19 @@ $("key-list").addEventListener("click", async (event) => {
   }
 });
 
+bindMcpClients({
+  api,
+  done: async (message) => {
+    await refresh();
+    say(message, "success");
+    $("h-mcp").focus();
+  },
+  fail: (err) => {
+    say(explain(err), "error");
+    if (isBanned(err)) showBanned();
+  },
+});
+
 // ---- ladders: membership and enrollment -------------------------------------------------------------------
 $("ladder-list").addEventListener("submit", async (event) => {
   const form = event.target.closest("form.enroll");
@@ -490,6 +504,8 @@ function render(account) {
       ),
     ),
   );
+
+  renderMcpClients(account);
 
   const form = $("notifications-form");
   form.elements.email_announcements.checked = account.email_announcements;

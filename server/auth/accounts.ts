@@ -14,7 +14,16 @@ import type { TokenVerifier } from "./verifier.ts";
 
 export type Caller =
   | { kind: "session"; account: AccountRow; email: string | null; admin: boolean }
-  | { kind: "agent_key"; account: AccountRow; keyId: string; admin: boolean };
+  | { kind: "agent_key"; account: AccountRow; keyId: string; admin: boolean }
+  // An OAuth client an account approved, calling the tool endpoint (server/mcp); never an HTTP route's caller.
+  | { kind: "mcp_client"; account: AccountRow; clientId: string; grantId: string; admin: false };
+
+/** The client an audit entry names for a change (SPEC 5 rule 8: agent-key use is `agent_key:<id>`). */
+export function clientOf(caller: Caller): string {
+  if (caller.kind === "agent_key") return `agent_key:${caller.keyId}`;
+  if (caller.kind === "mcp_client") return `mcp_client:${caller.clientId}`;
+  return `account:${caller.account.id}`;
+}
 
 export type Registrant = Caller | { kind: "owner_key"; owner: OwnerKeyRow } | { kind: "anonymous" };
 export type AgentCaller = Caller & { kind: "agent_key" };
@@ -97,7 +106,8 @@ export class Accounts {
     return { kind: "session", account, email, admin: this.isAdmin(account, email) };
   }
 
-  private async fromAgentKey(key: string): Promise<Caller & { kind: "agent_key" }> {
+  /** The account behind an agent key (also the tool endpoint's credential), or 401 invalid_token. */
+  async fromAgentKey(key: string): Promise<Caller & { kind: "agent_key" }> {
     const found = await this.ctx.store.accounts.useKey(key);
     if (!found) throw errors.invalidAgentKey();
     // A stored email means the list names (or named) the account: it never also holds a stored role.

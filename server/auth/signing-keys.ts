@@ -25,8 +25,9 @@ interface StoredSecrets {
 
 const FILE = "identity-keys.json";
 
-export async function loadIdentitySecrets(dataDir: string): Promise<IdentitySecrets> {
-  const path = join(dataDir, FILE);
+/** `file`: another key pair for another issuer (the tool endpoint's authorization server keeps its own). */
+export async function loadIdentitySecrets(dataDir: string, file = FILE): Promise<IdentitySecrets> {
+  const path = join(dataDir, file);
   let stored: StoredSecrets;
   try {
     stored = JSON.parse(await readFile(path, "utf8")) as StoredSecrets;

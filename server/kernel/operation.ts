@@ -46,6 +46,21 @@ const SECURITY: Partial<Record<AuthRule, Record<string, string[]>[]>> = {
   bot_token: [{ BotBearer: [] }],
 };
 
+/**
+ * An MCP tool made from an operation (server/mcp/tools.ts): the same input schema (path parameters, query and
+ * body in one object), auth rule, limits and error codes; only the credential differs (the tool endpoint's).
+ */
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  /** `manage` (retire, enroll) needs the owner's explicit approval; `register` every credential has. */
+  permission: "register" | "manage";
+  /** Input the tool fixes rather than asks for (e.g. the document name of get_agent_guide). */
+  fixed?: { params?: Record<string, string> };
+  /** The part of the operation's answer the tool returns (default: all of it). */
+  result?: (answer: unknown) => unknown;
+}
+
 /** A documented operation's success answer: JSON with a response schema, or a file of a media type. */
 export type DocOk = z.ZodType | { media: string; description: string };
 
@@ -74,6 +89,8 @@ export interface OperationDef<
   errors?: Record<number, string>;
   /** Listed in /openapi.json under this tag, with this response schema. */
   doc?: { tag: "discovery" | "data" | "registration" | "bot"; ok: DocOk };
+  /** The MCP tools that are this operation (issue 18). */
+  tools?: readonly ToolDescriptor[];
   handle(
     input: {
       params: Infer<P>;

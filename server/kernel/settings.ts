@@ -97,6 +97,8 @@ export const Overrides = z
   .object({
     global: GlobalOverrides.default({}),
     ladders: z.record(z.string(), LadderOverrides).default({}),
+    /** false turns the tool endpoint (/mcp) off at once; absent or true leaves it as the start-up flag says. */
+    mcp: z.boolean({ error: "mcp must be true or false" }).optional(),
   })
   .strict();
 export type Overrides = z.infer<typeof Overrides>;
@@ -161,6 +163,11 @@ export class Settings {
       this.cache.set(ladderId, l);
     }
     return l;
+  }
+
+  /** Whether the live settings leave the tool endpoint on (the start-up flag --no-mcp turns it off for good). */
+  mcpAllowed(): boolean {
+    return this.state.overrides.mcp !== false;
   }
 
   get current(): SettingsState {

@@ -59,6 +59,15 @@ export const LADDER_OPERATIONS = [
     operationId: "accountLadders",
     summary: "Ladder definitions with this account's membership (null, pending, active, revoked)",
     auth: "session",
+    tools: [
+      {
+        name: "list_my_ladders",
+        description:
+          "The ladders with this account's membership on each (null, pending, active, revoked), enrollment policy, phase and window; `ladder` names a hidden one.",
+        permission: "register",
+        result: (ladders) => ({ ladders }),
+      },
+    ],
     query: LaddersQuery,
     errors: LADDER_404,
     handle: async ({ query, caller }, ctx) =>
@@ -78,6 +87,15 @@ export const LADDER_OPERATIONS = [
       403: "`invitation_required`, `invalid_invitation`, `membership_revoked`",
       409: "`ladder_closed`, `ladder_disabled`, `invitation_used`",
     },
+    tools: [
+      {
+        name: "enroll_ladder",
+        description:
+          "Enroll the account on a ladder (id): open ladders at once, approval ladders as pending, invitation ladders with an invitation code. Needs the owner's approval to manage.",
+        permission: "manage",
+        result: (ladders) => ({ ladders }),
+      },
+    ],
     handle: async ({ params, body, caller }, ctx) => {
       await ctx.membership.enroll(caller.account, params.id, body.invitation);
       return ctx.membership.accountLadders(caller.account.id, ctx.config.publicUrl, params.id);

@@ -2,7 +2,7 @@
 // avatar list, registering a bot for an account (or an anonymous/legacy owner), and the delete-or-retire
 // lifecycle of SPEC 3.4.
 import { z } from "zod";
-import type { Accounts, Registrant } from "../auth/accounts.ts";
+import { type Accounts, clientOf, type Registrant } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { NameTakenError } from "../store/sql-store.ts";
@@ -32,6 +32,9 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     ...["jwks", "resend", "recover", "verify", "logout", "human", "status", "well-known"],
     // The operator's route, served when metrics are turned on (--metrics-token).
     "metrics",
+    // The tool endpoint's OAuth server (server/mcp).
+    ...["oauth", "authorize", "authorization", "oauth-authorization-server", "oauth-protected-resource"],
+    ...["clients", "register"],
     // Words of routes the SPEC names that this server does not serve yet.
     ...["mcp", "events", "announcements", "analytics", "emails", "email", "unsubscribe", "achievements"],
     ...["opponent", "reveal", "reconcile", "image", "submission", "incidents", "publish", "archive", "retry"],
@@ -97,11 +100,11 @@ export async function registerBot(
   let limit = ctx.settings.limits().maxBotsPerOwner;
   let accountId: string | null = null;
   let actor: string;
-  if (who.kind === "session" || who.kind === "agent_key") {
+  if (who.kind === "session" || who.kind === "agent_key" || who.kind === "mcp_client") {
     owner = who.account.handle!;
     accountId = who.account.id;
     limit = who.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
-    actor = who.kind === "agent_key" ? `agent_key:${who.keyId}` : `account:${who.account.id}`;
+    actor = clientOf(who);
     await accounts?.throttle("bot registrations", who.account.id, config.registrationRateLimit, 3600_000);
   } else if (who.kind === "owner_key") {
     owner = who.owner.name;

@@ -62,6 +62,17 @@ ${o.body}`,
     }),
   );
 
+  // The tool endpoint's consent page (server/mcp): an OAuth client asks the signed-in owner for access.
+  app.get("/account/mcp/authorize", async (_req, reply) =>
+    send(reply, {
+      title: "Approve an application",
+      description: "An application asks to use your ladder account through the tool endpoint.",
+      page: "account",
+      script: "mcp-authorize.js",
+      body: consentBody(),
+    }),
+  );
+
   app.get("/admin", async (_req, reply) =>
     send(reply, {
       title: "Admin console",
@@ -82,6 +93,18 @@ const PREFERENCES: [string, string][] = [
   ["weekly_digest", "Weekly digest"],
   ["admin_warnings", "Messages from the admins"],
 ];
+
+function consentBody(): Html {
+  return html`<h1>Approve an application</h1>
+<p class="status" id="consent-status" role="status" aria-live="polite"></p>
+<p class="loading" id="consent-loading">Loading…</p>
+<section class="card" id="consent-signed-out" hidden aria-labelledby="h-consent-signin">
+<h2 id="h-consent-signin">Sign in first</h2>
+<p>Sign in on <a href="/account" target="_blank" rel="noopener">your account page</a> (it opens in a new tab), then come back here.</p>
+<p class="actions"><button type="button" class="button primary" id="consent-retry">I have signed in</button></p>
+</section>
+<section class="card" id="consent" hidden aria-labelledby="consent-title"></section>`;
+}
 
 /** The one-time secret panel (bot token, agent key, owner key): filled by the script, never stored. */
 function secretPanel(): Html {
@@ -227,6 +250,13 @@ approved your enrollment; on an invitation ladder with a code an admin gave you.
 <input id="key-label" name="label" maxlength="64">
 <button class="button primary" type="submit">Create key</button>
 </form>
+</section>
+
+<section class="card" id="mcp-card" aria-labelledby="h-mcp">
+<h2 id="h-mcp" tabindex="-1">AI applications</h2>
+<p class="muted small">Agents connect to the tool endpoint <code id="mcp-url"></code> with an agent key, or
+with your approval (OAuth). Approved applications:</p>
+<ul id="mcp-client-list" class="plain-list"></ul>
 </section>
 
 <section class="card" aria-labelledby="h-mail">

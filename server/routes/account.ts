@@ -4,7 +4,7 @@
 // handle must be chosen first) is checked once, before anything else, by the Accounts service (session, ban,
 // origin, handle).
 import { z } from "zod";
-import type { Caller } from "../auth/accounts.ts";
+import { type Caller, clientOf } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
@@ -81,8 +81,8 @@ async function view(ctx: AppContext, caller: Caller) {
       expires: k.expires,
     })),
     max_agent_keys: MAX_AGENT_KEYS,
-    mcp_url: null,
-    mcp_clients: [],
+    mcp_url: ctx.mcp?.enabled() ? ctx.mcp.oauth.at.resource : null,
+    mcp_clients: ctx.mcp ? await ctx.mcp.oauth.clients(a.id) : [],
   };
 }
 
@@ -103,6 +103,21 @@ export const ACCOUNT_OPERATIONS = [
     operationId: "account",
     summary: "The account: handle, limits, email preferences, bots and agent keys",
     auth: "session",
+    tools: [
+      {
+        name: "whoami",
+        description:
+          "The account this credential acts for: handle (null until chosen), bot limit and count, its bots, agent keys and approved clients.",
+        permission: "register",
+      },
+      {
+        name: "list_my_bots",
+        description:
+          "The account's bots: name, status (active, retired, suspended, banned), whether each has played, online, and its page.",
+        permission: "register",
+        result: (a) => ({ bots: (a as { bots: unknown[] }).bots }),
+      },
+    ],
     handle: async ({ caller }, ctx) => view(ctx, caller),
   }),
   defineOperation({
@@ -150,6 +165,14 @@ export const ACCOUNT_OPERATIONS = [
     operationId: "accountRegisterBot",
     summary: "Register a bot; its token is shown once",
     auth: "session_handle",
+    tools: [
+      {
+        name: "register_bot",
+        description:
+          "Register a bot for the account (name: 2-24 letters, digits, - or _). The answer's token is shown once: store it where the bot program reads it (e.g. ARENA_TOKEN) and connect to bot_endpoint with Authorization: Bearer <token>.",
+        permission: "register",
+      },
+    ],
     body: NameBody,
     invalid: errors.invalidBot,
     status: 201,
@@ -226,9 +249,17 @@ export const ACCOUNT_OPERATIONS = [
     summary: "Delete a bot that never played, or retire one that has",
     auth: "session_handle",
     params: NameParams,
+    tools: [
+      {
+        name: "retire_bot",
+        description:
+          "Retire one of the account's bots (it leaves the ladder for good; its history stays), or delete it if it never played. Needs the owner's approval to manage bots.",
+        permission: "manage",
+      },
+    ],
     handle: async ({ caller, params }, ctx) => {
       const bot = await ownBot(ctx, caller, params.name);
-      return removeBot(ctx, ctx.accounts, bot, "retire", `account:${caller.account.id}`);
+      return removeBot(ctx, ctx.accounts, bot, "retire", clientOf(caller));
     },
   }),
   defineOperation({

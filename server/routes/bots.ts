@@ -1,6 +1,7 @@
 // Bot registration and deletion (SPEC 4.2, 3.4) and the bot-token routes of SPEC 4.3, as operation
 // definitions: each yields its route, its auth rule and its /openapi.json entry.
 import { z } from "zod";
+import { clientOf } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
@@ -83,10 +84,18 @@ export const BOT_OPERATIONS = [
       409: "`bot_has_played`: it played, so retire it with DELETE /api/account/bots/<name>; `bot_moderated`",
     },
     doc: { tag: "registration", ok: R.RemovedBot },
+    tools: [
+      {
+        name: "delete_bot",
+        description:
+          "Delete one of the account's bots that never played (its name is freed). A bot that played answers bot_has_played: retire it instead.",
+        permission: "register",
+      },
+    ],
     handle: async ({ params, caller }, ctx) => {
       const bot = await ctx.store.botByName(params.name);
       if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(params.name);
-      return removeBot(ctx, ctx.accounts, bot, "delete", `agent_key:${caller.keyId}`);
+      return removeBot(ctx, ctx.accounts, bot, "delete", clientOf(caller));
     },
   }),
   defineOperation({

@@ -34,6 +34,7 @@ export function llmsTxt(base: string, docs: ReadonlyMap<string, LoadedDoc>): str
     `- [Observation schema](${base}/docs/schema/server-observation.json): what the bot receives each tick`,
     `- [Turn schema](${base}/docs/schema/bot-turn.json): what the bot sends each tick`,
     `- [Changelog](${base}/api/changelog): running versions and release notes as JSON`,
+    `- Tool endpoint (MCP): POST ${base}/mcp, Streamable HTTP tools for AI agents (an agent key or OAuth; see the agents guide), OAuth discovery at [protected-resource metadata](${base}/.well-known/oauth-protected-resource/mcp)`,
     "",
     "## Downloads",
     "",

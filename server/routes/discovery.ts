@@ -37,6 +37,12 @@ const OTHER_ENDPOINTS = [
   "GET /download/arena-sim.js",
   `GET /download/${SIMULATOR_PACKAGE}-${VERSIONS.release}-py3-none-any.whl`,
   "WS /bot",
+  "POST /mcp",
+  "GET /.well-known/oauth-protected-resource/mcp",
+  "GET /.well-known/oauth-authorization-server",
+  "POST /oauth/register",
+  "GET /oauth/authorize",
+  "POST /oauth/token",
 ];
 
 let endpoints: string[] | null = null;
@@ -67,7 +73,7 @@ function apiIndex(ctx: AppContext, base: string) {
     bot_endpoint: `${wsBase(base)}/bot`,
     accounts,
     authentication_required: !config.anonymousDev,
-    mcp: null,
+    mcp: ctx.mcp?.enabled() ? `${base}/mcp` : null,
     openapi: `${base}/openapi.json`,
     llms_txt: `${base}/llms.txt`,
     docs: `${base}/docs`,

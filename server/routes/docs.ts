@@ -65,10 +65,21 @@ export const DOCS_OPERATIONS = [
     invalidParams: (p) => errors.notFound(`document ${JSON.stringify(rawName(p))}`),
     errors: { 404: "no document of that name (`not_found`)" },
     doc: { tag: "discovery", ok: { media: "text/markdown", description: "the Markdown document" } },
+    tools: [
+      {
+        name: "get_agent_guide",
+        description:
+          "The guide for AI agents (Markdown): how to discover the ladder, register a bot, build it from a starter, test it offline and play.",
+        permission: "register",
+        fixed: { params: { name: "agents" } },
+      },
+    ],
     handle: async ({ params, reply }) => {
       const doc = publishedDocs().get(params.name.replace(/\.md$/, ""));
       if (!doc) throw errors.notFound(`document ${JSON.stringify(params.name)}`);
-      return reply.type("text/markdown; charset=utf-8").send(doc.markdown);
+      // Returned, not sent: the tool endpoint calls this handler too and answers with the text itself.
+      reply.type("text/markdown; charset=utf-8");
+      return doc.markdown;
     },
   }),
   defineOperation({

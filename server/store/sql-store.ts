@@ -7,6 +7,7 @@ import { migrate } from "../db/migrate.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { LadderStore } from "../ladders/store.ts";
+import { McpStore } from "../mcp/store.ts";
 import { AccountStore } from "./account-store.ts";
 import { IdentityStore } from "./identity-store.ts";
 import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
@@ -98,6 +99,7 @@ export class SqlStore implements Store {
   readonly accounts: AccountStore;
   readonly identity: IdentityStore;
   readonly ladders: LadderStore;
+  readonly mcp: McpStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
@@ -114,6 +116,7 @@ export class SqlStore implements Store {
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);
     this.ladders = new LadderStore(db);
+    this.mcp = new McpStore(db);
   }
 
   // --- Bots and tokens ---

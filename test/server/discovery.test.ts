@@ -57,7 +57,8 @@ describe("GET /api", () => {
       ].sort(),
     );
     expect(api.bot_endpoint).toBe(`${srv.wsUrl}`);
-    expect(api.mcp).toBeNull();
+    // The tool endpoint is on by default (accounts are); --no-mcp or the live setting turn it off.
+    expect(api.mcp).toBe(`${srv.url}/mcp`);
     expect(api.authentication_required).toBe(false);
     expect(api.openapi).toBe(`${srv.url}/openapi.json`);
     expect(api.llms_txt).toBe(`${srv.url}/llms.txt`);

@@ -35,6 +35,8 @@ const NOT_GET: Record<string, "POST" | "PUT"> = {
   "onboarding.claim_endpoint": "POST",
   "onboarding.signup_endpoint": "POST",
   "onboarding.token_endpoint": "POST",
+  // The tool endpoint takes JSON-RPC by POST only (GET is 405).
+  mcp: "POST",
 };
 
 /** Pages another part of the project serves; until their route is registered they are reported, not failed. */

@@ -26,6 +26,7 @@ import { SETTINGS_OPERATIONS } from "../../server/admin/settings-routes.ts";
 import type { AnyOperation } from "../../server/kernel/operation.ts";
 import { DATA_OPERATIONS } from "../../server/ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "../../server/ladders/routes.ts";
+import { MCP_OPERATIONS } from "../../server/mcp/routes.ts";
 import { ACCOUNT_OPERATIONS } from "../../server/routes/account.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -214,6 +215,7 @@ function paramValue(path: string, name: string): string {
         ? "0001-tick-order.md"
         : "arena-sim.mjs";
   if (name === "invitation") return "inv_none";
+  if (name === "client_id") return "mcpc_none";
   if (name === "id") {
     if (path.startsWith("/api/account/keys")) return agentKeyId;
     if (path.includes("ladders")) return "public";
@@ -236,6 +238,14 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "PUT /api/account/bots/:name/name": { name: "sweep-bot" },
     "PUT /api/account/bots/:name/avatar": { avatar: "ronin" },
     "POST /api/account/claim": { token: "bt_unknown" },
+    "POST /api/account/mcp/authorization": { authorization_id: "mcpa_unknown", action: "deny" },
+    "POST /oauth/register": { client_name: "sweep", redirect_uris: ["https://sweep.example/cb"] },
+    "POST /oauth/token": {
+      grant_type: "authorization_code",
+      code: "mc_unknown",
+      code_verifier: "v".repeat(43),
+      client_id: "mcpc_unknown",
+    },
     "POST /api/account/keys": { label: "sweep", expires_in_days: 30 },
     "POST /api/account/ladders/:id/enrollment": { invitation: "inv_none" },
     "POST /api/admin/accounts/:ref/role": { role: "player" },
@@ -339,6 +349,45 @@ const PLAIN_ROUTES: Route[] = [
     lenientBody: true,
   },
   { method: "POST", path: "/auth/v1/logout", cred: "idp_session", query: ["scope"] },
+  // The tool endpoint (its body is a JSON-RPC message, which the SDK reads) and its OAuth server.
+  { method: "POST", path: "/mcp", cred: "agent", query: [], body: [] },
+  { method: "GET", path: "/mcp", cred: "agent", query: [] },
+  { method: "DELETE", path: "/mcp", cred: "agent", query: [] },
+  { method: "GET", path: "/.well-known/oauth-protected-resource/mcp", cred: "none", query: [] },
+  { method: "GET", path: "/.well-known/oauth-protected-resource", cred: "none", query: [] },
+  { method: "GET", path: "/.well-known/oauth-authorization-server", cred: "none", query: [] },
+  { method: "GET", path: "/account/mcp/authorize", cred: "none", query: ["authorization_id"] },
+  {
+    method: "GET",
+    path: "/oauth/authorize",
+    cred: "none",
+    query: [
+      "response_type",
+      "client_id",
+      "redirect_uri",
+      "code_challenge",
+      "code_challenge_method",
+      "resource",
+      "state",
+    ],
+  },
+  // RFC 7591 has a server ignore client metadata it does not know.
+  {
+    method: "POST",
+    path: "/oauth/register",
+    cred: "none",
+    query: [],
+    body: ["client_name", "redirect_uris"],
+    lenientBody: true,
+  },
+  {
+    method: "POST",
+    path: "/oauth/token",
+    cred: "none",
+    query: [],
+    body: ["grant_type", "code", "code_verifier", "client_id"],
+    lenientBody: true,
+  },
 ];
 
 const RULE_CRED: Record<string, Cred> = {
@@ -400,6 +449,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...LADDER_OPERATIONS,
     ...SETTINGS_OPERATIONS,
     ...ADMIN_OPERATIONS,
+    ...MCP_OPERATIONS,
   ];
   for (const op of ops)
     add({

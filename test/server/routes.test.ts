@@ -255,7 +255,7 @@ describe("discovery and status", () => {
     // The built-in identity provider is on by default; the anonymous option only adds anonymous play.
     expect(b.accounts).toMatchObject({ identity_url: expect.stringMatching(/\/auth\/v1$/) });
     expect(b.authentication_required).toBe(false);
-    expect(b.mcp).toBeNull();
+    expect(b.mcp).toEqual(expect.stringMatching(/\/mcp$/));
     for (const k of ["openapi", "llms_txt", "docs", "bot_code"]) expect(b[k], k).toEqual(expect.any(String));
     const versions = b.versions as Json;
     for (const k of ["release", "engine", "protocol", "rules", "rules_hash"])

@@ -1,0 +1,92 @@
+// The tool list, derived from the operation definitions (server/operations.ts): an operation that names a
+// tool lends it its input schema (path parameters, query and body in one object), its auth rule's account
+// requirements, its handler and so its limits and error codes. Nothing here restates a rule of a route.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { Caller } from "../auth/accounts.ts";
+import type { AppContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { parseInput } from "../kernel/input.ts";
+import type { AnyOperation, ToolDescriptor } from "../kernel/operation.ts";
+import { allOperations } from "../operations.ts";
+
+export interface Tool {
+  tool: ToolDescriptor;
+  op: AnyOperation;
+  /** Names of the input fields by where the operation takes them. */
+  fields: { params: string[]; query: string[]; body: string[] };
+  inputSchema: Record<string, unknown>;
+}
+
+const shapeOf = (schema: z.ZodType | undefined): Record<string, z.ZodType> =>
+  ((schema as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {}) as Record<string, z.ZodType>;
+
+function toTool(op: AnyOperation, tool: ToolDescriptor): Tool {
+  const fixed = tool.fixed?.params ?? {};
+  const params = Object.fromEntries(Object.entries(shapeOf(op.params)).filter(([k]) => !(k in fixed)));
+  const query = shapeOf(op.query);
+  const body = shapeOf(op.body);
+  const { $schema: _drop, ...inputSchema } = z.toJSONSchema(z.object({ ...params, ...query, ...body }), {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
+  return {
+    tool,
+    op,
+    fields: { params: Object.keys(params), query: Object.keys(query), body: Object.keys(body) },
+    inputSchema,
+  };
+}
+
+let tools: Tool[] | null = null;
+/** Every tool, in the order of the operations. */
+export function allTools(): Tool[] {
+  tools ??= allOperations().flatMap((op) => (op.tools ?? []).map((t) => toTool(op, t)));
+  return tools;
+}
+
+/** An account caller on the tool endpoint, with whether the owner approved managing (retire, enroll). */
+export interface ToolCaller {
+  caller: Caller;
+  manage: boolean;
+}
+
+/** Runs a tool as its operation would run over HTTP, with the tool endpoint's caller. */
+export async function callTool(
+  t: Tool,
+  args: Record<string, unknown> | undefined,
+  who: ToolCaller,
+  http: { req: FastifyRequest; reply: FastifyReply },
+  ctx: AppContext,
+): Promise<unknown> {
+  const { op, tool } = t;
+  if (tool.permission === "manage" && !who.manage) throw errors.permissionRequired(tool.name);
+  // The auth rule's account requirements (the credential itself was checked by the endpoint).
+  if ((op.auth === "session_handle" || op.auth === "registrant") && !who.caller.account.handle)
+    throw errors.handleRequired();
+  const input = args ?? {};
+  const known = [...t.fields.params, ...t.fields.query, ...t.fields.body];
+  const unknown = Object.keys(input).filter((k) => !known.includes(k));
+  if (unknown.length > 0)
+    throw errors.badRequest(
+      `unknown argument${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => JSON.stringify(k)).join(", ")}; ` +
+        `the arguments are ${known.join(", ") || "none"}`,
+    );
+  const pick = (names: string[]) =>
+    Object.fromEntries(names.filter((k) => k in input).map((k) => [k, input[k]]));
+  const rawParams = { ...pick(t.fields.params), ...(tool.fixed?.params ?? {}) };
+  const answer = await op.handle(
+    {
+      params:
+        op.params &&
+        parseInput(op.params, rawParams, op.invalidParams && (() => op.invalidParams!(rawParams)), "ignore"),
+      query: op.query && parseInput(op.query, pick(t.fields.query), undefined, "ignore"),
+      body: op.body && parseInput(op.body, pick(t.fields.body), op.invalid),
+      caller: who.caller,
+      req: http.req,
+      reply: http.reply,
+    } as never,
+    ctx,
+  );
+  return tool.result ? tool.result(answer) : answer;
+}

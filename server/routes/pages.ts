@@ -8,6 +8,7 @@ import { parseMap, RULES } from "../../engine/rules.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
+import { publicBase, wsBase } from "../public-address.ts";
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
@@ -197,8 +198,9 @@ ${section("recent", "Recent matches")}
       return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     // The queue message a bot sends: on another ladder than the default it names the ladder.
     const queue = `{"type": "queue", "version": "v1"${current && ladderParam(current.id) ? `, "ladder_id": "${current.id}"` : ""}}`;
+    // The same address GET /api reports as bot_endpoint: from the configured public address.
     const index = {
-      bot_endpoint: `${base.replace(/^http/, "ws")}/bot`,
+      bot_endpoint: `${wsBase(publicBase(ctx.config, req))}/bot`,
       authentication_required: !ctx.config.anonymousDev,
     };
     return send(reply, {

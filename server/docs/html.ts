@@ -59,6 +59,12 @@ function markdownRenderer(): Marked {
       html({ text }) {
         return escapeHtml(text);
       },
+      // Code blocks and tables may be wider than a phone: they scroll inside the column and take the
+      // keyboard focus so they can be scrolled without a mouse.
+      code({ text, lang }) {
+        const cls = lang ? ` class="language-${escapeHtml(lang.split(/\s/)[0]!)}"` : "";
+        return `<pre tabindex="0"><code${cls}>${escapeHtml(text)}</code></pre>\n`;
+      },
     },
   });
   return marked;
@@ -68,7 +74,10 @@ const renderer = markdownRenderer();
 
 export function markdownToHtml(markdown: string): string {
   usedIds = new Set();
-  return renderer.parse(markdown, { async: false });
+  return renderer
+    .parse(markdown, { async: false })
+    .replace(/<table>/g, '<div class="table-scroll" tabindex="0" role="region" aria-label="Table"><table>')
+    .replace(/<\/table>/g, "</table></div>");
 }
 
 const NAV = [

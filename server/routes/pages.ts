@@ -9,8 +9,16 @@ import { parseMap, RULES } from "../../engine/rules.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
+import type { LeaderboardRowT } from "../ladders/reads.ts";
 import { publicBase, wsBase } from "../public-address.ts";
-import { type Featured, pickFeatured, RECENT_WINDOW, SHOWCASE_FILE, showcase } from "../spectate/service.ts";
+import {
+  type Featured,
+  pickFeatured,
+  RECENT_WINDOW,
+  SHOWCASE_FILE,
+  showcase,
+  upsets,
+} from "../spectate/service.ts";
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
@@ -22,8 +30,12 @@ import {
   matchesTable,
   onlineSection,
   outcome,
+  upsetsSection,
   userLink,
 } from "../web/sections.ts";
+
+/** Games a leaderboard sparkline shows. */
+const SPARK_GAMES = 30;
 
 const LADDER_ID = /^[A-Za-z0-9_-]{1,40}$/;
 const MATCH_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -184,14 +196,30 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
   });
 
   // ---- ladder dashboard -----------------------------------------------------------------------------------
+  /** The latest ratings of the top ten's ranked versions, by bot name, for the leaderboard's sparklines. */
+  async function topTrends(board: LeaderboardRowT[], ladder: string | null): Promise<Map<string, number[]>> {
+    const top = board.slice(0, 10);
+    const histories = await Promise.all(top.map((r) => read(() => ctx.reads.ratings(r.name, on(ladder)))));
+    return new Map(
+      top.map((r, i) => [
+        r.name,
+        (histories[i]!.body?.points ?? [])
+          .filter((p) => p.version === r.version)
+          .map((p) => p.rating)
+          .slice(-SPARK_GAMES),
+      ]),
+    );
+  }
+
+  type SectionId = "leaderboard" | "live" | "online" | "recent" | "upsets";
   async function ladderSections(
     ladder: string | null,
-  ): Promise<({ signature: string } & Record<"leaderboard" | "live" | "online" | "recent", Html>) | null> {
+  ): Promise<({ signature: string } & Record<SectionId, Html>) | null> {
     const [board, status, lobby, recent] = await Promise.all([
       read(() => ctx.reads.leaderboard(on(ladder))),
       read(() => ctx.reads.status(on(ladder))),
       read(() => ctx.reads.lobby(on(ladder))),
-      read(() => ctx.reads.matches({ limit: 20, ...(ladder ? { ladder } : {}) })),
+      read(() => ctx.reads.matches({ limit: RECENT_WINDOW, ...(ladder ? { ladder } : {}) })),
     ]);
     if (!board.body || !status.body) return null;
     // The same fingerprint web/app.js computes from /api/status: it refetches these sections when it changes.
@@ -199,12 +227,14 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
       status.body.matches.map((m) => m.id).sort(),
       status.body.online.map((o) => `${o.name}:${o.state}:${o.version}`).sort(),
     ]);
+    const matches = recent.body ?? [];
     return {
       signature,
-      leaderboard: leaderboardSection(board.body, ladder),
+      leaderboard: leaderboardSection(board.body, ladder, await topTrends(board.body, ladder)),
       live: liveSection(status.body, ladder),
       online: onlineSection(lobby.body ?? [], ladder),
-      recent: matchesTable(recent.body ?? [], ladder, "recent", "Recent matches"),
+      recent: matchesTable(matches.slice(0, 20), ladder, "recent", "Recent matches"),
+      upsets: upsetsSection(upsets(matches), ladder),
     };
   }
 
@@ -213,7 +243,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
     const [s, ladders] = await Promise.all([ladderSections(ladder), laddersFor(ladder)]);
     if (!s) return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     const current = ladders.find((l) => l.id === (ladder ?? DEFAULT_LADDER));
-    const section = (id: "leaderboard" | "live" | "online" | "recent", title: string) =>
+    const section = (id: SectionId, title: string) =>
       html`<section class="panel panel-${id}" aria-labelledby="h-${id}"><h2 id="h-${id}">${title}</h2><div data-section="${id}">${s[id]}</div></section>`;
     return send(reply, {
       ...shell,
@@ -229,6 +259,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}
 ${section("leaderboard", "Leaderboard")}
 ${section("live", "Being played now")}
 ${section("online", "Online")}
+${section("upsets", "Recent upsets")}
 ${section("recent", "Recent matches")}
 </div>`,
     });
@@ -284,13 +315,13 @@ play your bot against the house bots, write replays and watch them here. With
 <a href="/download/arena-sim.mjs">arena-sim.mjs</a> and the Python starter
 <a href="/download/bots/python/starter_bot.py">starter_bot.py</a> in one folder (<code>--stdio</code>: the starter
 speaks to the simulator over stdin and stdout instead of connecting to the ladder):</p>
-<pre><code>node arena-sim.mjs play --a "cmd:python3 starter_bot.py --stdio" --b brawler --matches 20</code></pre></li>
+<pre tabindex="0"><code>node arena-sim.mjs play --a "cmd:python3 starter_bot.py --stdio" --b brawler --matches 20</code></pre></li>
 <li><h2>Register and connect</h2><p>${
         index.authentication_required
           ? html`Create an account, register a bot to get its token, then connect to`
           : html`Register a bot with <code>POST /api/bots</code> to get its token, then connect to`
       } <code>${index.bot_endpoint}</code> with the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
-<pre><code>→ ${queue}
+<pre tabindex="0"><code>→ ${queue}
 ← {"type": "hello", ...}          → {"type": "ready"}
 ← {"type": "observation", "tick": 0, ...}
 → {"type": "turn", "tick": 0, "move": "E", "attack": {"name": "ranged", "target": [12, 9]}}
@@ -342,6 +373,8 @@ ${td(when(v.created), { hideNarrow: true, sort: v.created })}
       ),
     });
     const withHealth = bot.versions.filter((v) => v.health);
+    // Its matches being played now, each with a link to watch it live.
+    const playing = ctx.reads.status().matches.filter((m) => m.names.includes(bot.name));
     const health = table({
       id: "health",
       caption: "Health per version",
@@ -380,6 +413,17 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
 · ${bot.online ? html`<span class="badge online">online${bot.online_version ? ` (${bot.online_version})` : ""}</span>` : html`<span class="badge">offline</span>`}
 · registered ${when(bot.created)}</p>
 </header>
+${
+  playing.length > 0
+    ? html`<section class="playing-now" aria-labelledby="h-playing"><h2 id="h-playing">Playing now</h2><ul class="live-list">${playing.map(
+        (
+          m,
+        ) => html`<li data-match="${m.id}"><span class="live-names"><span class="pulse" aria-hidden="true"></span>${m.display_names[0]} <span class="muted">vs</span> ${m.display_names[1]}</span>
+<span class="live-meta"><span class="muted">tick <span data-match-tick="${m.id}">${m.tick}</span></span>
+<a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch ${m.display_names[0]} versus ${m.display_names[1]} live">▶ Watch</a></span></li>`,
+      )}</ul></section>`
+    : ""
+}
 <section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${ratingChart(points, `Rating of ${bot.display_name} over its rated games`)}</section>
 <section aria-labelledby="h-versions"><h2 id="h-versions">Versions</h2>
 <p class="muted small">A version is ranked after ${bot.qualifying_games} rated games.</p>${versions}</section>

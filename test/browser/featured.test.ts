@@ -73,11 +73,9 @@ describe("the home page's featured match", () => {
     expect((await viewer()).frames).toBe(ticks);
     // It plays: the frame moves on by itself.
     const first = (await viewer()).frame;
-    await page.waitForFunction(
-      (f) => (window as unknown as Win).__viewer.frame > f + 5,
-      first,
-      { timeout: 10_000 },
-    );
+    await page.waitForFunction((f) => (window as unknown as Win).__viewer.frame > f + 5, first, {
+      timeout: 10_000,
+    });
     // The board's text alternative is the current tick in words.
     expect(await page.locator("#board").getAttribute("aria-label")).toMatch(/^Tick \d+\. .+ hp/);
   });
@@ -155,16 +153,22 @@ describe("the home page's featured match", () => {
     // Nothing left being played: the latest notable finished match, in a loop, labelled a replay.
     delay.set(ids.get(y)!.name, 0);
     await ids.get(y)!.bot.next("end", undefined, 90_000);
-    await page.waitForFunction(() => (window as unknown as Win).__featured.featured.kind === "finished", null, {
-      timeout: 15_000,
-    });
+    await page.waitForFunction(
+      () => (window as unknown as Win).__featured.featured.kind === "finished",
+      null,
+      {
+        timeout: 15_000,
+      },
+    );
     const f = await featured();
     expect([x, y]).toContain(f.match_id);
     expect(await page.locator("#featured-label").textContent()).toMatch(/^Replay/);
     await page.waitForFunction(() => (window as unknown as Win).__viewer.status === "ready", null, {
       timeout: 15_000,
     });
-    expect(await page.evaluate(() => (window as unknown as Win).__featured.switches)).toBeGreaterThanOrEqual(3);
+    expect(await page.evaluate(() => (window as unknown as Win).__featured.switches)).toBeGreaterThanOrEqual(
+      3,
+    );
     expect(await page.evaluate(() => performance.getEntriesByType("navigation").length)).toBe(1);
     await page.close();
   }, 180_000);

@@ -6,9 +6,10 @@
 // the page, finds no serious or critical violation; the keyboard reaches every control.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_MISSING, launchBrowser } from "../helpers/browser.ts";
+import { CHROMIUM_MISSING, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { NOW, PLAYERS, type SiteWorld, seedSite } from "../helpers/site-world.ts";
 import { skipAllIf } from "../helpers/skips.ts";
@@ -157,6 +158,8 @@ describe("every page at phone, laptop and wide-screen widths", () => {
         if (v.diffRatio > MAX_DIFF_RATIO)
           visuals.push(`${path}: ${(v.diffRatio * 100).toFixed(2)} % of pixels differ from the baseline`);
         for (const a of await axeViolations(page)) problems.push(`${path}: ${a}`);
+        // The whole page for a reviewer to look at (test-artifacts/, ignored by git).
+        await page.screenshot({ path: join(SHOTS, `site-${name}-${width}.png`), fullPage: true });
         await context.close();
       }
       expect(problems).toEqual([]);

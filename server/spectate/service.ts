@@ -141,7 +141,7 @@ export function pickFeatured(
       names: [m.bots[0]?.display_name ?? "?", m.bots[1]?.display_name ?? "?"],
       label:
         notable.why === "upset" && f !== null
-          ? `Replay: an upset (the winner had a ${Math.round(f * 100)} % forecast)`
+          ? `Replay: an upset (the winner had a ${Math.round(f * 100)}\u00a0% forecast)`
           : "Replay: the top-rated recent match",
       live_url: null,
       replay_url: `/replays/${m.id}.jsonl.gz`,

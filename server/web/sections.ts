@@ -99,7 +99,7 @@ export function upsetsSection(list: { match: MatchJ; forecast: number }[], ladde
     const l = m.bots.find((b) => b.id !== m.winner)!;
     return html`<li data-match="${m.id}">
 <span>${botLink(w.name, w.display_name, ladder)} <span class="muted">beat</span> ${botLink(l.name, l.display_name, ladder)}</span>
-<span class="upset-meta"><span class="badge upset" title="the winner's forecast before the game">${Math.round(forecast * 100)} %</span>
+<span class="upset-meta"><span class="badge upset" title="the winner's forecast before the game">${Math.round(forecast * 100)}\u00a0%</span>
 ${when(m.ended)} <a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch the replay of ${w.display_name} beating ${l.display_name}">▶ Replay</a></span>
 </li>`;
   })}</ul>`;

@@ -45,7 +45,7 @@ import { AddressLimits, tooManyConnects } from "./socket/address-limits.ts";
 import { BotHub } from "./socket/hub.ts";
 import { openStore } from "./store/sql-store.ts";
 import type { MatchRecord, Store } from "./store/types.ts";
-import { sendUnavailablePage } from "./web/layout.ts";
+import { sendErrorPage, sendUnavailablePage } from "./web/layout.ts";
 
 const REPLAYS_PER_BOT = 200;
 /** Seconds a client is asked to wait before retrying while the database is unreachable. */
@@ -56,6 +56,10 @@ function isPageRequest(req: { method: string; url: string }): boolean {
   if (req.method !== "GET" && req.method !== "HEAD") return false;
   const path = req.url.split("?")[0]!;
   return !/^\/(?:api|replays|docs\/schema|openapi\.json|downloads|\.well-known)(?:\/|$)/.test(path);
+}
+/** A page route asked for by a browser (it accepts HTML): errors answer as a page in the site's layout. */
+function wantsPage(req: { method: string; url: string; headers: { accept?: string } }): boolean {
+  return isPageRequest(req) && /\btext\/html\b/.test(req.headers.accept ?? "");
 }
 const TRIM_EVERY_MS = 10 * 60_000;
 
@@ -371,10 +375,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500)
       return reply.code(e.statusCode).send({ error: e.message, code: "bad_request" });
     log.error({ err }, "unhandled error");
+    if (wantsPage(req))
+      return sendErrorPage(reply, 500, "Something went wrong", "This page failed to render. Try again.");
     return reply.code(500).send({ error: "internal error", code: "internal" });
   });
+  // A browser asking for an address that does not exist gets a page in the site's layout; everything else
+  // (scripts, API clients, /api/...) gets the JSON error.
   http.setNotFoundHandler((req, reply) =>
-    reply.code(404).send({ error: `no route ${req.method} ${req.url.split("?")[0]}`, code: "not_found" }),
+    wantsPage(req)
+      ? sendErrorPage(reply, 404, "Page not found", `There is nothing at ${req.url.split("?")[0]}.`)
+      : reply.code(404).send({ error: `no route ${req.method} ${req.url.split("?")[0]}`, code: "not_found" }),
   );
 
   let metricsListener: MetricsListener | null = null;

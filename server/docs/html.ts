@@ -1,4 +1,4 @@
-// Markdown to a self-contained HTML page for /guide/<name> and /changelog. marked parses (CommonMark + GFM
+// Markdown to HTML for /guide/<name> and /changelog, shown inside the site's layout. marked parses (CommonMark + GFM
 // tables); this module decides what the output may contain: headings get stable ids for anchors, links
 // between docs point at their /guide pages, and raw HTML inside Markdown is shown as text rather than trusted,
 // so a doc edit can never inject markup or script into the site.
@@ -59,6 +59,12 @@ function markdownRenderer(): Marked {
       html({ text }) {
         return escapeHtml(text);
       },
+      // Code blocks and tables may be wider than a phone: they scroll inside the column and take the
+      // keyboard focus so they can be scrolled without a mouse.
+      code({ text, lang }) {
+        const cls = lang ? ` class="language-${escapeHtml(lang.split(/\s/)[0]!)}"` : "";
+        return `<pre tabindex="0"><code${cls}>${escapeHtml(text)}</code></pre>\n`;
+      },
     },
   });
   return marked;
@@ -68,70 +74,51 @@ const renderer = markdownRenderer();
 
 export function markdownToHtml(markdown: string): string {
   usedIds = new Set();
-  return renderer.parse(markdown, { async: false });
-}
-
-const STYLE = `
-:root{color-scheme:light dark;--fg:#1d232b;--bg:#fbfbf8;--muted:#5c6670;--line:#d9dcd6;--code:#f0f1ec;--link:#0b5cad}
-@media (prefers-color-scheme:dark){:root{--fg:#e3e6e8;--bg:#15181b;--muted:#9aa3ab;--line:#30363c;--code:#1f2428;--link:#6cb4ff}}
-*{box-sizing:border-box}body{margin:0;font:16px/1.6 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
-header,main,footer{max-width:60rem;margin:0 auto;padding:0 1.25rem}
-header{border-bottom:1px solid var(--line);padding-top:.75rem;padding-bottom:.75rem}
-header nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.95rem}
-a{color:var(--link)}h1,h2,h3,h4{line-height:1.25;margin:1.8em 0 .6em}h1{margin-top:1em}
-h1 a.anchor,h2 a.anchor,h3 a.anchor,h4 a.anchor{color:inherit;text-decoration:none}
-code,pre{font:.9em/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--code);border-radius:4px}
-code{padding:.1em .3em}pre{padding:.8em 1em;overflow:auto}pre code{padding:0;background:none}
-table{border-collapse:collapse;display:block;overflow:auto;margin:1em 0}th,td{border:1px solid var(--line);padding:.35em .6em;text-align:left;vertical-align:top}
-th{background:var(--code)}blockquote{margin:1em 0;padding:0 1em;border-left:3px solid var(--line);color:var(--muted)}
-footer{color:var(--muted);font-size:.9rem;border-top:1px solid var(--line);margin-top:3rem;padding-top:1rem;padding-bottom:2rem}
-`;
-
-export interface PageOptions {
-  title: string;
-  /** Absolute canonical address of the page. */
-  canonical: string;
-  /** Rendered HTML of the main content. */
-  body: string;
-  description?: string;
-  /** Extra header: e.g. X-Robots-Tag is set by the route; this adds the meta twin. */
-  noindex?: boolean;
+  return renderer
+    .parse(markdown, { async: false })
+    .replace(/<table>/g, '<div class="table-scroll" tabindex="0" role="region" aria-label="Table"><table>')
+    .replace(/<\/table>/g, "</table></div>");
 }
 
 const NAV = [
-  ["/guide", "Guides"],
+  ["/guide", "All guides"],
   ["/guide/agents", "For agents"],
   ["/guide/bot-guide", "Bot guide"],
   ["/guide/api", "HTTP API"],
   ["/guide/rules", "Rules"],
   ["/guide/simulator", "Simulator"],
   ["/changelog", "Changelog"],
-  ["/api", "GET /api"],
 ] as const;
 
-/** A complete, self-contained page: inline CSS, no scripts, semantic landmarks. */
-export function page(o: PageOptions): string {
-  const nav = NAV.map(([href, label]) => `<a href="${href}">${escapeHtml(label)}</a>`).join("\n");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(o.title)} · Arena ladder</title>
-${o.description ? `<meta name="description" content="${escapeHtml(o.description)}">\n` : ""}${o.noindex ? '<meta name="robots" content="noindex">\n' : ""}<link rel="canonical" href="${escapeHtml(o.canonical)}">
-<style>${STYLE}</style>
-</head>
-<body>
-<header><nav aria-label="Documentation">
-${nav}
-</nav></header>
-<main>
-${o.body}
-</main>
-<footer>Markdown source and machine-readable forms: <a href="/docs">/docs</a>, <a href="/openapi.json">/openapi.json</a>, <a href="/llms.txt">/llms.txt</a>.</footer>
-</body>
-</html>
-`;
+/**
+ * A guide's content for the site's layout (server/web/layout.ts): the guides' own table of contents, then the
+ * rendered document in a prose column, then where the machine-readable forms are. `current` marks the page
+ * being read in that list.
+ */
+export function guideArticle(body: string, current: string): string {
+  const items = NAV.map(
+    ([href, label]) =>
+      `<li><a href="${href}"${href === current ? ' aria-current="page"' : ""}>${escapeHtml(label)}</a></li>`,
+  ).join("");
+  return `<nav class="guide-nav" aria-label="Guides"><ul>${items}</ul></nav>
+<article class="prose">
+${body}
+<p class="muted small">Markdown source and machine-readable forms: <a href="/docs">/docs</a>, <a href="/openapi.json">/openapi.json</a>, <a href="/llms.txt">/llms.txt</a>.</p>
+</article>`;
+}
+
+/**
+ * The docs write addresses as `{base_url}` and `{bot_endpoint}` (and examples on `https://ladder.example`):
+ * on this ladder's HTML guides they read as this ladder's own public address, so a reader can copy them.
+ */
+export function localizeAddresses(rendered: string, base: string): string {
+  const http = escapeHtml(base);
+  const ws = escapeHtml(base.replace(/^http/, "ws"));
+  return rendered
+    .replace(/\{base_url\}/g, http)
+    .replace(/\{bot_endpoint\}/g, `${ws}/bot`)
+    .replace(/https:\/\/ladder\.example(?![\w.-])/g, http)
+    .replace(/wss:\/\/ladder\.example(?![\w.-])/g, ws);
 }
 
 /** The /guide index: every guide with its one-line description. */

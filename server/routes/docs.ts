@@ -1,14 +1,17 @@
 // Documentation routes of SPEC 1.1: the JSON index (/docs), each Markdown source (/docs/<name>), the generated
 // rules and message schemas, the same guides as HTML (/guide, /guide/<name>) and the changelog page.
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
 import type { AppContext } from "../context.ts";
 import { DOCS, docForFile, type LoadedDoc, publishedDocs } from "../docs/catalog.ts";
-import { escapeHtml, guideIndexBody, markdownToHtml, page } from "../docs/html.ts";
+import { guideArticle, guideIndexBody, localizeAddresses, markdownToHtml } from "../docs/html.ts";
 import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
+import { webAssets } from "../web/assets.ts";
+import { trusted } from "../web/html.ts";
+import { sendErrorPage, sendPage, shellAssets } from "../web/layout.ts";
 import * as R from "./responses.ts";
 
 /** `/docs/<name>` and `/guide/<name>`: a catalogued name, optionally with `.md`. */
@@ -112,20 +115,29 @@ export function docsRoutes(
   const { config } = ctx;
   const rules = rulesDocument();
 
-  /** An HTML 404 that search engines drop (SPEC 1.1). */
+  const assets = webAssets();
+  const shell = { ...shellAssets(), styles: [assets.url("guide.css")], ladder: null };
+
+  /** A guide page in the site's layout, every address on it from the configured public address. */
+  const guidePage = (
+    reply: FastifyReply,
+    req: FastifyRequest,
+    o: { path: string; title: string; description: string; page: string; body: string },
+  ) => {
+    const base = publicBase(config, req);
+    return sendPage(reply, {
+      ...shell,
+      title: o.title,
+      description: o.description,
+      page: o.page,
+      canonical: `${base}${o.path}`,
+      body: trusted(guideArticle(localizeAddresses(o.body, base), o.path)),
+    });
+  };
+
+  /** An HTML 404 that search engines drop (SPEC 1.1), inside the site's layout. */
   const missingPage = (reply: FastifyReply, what: string) =>
-    reply
-      .code(404)
-      .header("x-robots-tag", "noindex")
-      .type("text/html; charset=utf-8")
-      .send(
-        page({
-          title: "Not found",
-          canonical: `${config.publicUrl}/guide`,
-          noindex: true,
-          body: `<h1>Not found</h1>\n<p>${escapeHtml(what)} does not exist. See <a href="/guide">the guides</a>.</p>`,
-        }),
-      );
+    sendErrorPage(reply, 404, "Not found", `${what} does not exist. The guides list every document.`);
 
   const docNamed = (raw: string): LoadedDoc | undefined => {
     const r = DocParams.safeParse({ name: raw });
@@ -144,40 +156,37 @@ export function docsRoutes(
   });
 
   app.get("/guide", async (req, reply) =>
-    reply.type("text/html; charset=utf-8").send(
-      page({
-        title: "Guides",
-        canonical: `${publicBase(config, req)}/guide`,
-        description: "Guides for bot authors and their agents",
-        body: guideIndexBody(new Set(docs.keys())),
-      }),
-    ),
+    guidePage(reply, req, {
+      path: "/guide",
+      title: "Guides",
+      description: "Guides for bot authors and their agents",
+      page: "guide",
+      body: guideIndexBody(new Set(docs.keys())),
+    }),
   );
   app.get("/guide/:name", async (req, reply) => {
     const raw = (req.params as { name: string }).name;
     const doc = docNamed(raw);
     if (!doc) return missingPage(reply, `The guide ${JSON.stringify(raw)}`);
-    return reply.type("text/html; charset=utf-8").send(
-      page({
-        title: doc.title,
-        canonical: `${publicBase(config, req)}/guide/${doc.name}`,
-        description: doc.about,
-        body: markdownToHtml(doc.markdown),
-      }),
-    );
+    return guidePage(reply, req, {
+      path: `/guide/${doc.name}`,
+      title: doc.title,
+      description: doc.about,
+      page: "guide",
+      body: markdownToHtml(doc.markdown),
+    });
   });
 
   // Every release heading is an anchor: /changelog#0.45.0.
   app.get("/changelog", async (req, reply) => {
     const doc = docs.get("changelog");
     if (!doc) return missingPage(reply, "The changelog");
-    return reply.type("text/html; charset=utf-8").send(
-      page({
-        title: "Changelog",
-        canonical: `${publicBase(config, req)}/changelog`,
-        description: doc.about,
-        body: markdownToHtml(doc.markdown),
-      }),
-    );
+    return guidePage(reply, req, {
+      path: "/changelog",
+      title: "Changelog",
+      description: doc.about,
+      page: "changelog",
+      body: markdownToHtml(doc.markdown),
+    });
   });
 }

@@ -3,11 +3,22 @@
 // Pages are rendered on the server from the same services the JSON API answers from (server/ladders/reads.ts,
 // with types inferred from the response schemas), so a page shows exactly what the API says; web/app.js adds
 // sorting and live updates, web/viewer.js draws replays.
+import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
+import type { LeaderboardRowT } from "../ladders/reads.ts";
+import { publicBase, wsBase } from "../public-address.ts";
+import {
+  type Featured,
+  pickFeatured,
+  RECENT_WINDOW,
+  SHOWCASE_FILE,
+  showcase,
+  upsets,
+} from "../spectate/service.ts";
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
@@ -19,8 +30,12 @@ import {
   matchesTable,
   onlineSection,
   outcome,
+  upsetsSection,
   userLink,
 } from "../web/sections.ts";
+
+/** Games a leaderboard sparkline shows. */
+const SPARK_GAMES = 30;
 
 const LADDER_ID = /^[A-Za-z0-9_-]{1,40}$/;
 const MATCH_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -83,14 +98,66 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
     );
   }
 
+  // ---- featured match -------------------------------------------------------------------------------------
+  /** The home page's featured match (server/spectate/service.ts), as the page's script asks for it. */
+  async function featured(ladder: string | null): Promise<Featured | null> {
+    const [board, status, recent] = await Promise.all([
+      read(() => ctx.reads.leaderboard(on(ladder))),
+      read(() => ctx.reads.status(on(ladder))),
+      read(() => ctx.reads.matches({ limit: RECENT_WINDOW, ...(ladder ? { ladder } : {}) })),
+    ]);
+    if (!status.body) return null;
+    return pickFeatured(
+      { status: status.body, board: board.body ?? [], recent: recent.body ?? [], ladder },
+      (path) => href(path, ladder),
+    );
+  }
+
+  app.get("/featured", async (req, reply) => {
+    const f = await featured(ladderOf(req));
+    if (!f) return reply.code(404).send({ error: "unknown ladder", code: "unknown_ladder" });
+    reply.header("cache-control", "no-store");
+    return f;
+  });
+  // The bundled replay a fresh server features (scripts/build-showcase.ts writes it at build time).
+  app.get("/featured/showcase.jsonl.gz", async (_req, reply) => {
+    if (!showcase())
+      return reply.code(404).send({ error: "no bundled replay in this build", code: "no_replay" });
+    reply.header("content-type", "application/gzip").header("cache-control", "public, max-age=3600");
+    return reply.send(readFileSync(SHOWCASE_FILE));
+  });
+
+  function featuredSection(f: Featured): Html {
+    const [a, b] = f.names ?? ["", ""];
+    return html`<section class="featured" aria-labelledby="h-featured">
+<div class="featured-head"><h2 id="h-featured">Featured match</h2>
+<p class="featured-label" id="featured-label" data-kind="${f.kind}">${f.kind === "live" ? html`<span class="pulse" aria-hidden="true"></span>` : ""}<span>${f.label}</span></p></div>
+<p class="featured-names" id="featured-names">${f.names ? html`${a} <span class="muted">vs</span> ${b}` : "Connect a bot to start the first match."}</p>
+<script type="application/json" id="featured-config">${jsonScript(f)}</script>
+<div class="viewer featured-viewer" id="viewer" data-state="loading" data-kind="${f.kind}" data-match="${f.match_id ?? ""}">
+<div class="stage">
+<canvas id="board" width="480" height="480" role="img" aria-label="The featured match's arena"></canvas>
+<p class="overlay" id="viewer-status" role="status">${f.kind === "none" ? "No match has been played yet." : "Loading the match…"}</p>
+</div>
+<div class="side">
+<ul class="fighters" id="fighter-cards" aria-label="Fighters"></ul>
+<p class="visually-hidden" id="board-summary"></p>
+<p class="actions"><button type="button" class="button" id="btn-play" aria-label="Play">▶</button>
+<a class="button" id="featured-watch" href="${f.watch_url ?? "/ladder"}">${f.watch_url ? "Open in the viewer" : "See the ladder"}</a></p>
+</div>
+</div>
+</section>`;
+  }
+
   // ---- title screen ---------------------------------------------------------------------------------------
   app.get("/", async (req, reply) => {
     const ladder = ladderOf(req);
-    const [top, ladders] = await Promise.all([
+    const [top, ladders, pick] = await Promise.all([
       read(() => ctx.reads.leaderboard(on(ladder))),
       laddersFor(ladder),
+      featured(ladder),
     ]);
-    if (top.status === 404)
+    if (top.status === 404 || !pick)
       return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     // Scoped to a ladder: its bots, matches and leaders; unscoped: the whole server's counts, public's leaders.
     const status = ctx.reads.status(on(ladder));
@@ -98,41 +165,61 @@ export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
     const current = ladder ? ladders.find((l) => l.id === ladder) : undefined;
     return send(reply, {
       ...shell,
+      scripts: [assets.url("home.js")],
       title: "Bots fight, ratings tell",
       description:
         "A competitive ladder for programs: write a bot, connect it over a WebSocket, climb the ladder.",
       page: "home",
       ladder,
       switcher: ladderSwitcher(ladders, ladder, "/"),
-      body: html`<section class="hero">
+      body: html`<div class="home-grid">
+<section class="hero">
 <h1>Arena ladder</h1>
 <p class="lead">Programs fight one-on-one on a 21×21 arena: shots that ricochet, frost bursts, repulsors, pickups and a
 closing zone. Write a bot in any language, connect it over a WebSocket, and climb a Bradley-Terry rated ladder.</p>
 <p class="actions"><a class="button primary" href="${href("/ladder", ladder)}">Watch the ladder</a>
 <a class="button" href="${href("/create-bot", ladder)}">Build a bot</a></p>
 <p class="muted" id="home-counts">${plural(status.online.length, "bot")} online · ${plural(status.matches.length, "match", "matches")} being played${current ? ` on ${current.name}` : ""}</p>
-</section>
-${current ? ladderFacts(current, Date.now()) : ""}
 ${
   leaders.length > 0
-    ? html`<section aria-labelledby="leaders"><h2 id="leaders">Top of ${current?.name ?? "the ladder"}</h2><ol class="podium">${leaders.map(
+    ? html`<h2 id="leaders">Top of ${current?.name ?? "the ladder"}</h2><ol class="podium" aria-labelledby="leaders">${leaders.map(
         (r) =>
           html`<li><a href="${href(`/bot/${encodeURIComponent(r.name)}`, ladder)}">${r.display_name}</a> <span class="muted">${r.leaderboard_score}</span></li>`,
-      )}</ol></section>`
+      )}</ol>`
     : ""
-}`,
+}
+</section>
+${featuredSection(pick)}
+</div>
+${current ? ladderFacts(current, Date.now()) : ""}`,
     });
   });
 
   // ---- ladder dashboard -----------------------------------------------------------------------------------
+  /** The latest ratings of the top ten's ranked versions, by bot name, for the leaderboard's sparklines. */
+  async function topTrends(board: LeaderboardRowT[], ladder: string | null): Promise<Map<string, number[]>> {
+    const top = board.slice(0, 10);
+    const histories = await Promise.all(top.map((r) => read(() => ctx.reads.ratings(r.name, on(ladder)))));
+    return new Map(
+      top.map((r, i) => [
+        r.name,
+        (histories[i]!.body?.points ?? [])
+          .filter((p) => p.version === r.version)
+          .map((p) => p.rating)
+          .slice(-SPARK_GAMES),
+      ]),
+    );
+  }
+
+  type SectionId = "leaderboard" | "live" | "online" | "recent" | "upsets";
   async function ladderSections(
     ladder: string | null,
-  ): Promise<({ signature: string } & Record<"leaderboard" | "live" | "online" | "recent", Html>) | null> {
+  ): Promise<({ signature: string } & Record<SectionId, Html>) | null> {
     const [board, status, lobby, recent] = await Promise.all([
       read(() => ctx.reads.leaderboard(on(ladder))),
       read(() => ctx.reads.status(on(ladder))),
       read(() => ctx.reads.lobby(on(ladder))),
-      read(() => ctx.reads.matches({ limit: 20, ...(ladder ? { ladder } : {}) })),
+      read(() => ctx.reads.matches({ limit: RECENT_WINDOW, ...(ladder ? { ladder } : {}) })),
     ]);
     if (!board.body || !status.body) return null;
     // The same fingerprint web/app.js computes from /api/status: it refetches these sections when it changes.
@@ -140,12 +227,14 @@ ${
       status.body.matches.map((m) => m.id).sort(),
       status.body.online.map((o) => `${o.name}:${o.state}:${o.version}`).sort(),
     ]);
+    const matches = recent.body ?? [];
     return {
       signature,
-      leaderboard: leaderboardSection(board.body, ladder),
+      leaderboard: leaderboardSection(board.body, ladder, await topTrends(board.body, ladder)),
       live: liveSection(status.body, ladder),
       online: onlineSection(lobby.body ?? [], ladder),
-      recent: matchesTable(recent.body ?? [], ladder, "recent", "Recent matches"),
+      recent: matchesTable(matches.slice(0, 20), ladder, "recent", "Recent matches"),
+      upsets: upsetsSection(upsets(matches), ladder),
     };
   }
 
@@ -154,7 +243,7 @@ ${
     const [s, ladders] = await Promise.all([ladderSections(ladder), laddersFor(ladder)]);
     if (!s) return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     const current = ladders.find((l) => l.id === (ladder ?? DEFAULT_LADDER));
-    const section = (id: "leaderboard" | "live" | "online" | "recent", title: string) =>
+    const section = (id: SectionId, title: string) =>
       html`<section class="panel panel-${id}" aria-labelledby="h-${id}"><h2 id="h-${id}">${title}</h2><div data-section="${id}">${s[id]}</div></section>`;
     return send(reply, {
       ...shell,
@@ -170,6 +259,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}
 ${section("leaderboard", "Leaderboard")}
 ${section("live", "Being played now")}
 ${section("online", "Online")}
+${section("upsets", "Recent upsets")}
 ${section("recent", "Recent matches")}
 </div>`,
     });
@@ -197,8 +287,9 @@ ${section("recent", "Recent matches")}
       return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     // The queue message a bot sends: on another ladder than the default it names the ladder.
     const queue = `{"type": "queue", "version": "v1"${current && ladderParam(current.id) ? `, "ladder_id": "${current.id}"` : ""}}`;
+    // The same address GET /api reports as bot_endpoint: from the configured public address.
     const index = {
-      bot_endpoint: `${base.replace(/^http/, "ws")}/bot`,
+      bot_endpoint: `${wsBase(publicBase(ctx.config, req))}/bot`,
       authentication_required: !ctx.config.anonymousDev,
     };
     return send(reply, {
@@ -224,13 +315,13 @@ play your bot against the house bots, write replays and watch them here. With
 <a href="/download/arena-sim.mjs">arena-sim.mjs</a> and the Python starter
 <a href="/download/bots/python/starter_bot.py">starter_bot.py</a> in one folder (<code>--stdio</code>: the starter
 speaks to the simulator over stdin and stdout instead of connecting to the ladder):</p>
-<pre><code>node arena-sim.mjs play --a "cmd:python3 starter_bot.py --stdio" --b brawler --matches 20</code></pre></li>
+<pre tabindex="0"><code>node arena-sim.mjs play --a "cmd:python3 starter_bot.py --stdio" --b brawler --matches 20</code></pre></li>
 <li><h2>Register and connect</h2><p>${
         index.authentication_required
           ? html`Create an account, register a bot to get its token, then connect to`
           : html`Register a bot with <code>POST /api/bots</code> to get its token, then connect to`
       } <code>${index.bot_endpoint}</code> with the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
-<pre><code>→ ${queue}
+<pre tabindex="0"><code>→ ${queue}
 ← {"type": "hello", ...}          → {"type": "ready"}
 ← {"type": "observation", "tick": 0, ...}
 → {"type": "turn", "tick": 0, "move": "E", "attack": {"name": "ranged", "target": [12, 9]}}
@@ -282,6 +373,8 @@ ${td(when(v.created), { hideNarrow: true, sort: v.created })}
       ),
     });
     const withHealth = bot.versions.filter((v) => v.health);
+    // Its matches being played now, each with a link to watch it live.
+    const playing = ctx.reads.status().matches.filter((m) => m.names.includes(bot.name));
     const health = table({
       id: "health",
       caption: "Health per version",
@@ -320,6 +413,17 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
 · ${bot.online ? html`<span class="badge online">online${bot.online_version ? ` (${bot.online_version})` : ""}</span>` : html`<span class="badge">offline</span>`}
 · registered ${when(bot.created)}</p>
 </header>
+${
+  playing.length > 0
+    ? html`<section class="playing-now" aria-labelledby="h-playing"><h2 id="h-playing">Playing now</h2><ul class="live-list">${playing.map(
+        (
+          m,
+        ) => html`<li data-match="${m.id}"><span class="live-names"><span class="pulse" aria-hidden="true"></span>${m.display_names[0]} <span class="muted">vs</span> ${m.display_names[1]}</span>
+<span class="live-meta"><span class="muted">tick <span data-match-tick="${m.id}">${m.tick}</span></span>
+<a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch ${m.display_names[0]} versus ${m.display_names[1]} live">▶ Watch</a></span></li>`,
+      )}</ul></section>`
+    : ""
+}
 <section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${ratingChart(points, `Rating of ${bot.display_name} over its rated games`)}</section>
 <section aria-labelledby="h-versions"><h2 id="h-versions">Versions</h2>
 <p class="muted small">A version is ranked after ${bot.qualifying_games} rated games.</p>${versions}</section>
@@ -497,6 +601,7 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
 <canvas id="board" width="630" height="630" role="img" aria-label="The arena"></canvas>
 <p class="overlay" id="viewer-status" role="status">Loading the replay…</p>
 </div>
+<p class="visually-hidden" id="board-summary"></p>
 <div class="side">
 <ul class="fighters" id="fighter-cards" aria-label="Fighters"></ul>
 <ol class="shouts" id="shouts" aria-label="Shouts"></ol>

@@ -67,3 +67,24 @@ ${markers}
 <figcaption>${summary} ${versions.length > 1 ? html`<span class="legend">${versions.map((v, vi) => html`<span class="key s${vi % 6}">${v}</span> `)}</span>` : trusted("")}</figcaption>
 </figure>`;
 }
+
+const SW = 96;
+const SH = 24;
+
+/**
+ * A rating sparkline for a table cell: the latest games' ratings as one small inline SVG line, its text
+ * alternative saying where the rating went. Empty text when there is no rated game yet.
+ */
+export function sparkline(ratings: number[], who: string): Html | string {
+  if (ratings.length === 0) return "";
+  const lo = Math.min(...ratings);
+  const hi = Math.max(lo + 1, Math.max(...ratings));
+  const x = (i: number) => (ratings.length === 1 ? SW / 2 : 1 + (i * (SW - 2)) / (ratings.length - 1));
+  const y = (r: number) => 2 + ((hi - r) * (SH - 4)) / (hi - lo);
+  const pts = ratings.map((r, i) => `${x(i).toFixed(1)},${y(r).toFixed(1)}`).join(" ");
+  const first = ratings[0]!;
+  const last = ratings[ratings.length - 1]!;
+  const trend = last > first ? "up" : last < first ? "down" : "flat";
+  const label = `Rating of ${who} over the last ${ratings.length} rated games: ${first} to ${last}`;
+  return html`<svg class="spark spark-${trend}" viewBox="0 0 ${SW} ${SH}" width="${SW}" height="${SH}" role="img" aria-label="${label}"><title>${label}</title><polyline points="${pts}"></polyline><circle cx="${x(ratings.length - 1).toFixed(1)}" cy="${y(last).toFixed(1)}" r="2"></circle></svg>`;
+}

@@ -19,6 +19,8 @@ export interface PageShell {
   switcher?: Html | "";
   /** Extra stylesheets (asset URLs) after the shared one. */
   styles?: string[];
+  /** Absolute canonical address of the page (from the configured public address). */
+  canonical?: string;
   css: string;
   appJs: string;
   icon: string;
@@ -69,6 +71,27 @@ export function sendUnavailablePage(reply: FastifyReply, retryAfterS: number) {
   );
 }
 
+/**
+ * An error page inside the site's layout (unknown address, a failure while rendering a page): the same
+ * header, navigation and footer as every page, a way back, and noindex.
+ */
+export function sendErrorPage(reply: FastifyReply, status: number, title: string, detail: string) {
+  return sendPage(
+    reply,
+    {
+      ...shellAssets(),
+      title,
+      description: detail,
+      page: "error",
+      ladder: null,
+      noindex: true,
+      body: html`<section class="hero small"><h1>${title}</h1><p>${detail}</p>
+<p class="actions"><a class="button primary" href="/">Home</a> <a class="button" href="/ladder">The ladder</a> <a class="button" href="/guide">Guides</a></p></section>`,
+    },
+    status,
+  );
+}
+
 const NAV: [string, string][] = [
   ["/ladder", "Ladder"],
   ["/create-bot", "Build a bot"],
@@ -92,6 +115,7 @@ export function layout(p: PageShell): string {
 <meta name="description" content="${p.description}">
 <meta name="color-scheme" content="light dark">
 ${p.noindex ? html`<meta name="robots" content="noindex">` : ""}
+${p.canonical ? html`<link rel="canonical" href="${p.canonical}">` : ""}
 <link rel="icon" href="${p.icon}" type="image/svg+xml">
 <link rel="stylesheet" href="${p.css}">
 ${(p.styles ?? []).map((s) => html`<link rel="stylesheet" href="${s}">`)}
@@ -115,7 +139,7 @@ ${p.switcher ?? ""}
 ${p.body}
 </main>
 <footer class="site">
-<p><a href="/guide/api">API</a> · <a href="/guide">Docs</a> · <a href="/download/bots">Starter bots</a> · <a href="/changelog">Changelog</a></p>
+<p><a href="/guide">Docs</a> · <a href="/guide/api">API</a> · <a href="/download/bots">Starter bots</a> · <a href="/changelog">Changelog</a> · <a href="/llms.txt">llms.txt</a></p>
 </footer>
 </body>
 </html>

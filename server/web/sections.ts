@@ -1,6 +1,7 @@
 // Page sections rendered from the public API's JSON shapes (SPEC 2). The ladder dashboard's live updates
 // re-request these same sections, so the server is the only place that renders them.
 import type { LeaderboardRowT, LobbyEntryT, MatchT, StatusT } from "../ladders/reads.ts";
+import { sparkline } from "./chart.ts";
 import { type Html, html } from "./html.ts";
 import { avatar, href, plural, table, td, when } from "./layout.ts";
 
@@ -28,7 +29,15 @@ export function outcome(m: MatchJ): string {
   return w ? `${w.display_name} won` : "decided";
 }
 
-export function leaderboardSection(rows: LeaderboardRowJ[], ladder: string | null): Html {
+/**
+ * The leaderboard; `trends` holds the latest ratings of the top ten by bot name, drawn as a sparkline each
+ * (the dashboard's story at a glance: who is climbing).
+ */
+export function leaderboardSection(
+  rows: LeaderboardRowJ[],
+  ladder: string | null,
+  trends: ReadonlyMap<string, number[]> = new Map(),
+): Html {
   return table({
     id: "leaderboard",
     caption: "Leaderboard",
@@ -41,6 +50,7 @@ export function leaderboardSection(rows: LeaderboardRowJ[], ladder: string | nul
       { label: "Owner", hideNarrow: true },
       { label: "Score", numeric: true },
       { label: "Rating", numeric: true, hideNarrow: true },
+      ...(trends.size > 0 ? [{ label: "Trend", hideNarrow: true }] : []),
       { label: "W", numeric: true },
       { label: "L", numeric: true },
       { label: "D", numeric: true, hideNarrow: true },
@@ -53,6 +63,7 @@ ${td(r.version, { hideNarrow: true })}
 ${td(userLink(r.owner, r.house, ladder), { hideNarrow: true, sort: r.house ? "" : r.owner })}
 ${td(r.leaderboard_score, { numeric: true })}
 ${td(html`${r.rating} <span class="muted">±${r.rating_deviation}</span>`, { numeric: true, hideNarrow: true, sort: r.rating })}
+${trends.size > 0 ? td(sparkline(trends.get(r.name) ?? [], r.display_name), { hideNarrow: true, sort: trendOf(trends.get(r.name)) }) : ""}
 ${td(r.wins, { numeric: true })}
 ${td(r.losses, { numeric: true })}
 ${td(r.draws, { numeric: true, hideNarrow: true })}
@@ -66,11 +77,32 @@ export function liveSection(status: StatusJ, ladder: string | null): Html {
   if (ms.length === 0) return html`<p class="empty" id="live-empty">No match is being played right now.</p>`;
   return html`<ul class="live-list" id="live-matches">${ms.map(
     (m) => html`<li data-match="${m.id}">
-<a href="${href(`/view/${m.id}`, ladder)}"><span class="pulse" aria-hidden="true"></span>${m.display_names[0]} <span class="muted">vs</span> ${m.display_names[1]}</a>
-<span class="muted">tick <span data-match-tick="${m.id}">${m.tick}</span></span>
+<span class="live-names"><span class="pulse" aria-hidden="true"></span>${botLink(m.names[0] ?? "", m.display_names[0] ?? "?", ladder)} <span class="muted">vs</span> ${botLink(m.names[1] ?? "", m.display_names[1] ?? "?", ladder)}</span>
+<span class="live-meta"><span class="muted">tick <span data-match-tick="${m.id}">${m.tick}</span></span>
+<a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch ${m.display_names[0] ?? "?"} versus ${m.display_names[1] ?? "?"} live">▶ Watch</a></span>
 </li>`,
   )}</ul>
 <p class="muted small">${plural(status.capacity.running, "match", "matches")} running of ${status.capacity.max} at most.</p>`;
+}
+
+/** A trend's sort key: rating points gained over the games shown. */
+function trendOf(ratings: number[] | undefined): number | null {
+  return ratings && ratings.length > 0 ? ratings[ratings.length - 1]! - ratings[0]! : null;
+}
+
+/** Recent upsets: rated wins whose forecast was below 25 %, newest first, each with its replay. */
+export function upsetsSection(list: { match: MatchJ; forecast: number }[], ladder: string | null): Html {
+  if (list.length === 0)
+    return html`<p class="empty" id="upsets-empty">No upset lately: every recent win went to the favourite or close to it.</p>`;
+  return html`<ul class="upset-list" id="upsets">${list.map(({ match: m, forecast }) => {
+    const w = m.bots.find((b) => b.id === m.winner)!;
+    const l = m.bots.find((b) => b.id !== m.winner)!;
+    return html`<li data-match="${m.id}">
+<span>${botLink(w.name, w.display_name, ladder)} <span class="muted">beat</span> ${botLink(l.name, l.display_name, ladder)}</span>
+<span class="upset-meta"><span class="badge upset" title="the winner's forecast before the game">${Math.round(forecast * 100)}\u00a0%</span>
+${when(m.ended)} <a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch the replay of ${w.display_name} beating ${l.display_name}">▶ Replay</a></span>
+</li>`;
+  })}</ul>`;
 }
 
 export function onlineSection(lobby: LobbyJ[], ladder: string | null): Html {

@@ -192,7 +192,7 @@ describe("docs", () => {
     }
   });
 
-  it("renders the guides as self-contained HTML pages; an unknown guide is a noindex 404", async () => {
+  it("renders the guides as pages in the site's layout; an unknown guide is a noindex 404", async () => {
     const index = await get("/guide");
     expect(index.status).toBe(200);
     for (const name of NAMES) expect(index.text).toContain(`href="/guide/${name}"`);
@@ -202,13 +202,19 @@ describe("docs", () => {
       expect(r.type).toMatch(/^text\/html; charset=utf-8/);
       expect(r.text).toMatch(/^<!doctype html>/);
       expect(r.text).toContain(`<link rel="canonical" href="${srv.url}/guide/${name}">`);
-      expect(r.text).not.toMatch(/<script|<link rel="stylesheet"/); // inline CSS, no scripts
-      expect(r.text).toContain("<main>");
+      // The site's one header, navigation and footer, its stylesheets, no inline style (the CSP forbids it).
+      expect(r.text).toContain('<header class="site">');
+      expect(r.text).toContain('<nav aria-label="Main">');
+      expect(r.text).toContain('<footer class="site">');
+      expect(r.text).toContain('<main id="main"');
+      expect(r.text).not.toContain("<style");
+      expect(r.headers.get("content-security-policy")).toContain("style-src 'self'");
     }
     const missing = await get("/guide/nope");
     expect(missing.status).toBe(404);
     expect(missing.headers.get("x-robots-tag")).toBe("noindex");
     expect(missing.type).toMatch(/^text\/html/);
+    expect(missing.text).toContain('<nav aria-label="Main">');
   });
 
   it("escapes raw HTML in Markdown and points doc links at guide pages", () => {

@@ -284,6 +284,8 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/ladder", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/ladder/sections", cred: "none", query: ["ladder"] },
+  { method: "GET", path: "/featured", cred: "none", query: ["ladder"] },
+  { method: "GET", path: "/featured/showcase.jsonl.gz", cred: "none", query: [] },
   { method: "GET", path: "/create-bot", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/bot/:name", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/user/:handle", cred: "none", query: ["ladder"] },

@@ -5,6 +5,7 @@ import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
+import { EventStore } from "../events/store.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { LadderStore } from "../ladders/store.ts";
 import { AccountStore } from "./account-store.ts";
@@ -98,6 +99,7 @@ export class SqlStore implements Store {
   readonly accounts: AccountStore;
   readonly identity: IdentityStore;
   readonly ladders: LadderStore;
+  readonly events: EventStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
@@ -114,6 +116,7 @@ export class SqlStore implements Store {
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);
     this.ladders = new LadderStore(db);
+    this.events = new EventStore(db);
   }
 
   // --- Bots and tokens ---

@@ -51,7 +51,8 @@ export async function normaliseImage(
     throw errors.unsupportedImage(`the Content-Type says ${type} but the bytes are ${actual}`);
   let meta: Metadata;
   try {
-    meta = await sharp(body, { limitInputPixels: MAX_IMAGE_PIXELS }).metadata();
+    // The header only: no pixel is decoded here, so a bomb's claimed size is read without allocating it.
+    meta = await sharp(body, { limitInputPixels: false }).metadata();
   } catch {
     throw errors.invalidImage("the image cannot be read");
   }

@@ -20,26 +20,28 @@ const RevokeParams = z.object({
 });
 const EventsQuery = z.object({ event: z.string().max(64).optional() });
 
-const Instant = z.iso.datetime({ offset: true, error: "an ISO 8601 instant with an offset" });
+const required = (name: string, what: string) => ({
+  error: (iss: { input?: unknown }) =>
+    iss.input === undefined ? `${name} is required` : `${name} must be ${what}`,
+});
 const ScheduleBody = z
   .object({
-    opens_at: Instant.optional().refine((v) => v !== undefined, "opens_at is required"),
-    closes_at: Instant.optional().refine((v) => v !== undefined, "closes_at is required"),
+    opens_at: z.iso.datetime({ offset: true, ...required("opens_at", "an ISO 8601 instant with an offset") }),
+    closes_at: z.iso.datetime({
+      offset: true,
+      ...required("closes_at", "an ISO 8601 instant with an offset"),
+    }),
   })
   .strict();
 const SubmissionBody = z
   .object({
     submission_url: z
-      .url({ protocol: /^https$/, error: "submission_url must be an HTTPS address or null" })
+      .url({ protocol: /^https$/, ...required("submission_url", "an HTTPS address or null") })
       .max(2000)
-      .nullable()
-      .optional()
-      .refine((v) => v !== undefined, "submission_url is required (null for none)"),
+      .nullable(),
     submission_instructions: z
-      .string()
-      .max(4000, "submission_instructions: at most 4000 characters")
-      .optional()
-      .refine((v) => v !== undefined, "submission_instructions is required (empty for none)"),
+      .string(required("submission_instructions", "a string (empty for none)"))
+      .max(4000, "submission_instructions: at most 4000 characters"),
   })
   .strict();
 const OpponentBody = z
@@ -213,7 +215,7 @@ export const EVENT_OPERATIONS = [
       409: "`window_started`, `window_closed`, `window_past`",
     },
     handle: async ({ params, body, caller }, ctx) =>
-      ctx.events.schedule(caller.account, params.event, body.opens_at!, body.closes_at!),
+      ctx.events.schedule(caller.account, params.event, body.opens_at, body.closes_at),
   }),
   defineOperation({
     method: "PUT",

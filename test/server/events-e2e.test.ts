@@ -139,7 +139,7 @@ beforeAll(async () => {
   const made = await api(ada, "POST", "/api/account/bots", { name: "adabot" });
   expect(made.status).toBe(201);
   adaToken = made.body.token as string;
-}, 60_000);
+}, 180_000);
 afterAll(async () => srv?.stop());
 
 describe("a whole event on a shortened window", () => {

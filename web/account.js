@@ -2,6 +2,7 @@
 // itself through the account routes: handle, bots (register, rename, token, avatar, delete or retire, claim),
 // ladders (membership and enrollment), agent keys and email settings. Secrets (bot tokens, agent keys) are shown once in a panel and never stored.
 
+import "./account-events.js";
 import { bindSecretPanel, el, setBusy, showSecret, statusLine, time } from "./account-ui.js";
 import {
   ApiError,

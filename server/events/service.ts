@@ -245,13 +245,15 @@ export class Events {
         if (have.has(a.id)) continue;
         const r = evaluate(a.condition, all, this.official(e));
         if (!r.met || !r.completedAt) continue;
-        await store.events.award(u.q, {
+        // A concurrent result of the same account may have stored it first: then it is not announced twice.
+        const stored = await store.events.award(u.q, {
           eventId: e.def.id,
           accountId,
           achievementId: a.id,
           earnedAt: r.completedAt,
           evidence: r.evidence,
         });
+        if (!stored) continue;
         await u.audit("event_award", accountId, { event: e.def.id, achievement: a.id, evidence: r.evidence });
         out.push({ a, earnedAt: r.completedAt, evidence: r.evidence });
       }

@@ -156,6 +156,10 @@ describe("a whole event on a shortened window", () => {
       (ladders.body as unknown as { id: string; events: unknown }[]).find((l) => l.id === "cup")?.events,
     ).toEqual([{ id: "cup-event", name: "The cup" }]);
 
+    const announced: { achievementId: string; evidence: string[] }[] = [];
+    srv.app.ctx.bus.on("AchievementEarned", (e) => {
+      announced.push(e);
+    });
     const bot = new BotClient(srv.wsUrl, adaToken);
     await bot.open();
     // Not enrolled: the event queue is refused with enrollment_required (a stop code for the starters).
@@ -263,6 +267,10 @@ describe("a whole event on a shortened window", () => {
       c = await cards((x) => x["two-opponents"]!.earned);
     }
     for (const a of ACHIEVEMENTS) expect(c.byId[a]!.earned, a).toBe(true);
+    // Each award was announced once on the bus after it was committed (the achievement email listens there).
+    expect(announced.map((e) => e.achievementId).sort()).toEqual([...ACHIEVEMENTS].sort());
+    expect(announced.every((e) => e.evidence.length > 0 && e.evidence[0]!.includes("/match/"))).toBe(true);
+    expect(JSON.stringify(announced)).not.toContain("FLAG{");
     const card = (c.view.achievements as Record<string, unknown>[]).find((a) => a.id === "kiter")!;
     expect(card).toMatchObject({ flag_available: true, revoked_at: null });
     expect((card.evidence as string[])[0]).toMatch(/\/match\//);

@@ -261,7 +261,7 @@ export function describeCondition(c: Condition, opponentName: (n: string) => str
     else if (r.min !== undefined) bits.push(`${name} at least ${r.min}`);
     else bits.push(`${name} at most ${r.max}`);
   }
-  let s = bits.join(", ");
+  let s = `${bits[0]} ${bits.slice(1).join(", ")}`;
   if (c.matches > 1) s += `; ${c.matches} matches`;
   if (c.distinct_opponents) s += `; ${c.distinct_opponents} different opponents`;
   if (c.distinct_maps) s += `; ${c.distinct_maps} different maps`;

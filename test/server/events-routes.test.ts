@@ -381,6 +381,45 @@ describe("event administration (SPEC 4.6)", () => {
     expect((audit.body as unknown as unknown[]).length).toBeGreaterThan(0);
   });
 
+  it("stores an event change only with its audit entry (one unit of work)", async () => {
+    const q = (sql: string) => srv.app.ctx.store.work((u) => u.q.query(sql));
+    const before = (await api(null, "GET", "/api/events?event=open-pub")).body as unknown as Record<
+      string,
+      unknown
+    >[];
+    const was = before.find((e) => e.id === "open-pub")!;
+    await q(
+      "ALTER TABLE audit ADD CONSTRAINT events_uow_test CHECK (kind NOT IN ('event_submission', 'event_revoke')) NOT VALID",
+    );
+    try {
+      const r = await api(root.access, "PUT", "/api/admin/events/open-pub/submission", {
+        body: { submission_url: "https://example.com/never", submission_instructions: "never" },
+      });
+      expect(r.status).toBe(500);
+      const revoke = await api(
+        root.access,
+        "POST",
+        "/api/admin/events/open-pub/accounts/ada/achievements/a/revoke",
+        {
+          body: { reason: "never" },
+        },
+      );
+      expect(revoke.status).toBe(500);
+    } finally {
+      await q("ALTER TABLE audit DROP CONSTRAINT events_uow_test");
+    }
+    const after = (await api(null, "GET", "/api/events?event=open-pub")).body as unknown as Record<
+      string,
+      unknown
+    >[];
+    const now = after.find((e) => e.id === "open-pub")!;
+    expect([now.submission_url, now.revision]).toEqual([was.submission_url, was.revision]);
+    const cards = await api(ada.access, "GET", "/api/account/events/open-pub/achievements");
+    expect(
+      (cards.body.achievements as { id: string; revoked_at: string | null }[])[0]!.revoked_at,
+    ).toBeNull();
+  });
+
   it("shows an account's facts and progress, and revokes only awards that exist", async () => {
     const d = await api(root.access, "GET", "/api/admin/events/later-pub/accounts/ada");
     expect(d.status).toBe(200);

@@ -16,6 +16,9 @@ import type { AppContext } from "./context.ts";
 import { isDbUnavailable } from "./db/db.ts";
 import { timeQueries } from "./db/timed.ts";
 import { ApiError, CODES } from "./errors.ts";
+import { imageBodies } from "./events/image.ts";
+import { eventPageRoutes } from "./events/pages.ts";
+import { Events, Flags } from "./events/service.ts";
 import { capConnections, serverOptions } from "./http-limits.ts";
 import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
@@ -136,6 +139,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const log = http.log as unknown as Logger;
   // Before every route: what no route accepts is refused here, once (server/kernel/input.ts).
   inputRule(http);
+  imageBodies(http);
   // Built before the store, so every statement is timed from the first request on.
   const metrics = config.metricsToken || config.metricsListen ? new Metrics() : null;
   const store =
@@ -200,6 +204,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   } as AppContext;
   const identity = await setUpAccounts(ctx, http);
 
+  let events: Events | undefined;
   const ladders = new Ladders(manifest, {
     store,
     lobby,
@@ -212,6 +217,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     audit: (kind, subject, detail) =>
       void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
     houseWaitMs: deps.houseWaitMs ?? 2_000,
+    opponentRequests: {
+      requested: (botId, ladderId) => events?.requested(botId, ladderId) ?? null,
+      served: (botId) => events?.served(botId),
+    },
     ...(metrics ? { passTimer: (id: string) => metrics.passTimer(id) } : {}),
   });
   await settings.load(
@@ -231,6 +240,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const membership = new Membership(store, ladders, bus);
   await membership.load();
   ctx.membership = membership;
+  // Timed events (server/events/): earning from committed results, phases on the scheduler.
+  events = new Events({
+    store,
+    ladders,
+    membership,
+    lobby,
+    bus,
+    scheduler,
+    log,
+    flags: Flags.load({ file: config.eventFlagsFile, json: config.eventFlags }),
+    houseBots: config.houseBots,
+    publicUrl: config.publicUrl,
+  });
+  await events.load(manifest);
+  ctx.events = events;
+  bus.on("MatchFinished", (e) => events?.onMatch(e));
   // Revocation closes the way to queue at once: a waiting bot of the account leaves that ladder's queue.
   bus.on("MembershipChanged", (e) => {
     if (e.to !== "revoked") return;
@@ -275,6 +300,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     journaled: () => results.pending(),
   });
   scheduler.add(ladders.phaseJob(bus));
+  scheduler.add(events.phaseJob());
   ctx.scheduler = scheduler;
   let pokeQueued = false;
   const addressLimits = new AddressLimits({
@@ -292,7 +318,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     matchOf: (botId) => live.ofBot(botId),
     estimatedWaitS: (p) => ladders.require(p.ladderId).estimatedWaitS(p),
     admit: (bot) => ctx.accounts.admit(bot),
-    mayQueue: (bot, ladderId) => ladders.mayQueue(bot, ladderId, (l, a) => membership.state(l, a)),
+    mayQueue: async (bot, ladderId) => {
+      const r = await ladders.mayQueue(bot, ladderId, (l, a) => membership.state(l, a));
+      return "code" in r ? r : (events?.mayQueue(bot, r.ladderId) ?? r);
+    },
     poke: () => {
       if (pokeQueued) return;
       pokeQueued = true;
@@ -428,6 +457,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);
   playPageRoutes(http, ctx);
+  eventPageRoutes(http, ctx);
 
   http.server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0];

@@ -116,6 +116,10 @@ const FLAGS = {
     help: "serve GET /metrics on a separate listener, host:port (e.g. 127.0.0.1:9464); also asks for the token if set",
   },
   ladders: { type: "string", help: "ladder manifest file (default: server/ladders/ladders.json)" },
+  "event-flags": {
+    type: "string",
+    help: "JSON file of event flags {event: {achievement: flag}} (or EVENT_FLAGS_FILE; EVENT_FLAGS holds the JSON itself)",
+  },
   "house-bots": { type: "boolean", help: "host the house bots (default on; --no-house-bots to disable)" },
   mcp: {
     type: "boolean",
@@ -213,6 +217,9 @@ const Schema = z.object({
     })
     .optional(),
   laddersFile: z.string().min(1).optional(),
+  /** Where the operator keeps the event flags (never in the repository), or the JSON itself. */
+  eventFlagsFile: z.string().min(1).optional(),
+  eventFlags: z.string().min(1).optional(),
   houseBots: z.boolean(),
   mcp: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
@@ -297,6 +304,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     metricsToken: values["metrics-token"] ?? (env.METRICS_TOKEN || undefined),
     metricsListen: values["metrics-listen"],
     laddersFile: values.ladders,
+    eventFlagsFile: values["event-flags"] ?? (env.EVENT_FLAGS_FILE || undefined),
+    eventFlags: env.EVENT_FLAGS || undefined,
     houseBots: values["no-house-bots"] !== true,
     mcp: values["no-mcp"] !== true,
     logLevel: get("log-level"),

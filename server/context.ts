@@ -1,10 +1,12 @@
 // What the routes and services of one running server share. Built once by buildApp; no globals.
+
 import type { Logger } from "pino";
 import type { MatchPool } from "../pool/pool.ts";
 import type { Accounts } from "./auth/accounts.ts";
 import type { Mailer } from "./auth/mailer.ts";
 import type { BotDirectory } from "./bots/directory.ts";
 import type { Config } from "./config.ts";
+import type { Events } from "./events/service.ts";
 import type { HumanPlay } from "./human/human-play.ts";
 import type { EventBus } from "./kernel/bus.ts";
 import type { Scheduler } from "./kernel/scheduler.ts";
@@ -42,6 +44,8 @@ export interface AppContext {
   live: LiveMatches;
   /** Ladder membership and invitations (SPEC 3.7). */
   membership: Membership;
+  /** Timed events with achievements (server/events/). */
+  events: Events;
   /** Domain events: MatchFinished, LadderPhaseChanged, ... */
   bus: EventBus;
   /** The one reader of live limits. */

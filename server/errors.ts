@@ -208,6 +208,22 @@ export const CODES = {
     message: "the server is at capacity; try again shortly",
     socket: { close: true, stop: false, human: true },
   },
+  // Events (SPEC 3.9, 4.5, 4.6, 7.1).
+  unknown_event: { status: 404, message: "unknown event" },
+  unknown_achievement: { status: 404, message: "unknown achievement" },
+  no_such_award: { status: 404, message: "this account has not earned this achievement" },
+  achievement_locked: { status: 403, message: "this achievement has not been earned" },
+  achievement_revoked: { status: 403, message: "this award was revoked" },
+  flags_unavailable: {
+    status: 503,
+    message: "flag delivery is unavailable: the operator has not configured flags",
+  },
+  event_closed: { status: 409, message: "this event is not open" },
+  bot_offline: { status: 409, message: "the bot is not connected" },
+  request_exists: { status: 409, message: "a pending opponent request exists; cancel it first" },
+  request_cooldown: { status: 429, message: "opponent requests are limited to one per 30 seconds" },
+  opponents_unavailable: { status: 503, message: "the official opponents are unavailable on this server" },
+  invalid_image: { status: 400, message: "not a usable image" },
 } as const satisfies Record<string, CodeSpec>;
 export type Code = keyof typeof CODES;
 
@@ -348,6 +364,46 @@ export const errors = {
   unsupportedGrantType: (description: string) => fail("unsupported_grant_type", description),
   invalidRedirectUri: (description: string) => fail("invalid_redirect_uri", description),
   invalidClientMetadata: (description: string) => fail("invalid_client_metadata", description),
+  // Events (SPEC 3.9, 4.5, 4.6). SPEC 7.1 names enrollment_required and unknown_opponent without an HTTP
+  // status: on the event routes they are 403 (the caller may not) and 400 (a value outside the list).
+  unknownEvent: (id: string) => fail("unknown_event", `unknown event ${JSON.stringify(id)}`),
+  unknownAchievement: (id: string) =>
+    fail("unknown_achievement", `unknown achievement ${JSON.stringify(id)}`),
+  noSuchAward: () => fail("no_such_award"),
+  achievementLocked: () => fail("achievement_locked"),
+  achievementRevoked: () => fail("achievement_revoked"),
+  flagsUnavailable: () => fail("flags_unavailable"),
+  eventEnrollmentRequired: (ladderId: string) =>
+    fail(
+      "enrollment_required",
+      `this event needs an active enrollment on the ladder ${ladderId}: POST /api/account/ladders/${ladderId}/enrollment`,
+      undefined,
+      403,
+    ),
+  eventClosed: (id: string, phase: string) =>
+    fail("event_closed", `the event ${id} is ${phase}; opponent requests are taken while it is open`),
+  botOffline: (name: string) =>
+    fail(
+      "bot_offline",
+      `${name} is not connected; connect it, then ask again (the request is served when it queues)`,
+    ),
+  requestExists: () => fail("request_exists"),
+  requestCooldown: (seconds: number) =>
+    fail("request_cooldown", `one opponent request per 30 seconds; try again in ${seconds} s`, {
+      retry_after_s: seconds,
+    }),
+  opponentsUnavailable: (why: string) =>
+    fail("opponents_unavailable", `the official opponents are unavailable: ${why}`),
+  unknownOpponent: (allowed: readonly string[]) =>
+    fail(
+      "unknown_opponent",
+      `opponent must be one of this event's opponents: ${allowed.join(", ")}`,
+      undefined,
+      400,
+    ),
+  invalidImage: (message: string) => fail("invalid_image", message),
+  imageTooLarge: (message: string) => fail("too_large", message),
+  unsupportedImage: (message: string) => fail("unsupported_media_type", message),
   staleRevision: (current: number) =>
     fail("stale_revision", `the settings changed meanwhile (revision ${current}); reload and retry`, {
       revision: current,

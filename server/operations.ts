@@ -5,6 +5,7 @@
 
 import { ADMIN_OPERATIONS } from "./admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
+import { EVENT_OPERATIONS } from "./events/routes.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
 import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
@@ -32,6 +33,7 @@ export function allOperations(): readonly AnyOperation[] {
     ...SETTINGS_OPERATIONS,
     ...ADMIN_OPERATIONS,
     ...MCP_OPERATIONS,
+    ...EVENT_OPERATIONS,
   ] as readonly AnyOperation[];
   return all;
 }

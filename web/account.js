@@ -3,6 +3,7 @@
 // ladders (membership and enrollment), agent keys and email settings. Secrets (bot tokens, agent keys) are shown once in a panel and never stored.
 
 import { bindMcpClients, renderMcpClients } from "./account-mcp.js";
+import "./account-events.js";
 import { bindSecretPanel, el, setBusy, showSecret, statusLine, time } from "./account-ui.js";
 import {
   ApiError,

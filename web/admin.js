@@ -9,6 +9,7 @@ import { signedIn } from "./session.js";
 import "./admin-overview.js";
 import "./admin-accounts.js";
 import "./admin-ladders.js";
+import "./admin-events.js";
 import "./admin-settings.js";
 import "./admin-presets.js";
 import "./admin-usage.js";
@@ -21,7 +22,7 @@ async function start() {
     // The overview is the gate: only after it succeeds does anything else load or show.
     await reload("overview");
     show("console");
-    await reload("accounts", "usage", "audit", "ladders", "settings");
+    await reload("accounts", "usage", "audit", "ladders", "events", "settings");
   } catch (err) {
     await failed(err);
   }

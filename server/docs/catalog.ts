@@ -38,6 +38,13 @@ export const DOCS: readonly DocEntry[] = [
     about: "Every HTTP route with examples, authentication and error codes",
   },
   {
+    name: "events",
+    file: "events.md",
+    title: "Events (for organisers)",
+    about:
+      "Defining a timed event and its achievement conditions, supplying flags, the window rules, running it",
+  },
+  {
     name: "accounts",
     file: "accounts.md",
     title: "Accounts, keys and administration",

@@ -28,6 +28,22 @@ export interface DomainEvents {
   SettingsChanged: { revision: number; by: string };
   /** An account was banned (SPEC 3.6). */
   AccountBanned: { accountId: string; handle: string | null; by: string };
+  /** An event's phase changed on time (the events' phase job; SPEC 3.1). */
+  EventPhaseChanged: { eventId: string; ladderId: string; from: Phase; to: Phase; at: string };
+  /**
+   * An achievement was awarded and the award is committed (SPEC 6.3's achievement email listens here). Carries
+   * no flag: the flag is only ever in a reveal's answer.
+   */
+  AchievementEarned: {
+    eventId: string;
+    eventName: string;
+    achievementId: string;
+    achievementName: string;
+    accountId: string;
+    earnedAt: string;
+    /** Addresses of the matches that earned it. */
+    evidence: string[];
+  };
 }
 
 export type EventName = keyof DomainEvents;

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { EventDefinition } from "../events/definition.ts";
 import { repoPath } from "../root.ts";
 
 /** The ladder that `queue` without `ladder_id` and routes without `?ladder=` select (SPEC 6.1, 4.1). */
@@ -39,6 +40,8 @@ export const Manifest = z
     $comment: z.string().optional(),
     version: z.literal(1),
     ladders: z.array(LadderDefinition).min(1),
+    /** Timed events with achievements (SPEC 2 Event), each on one of the ladders above. */
+    events: z.array(EventDefinition).optional(),
   })
   .strict()
   .superRefine((m, ctx) => {
@@ -54,6 +57,31 @@ export const Manifest = z
         code: "custom",
         message: `the ${DEFAULT_LADDER} ladder must be enabled, open to everyone and have no window`,
       });
+    // An event lives on its own event ladder (and shares its window) or on the default ladder (its own window).
+    const eventIds = new Set<string>();
+    for (const e of m.events ?? []) {
+      if (eventIds.has(e.id)) ctx.addIssue({ code: "custom", message: `event ${e.id} is defined twice` });
+      eventIds.add(e.id);
+      const ladder = m.ladders.find((l) => l.id === e.ladder_id);
+      if (!ladder)
+        ctx.addIssue({ code: "custom", message: `event ${e.id}: no ladder ${JSON.stringify(e.ladder_id)}` });
+      else if (ladder.id === DEFAULT_LADDER) {
+        if (!e.opens_at || !e.closes_at)
+          ctx.addIssue({
+            code: "custom",
+            message: `event ${e.id}: an event on the ${DEFAULT_LADDER} ladder needs its own opens_at and closes_at`,
+          });
+      } else if (e.opens_at || e.closes_at)
+        ctx.addIssue({
+          code: "custom",
+          message: `event ${e.id}: an event on the event ladder ${ladder.id} shares that ladder's window; set opens_at and closes_at on the ladder`,
+        });
+      else if (!ladder.opens_at || !ladder.closes_at)
+        ctx.addIssue({
+          code: "custom",
+          message: `event ${e.id}: its ladder ${ladder.id} needs opens_at and closes_at (an event is timed)`,
+        });
+    }
   });
 export type Manifest = z.infer<typeof Manifest>;
 

@@ -28,6 +28,11 @@ export interface RuntimeDeps {
   houseWaitMs: number;
   /** A ladder's matchmaker pass timer (the operator's metrics), when metrics are on. */
   passTimer?(ladderId: string): (seconds: number) => void;
+  /** Opponent requests of events (SPEC 3.9): the house bot a bot asked to meet on this ladder, and serving it. */
+  opponentRequests?: {
+    requested(botId: string, ladderId: string): string | null;
+    served(botId: string): void;
+  };
 }
 
 export class LadderRuntime {
@@ -38,6 +43,8 @@ export class LadderRuntime {
   readonly matchmaker: Matchmaker;
   /** The phase last announced (LadderPhaseChanged compares against it). */
   phase: Phase;
+  /** The events this ladder hosts, as the Ladder resource lists them (set by the events service). */
+  eventList: { id: string; name: string }[] = [];
 
   constructor(
     public def: LadderDefinition,
@@ -65,6 +72,8 @@ export class LadderRuntime {
       houseWaitMs: d.houseWaitMs,
       houseBots: () => this.def.house_bots,
       accepting: () => this.accepting(),
+      requested: (botId) => d.opponentRequests?.requested(botId, id) ?? null,
+      served: (botId) => d.opponentRequests?.served(botId),
       ...(d.passTimer ? { passTimed: d.passTimer(id) } : {}),
     });
   }
@@ -118,7 +127,7 @@ export class LadderRuntime {
       opens_at: d.opens_at,
       closes_at: d.closes_at,
       leaderboard_url: `${base}/api/leaderboard?ladder=${encodeURIComponent(d.id)}`,
-      events: [],
+      events: this.eventList,
     };
   }
 }

@@ -61,6 +61,10 @@ export interface MatchmakerDeps {
   houseBots?: () => boolean;
   /** Told each pass's duration in seconds (the operator's metrics), when metrics are on. */
   passTimed?(seconds: number): void;
+  /** The house bot a waiting bot asked to meet (an event's opponent request, SPEC 3.9), or null. */
+  requested?(botId: string): string | null;
+  /** The requested match was started. */
+  served?(botId: string): void;
 }
 
 export class Matchmaker {
@@ -118,6 +122,19 @@ export class Matchmaker {
     const players = lobby.waiting(ladderId).filter((p) => !p.house && this.mayStart(p, limits, now));
     if (players.length === 0) return;
     const houses = this.houseBots() ? lobby.all().filter((p) => p.house && p.state === "waiting") : [];
+    // Opponent requests (SPEC 3.9): a bot that asked for a house bot meets it first, ranked as usual. The
+    // hard limits above still apply; the pairing rule and its waits do not (the bot chose its opponent).
+    for (const p of this.d.requested ? [...players] : []) {
+      if (free <= 0) return;
+      const want = this.d.requested!(p.bot.id);
+      const house = want === null ? undefined : houses.find((h) => h.bot.name === want);
+      if (!house || this.d.runningForOwner(p.bot.owner) >= limits.maxConcurrentPerOwner) continue;
+      players.splice(players.indexOf(p), 1);
+      free--;
+      this.d.served?.(p.bot.id);
+      this.d.start(this.plan(p, house, "competitive"));
+    }
+    if (players.length === 0) return;
     const byId = new Map<string, { p: Participant; key: string }>();
     const idOfKey = new Map<string, string>();
     const candidates: Candidate[] = [...players, ...houses].map((p) => {

@@ -38,7 +38,7 @@ export function accountPageRoutes(app: FastifyInstance, ctx: AppContext): void {
     return reply.send(
       layout({
         ...shellAssets(),
-        styles: [assets.url("account.css")],
+        styles: [assets.url("account.css"), assets.url("events.css")],
         title: o.title,
         description: o.description,
         page: o.page,
@@ -240,6 +240,13 @@ approved your enrollment; on an invitation ladder with a code an admin gave you.
 <ul id="ladder-list" class="ladders" aria-label="Ladders"></ul>
 </section>
 
+<section class="card" aria-labelledby="h-events" id="events">
+<h2 id="h-events" tabindex="-1">Events</h2>
+<p class="muted small">Achievements you earn in timed events, with their flags, and opponent requests.</p>
+<p class="status" id="events-status" role="status" aria-live="polite"></p>
+<div id="account-events"></div>
+</section>
+
 <section class="card" aria-labelledby="h-keys">
 <h2 id="h-keys" tabindex="-1">Agent keys</h2>
 <p class="muted small">A key lets a program (a CI job, an AI agent) register and delete bots for you. Send it as
@@ -295,6 +302,7 @@ function adminBody(): Html {
     ["h-moderate", "Moderation"],
     ["h-accounts", "Accounts"],
     ["h-ladders", "Ladders"],
+    ["h-events", "Events"],
     ["h-settings", "Settings"],
     ["h-owners", "Owner keys"],
     ["h-usage", "Usage"],
@@ -360,6 +368,57 @@ and invitations.</p>
 </form>
 <div id="ladder-invitations"></div>
 </div>
+</div>
+</section>
+
+<section class="card" aria-labelledby="h-events" id="events-screen">
+<h2 id="h-events" tabindex="-1">Events</h2>
+<p class="muted small">Every event of the manifest: readiness, flags, awards. Manage one to move its window, set its
+submission link and image, look up an account's progress, revoke an award or reconcile awards with the retained facts.</p>
+<div id="events-admin"></div>
+<div id="event-detail" hidden>
+<h3 id="h-event-detail" tabindex="-1"></h3>
+<dl class="facts" id="event-facts"></dl>
+<h4>Schedule</h4>
+<p class="muted small">Times with an offset (UTC shown). Only the future moves; an event on an event ladder moves with its ladder.</p>
+<form id="event-schedule-form" class="inline" novalidate>
+<label for="event-opens">Opens at</label>
+<input id="event-opens" name="opens_at" required autocomplete="off" size="26">
+<label for="event-closes">Closes at</label>
+<input id="event-closes" name="closes_at" required autocomplete="off" size="26">
+<button class="button primary" type="submit">Save schedule</button>
+</form>
+<h4>Submission</h4>
+<form id="event-submission-form" novalidate>
+<label for="event-submission-url">Submission link <span class="muted small">(HTTPS; empty for none)</span></label>
+<input id="event-submission-url" name="submission_url" type="url" maxlength="2000" autocomplete="off">
+<label for="event-submission-text">Instructions <span class="muted small">(at most 4000 characters)</span></label>
+<textarea id="event-submission-text" name="submission_instructions" maxlength="4000" rows="4"></textarea>
+<p class="actions"><button class="button primary" type="submit">Save submission</button></p>
+</form>
+<h4>Image</h4>
+<div id="event-image"></div>
+<form id="event-image-form" class="inline" novalidate>
+<label for="event-image-file">PNG, JPEG or WebP <span class="muted small">(at most 5 MB; stored as WebP)</span></label>
+<input id="event-image-file" name="file" type="file" accept="image/png,image/jpeg,image/webp">
+<label for="event-image-alt">Alternative text</label>
+<input id="event-image-alt" name="alt" maxlength="300" autocomplete="off">
+<button class="button primary" type="submit">Upload</button>
+<button class="button danger" type="button" id="event-image-delete">Remove image</button>
+</form>
+<h4>An account</h4>
+<form id="event-account-form" class="inline" novalidate role="search">
+<label for="event-account-ref">Handle or id</label>
+<input id="event-account-ref" name="account" maxlength="128" autocomplete="off">
+<button class="button" type="submit">Show</button>
+</form>
+<div id="event-account"></div>
+<h4>Reconcile</h4>
+<p class="muted small">Recomputes awards from the retained match facts. A dry run lists what is missing; applying
+restores it. Revoked awards are never restored.</p>
+<p class="actions"><button class="button" type="button" id="event-reconcile-dry">Dry run</button>
+<button class="button primary" type="button" id="event-reconcile-apply">Apply</button></p>
+<div id="event-reconcile"></div>
 </div>
 </section>
 

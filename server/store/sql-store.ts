@@ -5,6 +5,7 @@ import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
+import { EventStore } from "../events/store.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { LadderStore } from "../ladders/store.ts";
 import { McpStore } from "../mcp/store.ts";
@@ -100,6 +101,7 @@ export class SqlStore implements Store {
   readonly identity: IdentityStore;
   readonly ladders: LadderStore;
   readonly mcp: McpStore;
+  readonly events: EventStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
@@ -117,6 +119,7 @@ export class SqlStore implements Store {
     this.identity = new IdentityStore(db);
     this.ladders = new LadderStore(db);
     this.mcp = new McpStore(db);
+    this.events = new EventStore(db);
   }
 
   // --- Bots and tokens ---

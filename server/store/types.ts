@@ -4,6 +4,7 @@
 import type { MatchStatsT } from "../../engine/protocol.ts";
 import type { Queryable } from "../db/db.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
+import type { EventStore } from "../events/store.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { LadderStore } from "../ladders/store.ts";
 import type { McpStore } from "../mcp/store.ts";
@@ -134,6 +135,8 @@ export interface Store {
   readonly ladders: LadderStore;
   /** The tool endpoint's OAuth clients, grants and tokens (server/mcp). */
   readonly mcp: McpStore;
+  /** Events: overrides, images, facts, awards, opponent requests (migration 0007). */
+  readonly events: EventStore;
   /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
   readonly botWrites: WriteCounter;
   /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */

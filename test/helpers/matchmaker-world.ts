@@ -85,6 +85,8 @@ export interface WorldOptions {
   /** The ladder's manifest `house_bots`; the Matchmaker's default (true) when absent. */
   houseBots?: () => boolean;
   log?: Logger;
+  /** Opponent requests (events): the house bot a bot asked for, by bot id. */
+  requests?: Map<string, string>;
 }
 
 /** A lobby, a matchmaker and the bookkeeping server/app.ts does around it, on a simulated clock. */
@@ -100,6 +102,8 @@ export class World {
   readonly notices: { bot: string; code: string; message: string }[] = [];
   readonly audits: { kind: string; subject: string; detail: Record<string, unknown> }[] = [];
   readonly mm: Matchmaker;
+  /** Bots whose opponent request a pass served, in order. */
+  readonly served: string[] = [];
   private matchNo = 0;
 
   constructor(o: WorldOptions = {}) {
@@ -128,6 +132,15 @@ export class World {
       audit: (kind, subject, detail) => this.audits.push({ kind, subject, detail }),
       houseWaitMs: o.houseWaitMs ?? 0,
       ...(o.houseBots ? { houseBots: o.houseBots } : {}),
+      ...(o.requests
+        ? {
+            requested: (botId: string) => o.requests!.get(botId) ?? null,
+            served: (botId: string) => {
+              this.served.push(botId);
+              o.requests!.delete(botId);
+            },
+          }
+        : {}),
     });
   }
 

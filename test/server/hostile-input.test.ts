@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ADMIN_OPERATIONS } from "../../server/admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "../../server/admin/settings-routes.ts";
+import { EVENT_OPERATIONS } from "../../server/events/routes.ts";
 import type { AnyOperation } from "../../server/kernel/operation.ts";
 import { DATA_OPERATIONS } from "../../server/ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "../../server/ladders/routes.ts";
@@ -216,6 +217,10 @@ function paramValue(path: string, name: string): string {
         : "arena-sim.mjs";
   if (name === "invitation") return "inv_none";
   if (name === "client_id") return "mcpc_none";
+  // The practice event the default manifest ships, and one of its achievements.
+  if (name === "event") return "practice";
+  if (name === "id" && path.startsWith("/events")) return "practice";
+  if (name === "id" && path.includes("/events/")) return "first-contact";
   if (name === "id") {
     if (path.startsWith("/api/account/keys")) return agentKeyId;
     if (path.includes("ladders")) return "public";
@@ -257,6 +262,14 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "PUT /api/admin/settings": { revision: 0, overrides: {}, note: "sweep" },
     "POST /api/admin/settings/preview": { revision: 0, overrides: {}, ladders: ["public"] },
     "POST /api/admin/settings/presets": { revision: 0, name: "sweep" },
+    "PUT /api/admin/events/:event/schedule": { opens_at: FUTURE(10), closes_at: FUTURE(20) },
+    "PUT /api/admin/events/:event/submission": {
+      submission_url: "https://example.com/submit",
+      submission_instructions: "sweep",
+    },
+    "POST /api/account/events/:event/opponent": { bot_id: "ada-bot", opponent: "kiter" },
+    "POST /api/admin/events/:event/accounts/:account/achievements/:id/revoke": { reason: "sweep" },
+    "POST /api/admin/events/:event/reconcile": { apply: false },
     // The identity provider: each valid body reaches its handler and changes nothing (an address that is
     // confirmed already, an unknown one, a wrong password, an unknown link).
     "POST /auth/v1/signup": {
@@ -289,6 +302,9 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/create-bot", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/bot/:name", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/user/:handle", cred: "none", query: ["ladder"] },
+  { method: "GET", path: "/events", cred: "none", query: [] },
+  { method: "GET", path: "/events/:id", cred: "none", query: [] },
+  { method: "GET", path: "/events/:id/image.webp", cred: "none", query: [] },
   { method: "GET", path: "/match/:id", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
@@ -452,6 +468,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...SETTINGS_OPERATIONS,
     ...ADMIN_OPERATIONS,
     ...MCP_OPERATIONS,
+    ...EVENT_OPERATIONS,
   ];
   for (const op of ops)
     add({
@@ -464,6 +481,8 @@ async function routesToSweep(): Promise<Route[]> {
   for (const r of PLAIN_ROUTES) add(r);
   // null is a value of its own for these fields (SPEC 2: an avatar or null for the plain orb).
   routes.get("PUT /api/account/bots/:name/avatar")!.nullable = ["avatar"];
+  // ...and for an event's submission link (SPEC 4.6: HTTPS or null).
+  routes.get("PUT /api/admin/events/:event/submission")!.nullable = ["submission_url"];
   return [...routes.values()];
 }
 
@@ -706,7 +725,7 @@ beforeAll(async () => {
   });
   agentKey = key.body.key as string;
   agentKeyId = key.body.id as string;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await srv?.stop();

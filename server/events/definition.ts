@@ -1,0 +1,269 @@
+// Events as data (SPEC 2 Event, 3.1): the event entries of the ladder manifest, and the small vocabulary of
+// achievement conditions over match facts (docs/events.md). A condition is a filter over the facts of one
+// account's matches (opponent, result, end reason, map, version, stat ranges) plus how many qualifying matches,
+// distinct opponents or distinct maps it takes; no event needs code of its own.
+import { z } from "zod";
+
+export const EVENT_ID = /^[a-z0-9][a-z0-9_-]{1,47}$/;
+export const ACHIEVEMENT_ID = /^[a-z0-9][a-z0-9_-]{0,47}$/;
+/** The official opponents an event may name (SPEC 1 item 6). */
+export const HOUSE_NAMES = ["ts-starter", "brawler", "kiter", "champion"] as const;
+export const ACHIEVEMENTS_PER_EVENT = 5;
+
+/** Match stats a condition may bound, each a number per fighter (or of the match, for `ticks`). */
+export const STAT_NAMES = [
+  "ticks",
+  "hp_left",
+  "damage_dealt",
+  "damage_taken",
+  "ricochet_hits",
+  "ricochet_damage",
+  "dashes",
+  "healed",
+  "pickups",
+  "wall_slams",
+  "knocked_back",
+  "stunned",
+] as const;
+export type StatName = (typeof STAT_NAMES)[number];
+
+const Range = z
+  .object({ min: z.number().finite().optional(), max: z.number().finite().optional() })
+  .strict()
+  .refine((r) => r.min !== undefined || r.max !== undefined, "a stat range needs min, max or both")
+  .refine((r) => r.min === undefined || r.max === undefined || r.min <= r.max, "min must not exceed max");
+
+const Name = z.string().min(1).max(64);
+
+export const Condition = z
+  .object({
+    /** Whom the match was against: `official` (the event's opponents, the default), `any`, or names. */
+    opponent: z.union([z.enum(["official", "any"]), z.array(Name).min(1)]).default("official"),
+    result: z
+      .array(z.enum(["win", "loss", "draw"]))
+      .min(1)
+      .optional(),
+    reason: z.array(Name).min(1).optional(),
+    map: z.array(Name).min(1).optional(),
+    /** The bot's version label must be one of these. */
+    version: z.array(z.string().min(1).max(32)).min(1).optional(),
+    stats: z.partialRecord(z.enum(STAT_NAMES), Range).optional(),
+    /** Qualifying matches needed (default 1). */
+    matches: z.number().int().min(1).max(1000).default(1),
+    /** Qualifying matches against at least this many different opponents. */
+    distinct_opponents: z.number().int().min(1).max(100).optional(),
+    /** Qualifying matches on at least this many different maps. */
+    distinct_maps: z.number().int().min(1).max(100).optional(),
+  })
+  .strict();
+export type Condition = z.infer<typeof Condition>;
+
+const Instant = z.iso.datetime({ offset: true, error: "must be an ISO 8601 instant with an offset" });
+
+export const AchievementDefinition = z
+  .object({
+    id: z.string().regex(ACHIEVEMENT_ID, "achievement id: 1-48 of a-z, 0-9, - and _"),
+    name: z.string().min(1).max(80),
+    description: z.string().max(500).default(""),
+    condition: Condition,
+  })
+  .strict();
+export type AchievementDefinition = z.infer<typeof AchievementDefinition>;
+
+export const Opponent = z
+  .object({
+    kind: z.literal("house"),
+    name: z.enum(HOUSE_NAMES),
+    display_name: z.string().min(1).max(40),
+  })
+  .strict();
+
+const Metadata = z
+  .object({
+    kind: z.enum(["precon", "main", "community"]),
+    purpose: z.string().max(500).default(""),
+    audience: z.string().max(500).default(""),
+    format: z.string().max(500).default(""),
+    preparation: z.string().max(1000).default(""),
+  })
+  .strict();
+
+const validZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const EventDefinition = z
+  .object({
+    id: z.string().regex(EVENT_ID, "event id: 2-48 of a-z, 0-9, - and _, starting with a letter or digit"),
+    name: z.string().min(1).max(80),
+    description: z.string().max(4000).default(""),
+    ladder_id: z.string().min(1).max(64),
+    /** Only for events on the default ladder; an event on an event ladder shares that ladder's window. */
+    opens_at: Instant.nullable().default(null),
+    closes_at: Instant.nullable().default(null),
+    timezone: z
+      .string()
+      .refine(validZone, "timezone must be an IANA zone such as Europe/Berlin")
+      .default("UTC"),
+    enabled: z.boolean().default(true),
+    achievements: z
+      .array(AchievementDefinition)
+      .length(ACHIEVEMENTS_PER_EVENT, "an event has five achievements"),
+    opponents: z.array(Opponent).min(1),
+    metadata: Metadata.nullable().default(null),
+    submission_url: z
+      .url({ protocol: /^https$/, error: "submission_url must be an HTTPS address" })
+      .nullable()
+      .default(null),
+    submission_instructions: z.string().max(4000).default(""),
+    flag_mode: z.enum(["official", "testing"]).default("official"),
+  })
+  .strict()
+  .superRefine((e, ctx) => {
+    const ids = new Set<string>();
+    for (const a of e.achievements) {
+      if (ids.has(a.id)) ctx.addIssue({ code: "custom", message: `achievement ${a.id} is defined twice` });
+      ids.add(a.id);
+      const names = a.condition.opponent;
+      if (Array.isArray(names))
+        for (const n of names)
+          if (!e.opponents.some((o) => o.name === n))
+            ctx.addIssue({
+              code: "custom",
+              message: `achievement ${a.id}: ${n} is not one of the event's opponents`,
+            });
+    }
+    const seen = new Set<string>();
+    for (const o of e.opponents) {
+      if (seen.has(o.name)) ctx.addIssue({ code: "custom", message: `opponent ${o.name} is listed twice` });
+      seen.add(o.name);
+    }
+    if (e.opens_at && e.closes_at && Date.parse(e.closes_at) <= Date.parse(e.opens_at))
+      ctx.addIssue({ code: "custom", message: "closes_at must follow opens_at" });
+  });
+export type EventDefinition = z.infer<typeof EventDefinition>;
+
+/** What is kept of one account's match for an event: enough to evaluate every condition again later. */
+export interface MatchFacts {
+  match_id: string;
+  ended: string;
+  bot_id: string;
+  bot_name: string;
+  version: string;
+  opponent: string;
+  opponent_house: boolean;
+  map: string;
+  result: "win" | "loss" | "draw";
+  reason: string;
+  stats: Partial<Record<StatName, number>>;
+}
+
+export interface Evaluation {
+  met: boolean;
+  /** Toward the condition: what counts now and what it takes. */
+  progress: { current: number; target: number };
+  /** The matches that meet it (the ones that completed it when met), oldest first. */
+  evidence: string[];
+  /** When the last match of the evidence ended (the earned time), or null. */
+  completedAt: string | null;
+}
+
+export function qualifies(c: Condition, f: MatchFacts, official: readonly string[]): boolean {
+  if (c.opponent === "official") {
+    if (!f.opponent_house || !official.includes(f.opponent)) return false;
+  } else if (c.opponent !== "any" && !c.opponent.includes(f.opponent)) return false;
+  if (c.result && !c.result.includes(f.result)) return false;
+  if (c.reason && !c.reason.includes(f.reason)) return false;
+  if (c.map && !c.map.includes(f.map)) return false;
+  if (c.version && !c.version.includes(f.version)) return false;
+  for (const [name, range] of Object.entries(c.stats ?? {}) as [StatName, { min?: number; max?: number }][]) {
+    const v = f.stats[name];
+    if (v === undefined) return false;
+    if (range.min !== undefined && v < range.min) return false;
+    if (range.max !== undefined && v > range.max) return false;
+  }
+  return true;
+}
+
+/** Evaluates a condition over an account's facts (any order; taken oldest first). */
+export function evaluate(
+  c: Condition,
+  facts: readonly MatchFacts[],
+  official: readonly string[],
+): Evaluation {
+  const sorted = [...facts].sort(
+    (a, b) => a.ended.localeCompare(b.ended) || a.match_id.localeCompare(b.match_id),
+  );
+  const q = sorted.filter((f) => qualifies(c, f, official));
+  // Walk the qualifying matches oldest first until every count is reached.
+  const opponents = new Set<string>();
+  const maps = new Set<string>();
+  const used: MatchFacts[] = [];
+  const done = () =>
+    used.length >= c.matches &&
+    opponents.size >= (c.distinct_opponents ?? 0) &&
+    maps.size >= (c.distinct_maps ?? 0);
+  for (const f of q) {
+    if (done()) break;
+    const helps =
+      used.length < c.matches ||
+      (c.distinct_opponents !== undefined &&
+        !opponents.has(f.opponent) &&
+        opponents.size < c.distinct_opponents) ||
+      (c.distinct_maps !== undefined && !maps.has(f.map) && maps.size < c.distinct_maps);
+    if (!helps) continue;
+    used.push(f);
+    opponents.add(f.opponent);
+    maps.add(f.map);
+  }
+  // Progress is the furthest-behind of the counts the condition asks for.
+  const parts: [number, number][] = [[Math.min(q.length, c.matches), c.matches]];
+  if (c.distinct_opponents !== undefined)
+    parts.push([
+      Math.min(new Set(q.map((f) => f.opponent)).size, c.distinct_opponents),
+      c.distinct_opponents,
+    ]);
+  if (c.distinct_maps !== undefined)
+    parts.push([Math.min(new Set(q.map((f) => f.map)).size, c.distinct_maps), c.distinct_maps]);
+  const [current, target] = parts.reduce((a, b) => (b[0] / b[1] < a[0] / a[1] ? b : a));
+  const met = done();
+  return {
+    met,
+    progress: { current, target },
+    evidence: (met ? used : q).map((f) => f.match_id),
+    completedAt: met && used.length > 0 ? used[used.length - 1]!.ended : null,
+  };
+}
+
+/** A one-line reading of a condition for pages and docs ("win against Kiter, 3 matches"). */
+export function describeCondition(c: Condition, opponentName: (n: string) => string): string {
+  const bits: string[] = [];
+  if (c.result) bits.push(c.result.join(" or "));
+  else bits.push("finish");
+  bits.push(
+    c.opponent === "official"
+      ? "against an official opponent"
+      : c.opponent === "any"
+        ? "against anyone"
+        : `against ${c.opponent.map(opponentName).join(" or ")}`,
+  );
+  if (c.map) bits.push(`on ${c.map.join(" or ")}`);
+  if (c.reason) bits.push(`ending by ${c.reason.join(" or ")}`);
+  if (c.version) bits.push(`with version ${c.version.join(" or ")}`);
+  for (const [k, r] of Object.entries(c.stats ?? {}) as [string, { min?: number; max?: number }][]) {
+    const name = k.replace(/_/g, " ");
+    if (r.min !== undefined && r.max !== undefined) bits.push(`${name} ${r.min}-${r.max}`);
+    else if (r.min !== undefined) bits.push(`${name} at least ${r.min}`);
+    else bits.push(`${name} at most ${r.max}`);
+  }
+  let s = `${bits[0]} ${bits.slice(1).join(", ")}`;
+  if (c.matches > 1) s += `; ${c.matches} matches`;
+  if (c.distinct_opponents) s += `; ${c.distinct_opponents} different opponents`;
+  if (c.distinct_maps) s += `; ${c.distinct_maps} different maps`;
+  return s;
+}

@@ -128,7 +128,7 @@ describe("credentials at /mcp", () => {
     expect(String(r.body.error)).toContain("query string");
   });
 
-  it("refuses OAuth tool tokens on account, admin and registration routes", async () => {
+  it("refuses OAuth tool tokens on account, admin, event and registration routes", async () => {
     const { provider } = await approved(boss);
     const token = provider.saved!.access_token;
     expect((await rawMcp(srv.url, { token })).status).toBe(200);
@@ -136,6 +136,18 @@ describe("credentials at /mcp", () => {
     expect([account.status, account.body.code]).toEqual([401, "invalid_session"]);
     const admin = await call(srv.url, "GET", "/api/admin/overview", { token });
     expect([admin.status, admin.body.code]).toEqual([401, "admin_required"]);
+    // The event routes take browser sessions only (SPEC 4.5): the practice event ships in the default manifest.
+    const cards = await call(srv.url, "GET", "/api/account/events/practice/achievements", { token });
+    expect(cards.status).toBe(401);
+    const reveal = await call(
+      srv.url,
+      "POST",
+      "/api/account/events/practice/achievements/first-contact/reveal",
+      {
+        token,
+      },
+    );
+    expect(reveal.status).toBe(401);
     const register = await call(srv.url, "POST", "/api/bots", { token, body: { name: "no-way" } });
     expect(register.status).toBe(401);
     const consentRoute = await call(

@@ -28,6 +28,8 @@ import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./l
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
+import { MailService } from "./mail/mail.ts";
+import { acceptUnsubscribeForms } from "./mail/routes.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
 import { allOperations } from "./operations.ts";
@@ -271,6 +273,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   });
   scheduler.add(ladders.phaseJob(bus));
   ctx.scheduler = scheduler;
+  // Email: the outbox sender and the mail producers run on the scheduler (server/mail/).
+  ctx.mail = new MailService({
+    config,
+    store,
+    settings,
+    scheduler,
+    log,
+    mailer: ctx.identity?.mailer ?? null,
+    admins: async () =>
+      (await store.accounts.admins()).filter((a) => ctx.accounts.adminNow(a)).map((a) => a.id),
+  });
+  await ctx.mail.start();
   let pokeQueued = false;
   const addressLimits = new AddressLimits({
     connectsPerMinute: config.socketConnectsPerMinute,
@@ -410,6 +424,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         return ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
     }
   };
+  acceptUnsubscribeForms(http);
   mountOperations(http, allOperations(), ctx, authenticate);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
@@ -439,6 +454,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clearInterval(passTimer);
     clearInterval(trimTimer);
     scheduler.stop();
+    ctx.mail.stop();
     for (const l of ladders.all()) l.matchmaker.paused = true;
     hub.closeAll();
     humanPlay.closeAll();

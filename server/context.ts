@@ -13,6 +13,7 @@ import type { Lobby } from "./ladder/lobby.ts";
 import type { Membership } from "./ladders/membership.ts";
 import type { LadderReads } from "./ladders/reads.ts";
 import type { Ladders } from "./ladders/registry.ts";
+import type { MailService } from "./mail/mail.ts";
 import type { LiveMatches } from "./play/live-matches.ts";
 import type { ReplayFiles } from "./replays.ts";
 import type { RunningMatch } from "./runner/match-runner.ts";
@@ -41,6 +42,8 @@ export interface AppContext {
   live: LiveMatches;
   /** Ladder membership and invitations (SPEC 3.7). */
   membership: Membership;
+  /** The email outbox, unsubscribe tokens and incidents (server/mail/). */
+  mail: MailService;
   /** Domain events: MatchFinished, LadderPhaseChanged, ... */
   bus: EventBus;
   /** The one reader of live limits. */

@@ -5,9 +5,11 @@
 
 import { ADMIN_OPERATIONS } from "./admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
+import { ANNOUNCEMENT_OPERATIONS } from "./announcements/routes.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
 import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
+import { MAIL_OPERATIONS } from "./mail/routes.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
@@ -30,6 +32,8 @@ export function allOperations(): readonly AnyOperation[] {
     ...ACCOUNT_OPERATIONS,
     ...SETTINGS_OPERATIONS,
     ...ADMIN_OPERATIONS,
+    ...MAIL_OPERATIONS,
+    ...ANNOUNCEMENT_OPERATIONS,
   ] as readonly AnyOperation[];
   return all;
 }

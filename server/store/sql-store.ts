@@ -2,11 +2,13 @@
 // out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
 import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
+import { AnnouncementStore } from "../announcements/store.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { LadderStore } from "../ladders/store.ts";
+import { MailStore } from "../mail/store.ts";
 import { AccountStore } from "./account-store.ts";
 import { IdentityStore } from "./identity-store.ts";
 import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
@@ -98,6 +100,8 @@ export class SqlStore implements Store {
   readonly accounts: AccountStore;
   readonly identity: IdentityStore;
   readonly ladders: LadderStore;
+  readonly mail: MailStore;
+  readonly announcements: AnnouncementStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
@@ -114,6 +118,8 @@ export class SqlStore implements Store {
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);
     this.ladders = new LadderStore(db);
+    this.mail = new MailStore(db);
+    this.announcements = new AnnouncementStore(db);
   }
 
   // --- Bots and tokens ---
@@ -555,8 +561,16 @@ export class SqlStore implements Store {
     await auditIn(this.db, kind, subject, detail);
   }
 
+  private readonly mailListeners: (() => void)[] = [];
+
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T> {
-    return runUnit(this.db, fn);
+    return runUnit(this.db, fn, () => {
+      for (const l of this.mailListeners) l();
+    });
+  }
+
+  onMailQueued(listener: () => void): void {
+    this.mailListeners.push(listener);
   }
 
   async auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]> {

@@ -6,7 +6,10 @@ import { defineOperation } from "../kernel/operation.ts";
 import { Announcements, publicView } from "./service.ts";
 
 /** Control characters other than line breaks and tabs are not plain text. */
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const CONTROL = { test: (s: string) => [...s].some((c) => isControl(c.codePointAt(0)!)) };
+function isControl(cp: number): boolean {
+  return (cp < 0x20 && cp !== 0x09 && cp !== 0x0a && cp !== 0x0d) || cp === 0x7f;
+}
 const LINE_BREAK = /[\r\n\u0085\u2028\u2029]/;
 
 const Title = z

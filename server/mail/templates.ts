@@ -31,7 +31,7 @@ export interface Rendered {
   html: string;
 }
 
-const escape = (s: string) =>
+const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 export function render(category: EmailCategory, p: MailParts, serviceName = "the ladder"): Rendered {
@@ -48,15 +48,15 @@ export function render(category: EmailCategory, p: MailParts, serviceName = "the
   ].join("\n");
   const html = [
     "<!doctype html>",
-    `<html><head><meta charset="utf-8"><title>${escape(p.subject)}</title></head>`,
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(p.subject)}</title></head>`,
     '<body style="font-family: sans-serif; line-height: 1.5; max-width: 40em">',
-    ...(p.greeting ? [`<p>${escape(p.greeting)}</p>`] : []),
-    ...p.paragraphs.map((x) => `<p>${escape(x).replace(/\n/g, "<br>")}</p>`),
-    ...(p.list?.length ? [`<ul>${p.list.map((l) => `<li>${escape(l)}</li>`).join("")}</ul>`] : []),
-    ...(p.link ? [`<p><a href="${escape(p.link.url)}">${escape(p.link.label)}</a></p>`] : []),
-    `<hr><p style="font-size: small; color: #555">${escape(footer)} ` +
-      `<a href="${UNSUBSCRIBE_PLACEHOLDER}">Unsubscribe from ${escape(CATEGORY_LABELS[category])}</a> ` +
-      `(${escape(serviceName)}).</p>`,
+    ...(p.greeting ? [`<p>${escapeHtml(p.greeting)}</p>`] : []),
+    ...p.paragraphs.map((x) => `<p>${escapeHtml(x).replace(/\n/g, "<br>")}</p>`),
+    ...(p.list?.length ? [`<ul>${p.list.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`] : []),
+    ...(p.link ? [`<p><a href="${escapeHtml(p.link.url)}">${escapeHtml(p.link.label)}</a></p>`] : []),
+    `<hr><p style="font-size: small; color: #555">${escapeHtml(footer)} ` +
+      `<a href="${UNSUBSCRIBE_PLACEHOLDER}">Unsubscribe from ${escapeHtml(CATEGORY_LABELS[category])}</a> ` +
+      `(${escapeHtml(serviceName)}).</p>`,
     "</body></html>",
   ].join("\n");
   return { subject: p.subject, text, html };

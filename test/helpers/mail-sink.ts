@@ -100,7 +100,10 @@ export async function startSink(): Promise<Sink> {
     until(pred, timeoutMs = 20_000) {
       return new Promise<void>((resolve, reject) => {
         if (pred(messages)) return resolve();
-        const t = setTimeout(() => reject(new Error(`sink: condition not met; got ${messages.length} messages`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`sink: condition not met; got ${messages.length} messages`)),
+          timeoutMs,
+        );
         const prev = changed;
         changed = () => {
           prev();
@@ -139,7 +142,9 @@ export async function signUpBySmtp(
   if (res.status !== 200) throw new Error(`signup ${res.status} ${await res.text()}`);
   const lower = email.toLowerCase();
   await sink.until((m) => m.slice(before).some((x) => x.to === lower && x.raw.includes("/auth/v1/verify")));
-  const raw = sink.messages.slice(before).find((x) => x.to === lower && x.raw.includes("/auth/v1/verify"))!.raw;
+  const raw = sink.messages
+    .slice(before)
+    .find((x) => x.to === lower && x.raw.includes("/auth/v1/verify"))!.raw;
   const emailed = new URL(linkIn(raw));
   const confirmed = await fetch(`${url}${emailed.pathname}${emailed.search}`, { redirect: "manual" });
   const frag = new URLSearchParams(new URL(confirmed.headers.get("location")!).hash.slice(1));

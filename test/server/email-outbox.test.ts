@@ -5,7 +5,7 @@
 // are refused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../helpers/accounts.ts";
-import { startSink, type Sink, signUpBySmtp } from "../helpers/mail-sink.ts";
+import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
 import { freePort } from "../helpers/ports.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -76,7 +76,12 @@ describe("announcement email over SMTP", () => {
     const before = sink.submissions.length;
     const r = await call(srv.url, "POST", "/api/admin/announcements/preview", {
       token: admin(),
-      body: { title: "Season two", body: "New maps arrive <soon>.\n\nGood luck!", in_game: true, email: true },
+      body: {
+        title: "Season two",
+        body: "New maps arrive <soon>.\n\nGood luck!",
+        in_game: true,
+        email: true,
+      },
     });
     expect(r.status).toBe(200);
     const a = r.body as unknown as AdminAnnouncement;
@@ -185,7 +190,11 @@ describe("announcement email over SMTP", () => {
 
     const tampered = `${token.slice(0, -3)}${token.endsWith("A") ? "B" : "A"}${token.slice(-2)}`;
     const cross = token.replace(/^announcements\./, "weekly_digest.");
-    const expired = srv.app.ctx.mail.tokens.issue(users.ann!.id, "weekly_digest", Date.now() - 91 * 86_400_000);
+    const expired = srv.app.ctx.mail.tokens.issue(
+      users.ann!.id,
+      "weekly_digest",
+      Date.now() - 91 * 86_400_000,
+    );
     for (const [bad, why] of [
       [tampered, "invalid"],
       [cross, "invalid"],
@@ -220,9 +229,9 @@ describe("announcement email over SMTP", () => {
       expect(typeof r.body.subject).toBe("string");
       expect(String(r.body.html)).toContain("<html>");
     }
-    expect((await call(srv.url, "GET", "/api/admin/emails/preview?kind=other", { token: admin() })).status).toBe(
-      400,
-    );
+    expect(
+      (await call(srv.url, "GET", "/api/admin/emails/preview?kind=other", { token: admin() })).status,
+    ).toBe(400);
     expect(sink.submissions.length).toBe(before);
   });
 });

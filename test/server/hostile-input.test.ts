@@ -18,14 +18,17 @@
 //
 // Values are a fixed list, not random: the sweep is the same on every run. The route list is read from the
 // running server (Fastify's route tree), so a new route without an entry in the tables below fails the test.
+
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ADMIN_OPERATIONS } from "../../server/admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "../../server/admin/settings-routes.ts";
+import { ANNOUNCEMENT_OPERATIONS } from "../../server/announcements/routes.ts";
 import type { AnyOperation } from "../../server/kernel/operation.ts";
 import { DATA_OPERATIONS } from "../../server/ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "../../server/ladders/routes.ts";
+import { MAIL_OPERATIONS } from "../../server/mail/routes.ts";
 import { ACCOUNT_OPERATIONS } from "../../server/routes/account.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -214,6 +217,7 @@ function paramValue(path: string, name: string): string {
         ? "0001-tick-order.md"
         : "arena-sim.mjs";
   if (name === "invitation") return "inv_none";
+  if (name === "scope") return "example.com";
   if (name === "id") {
     if (path.startsWith("/api/account/keys")) return agentKeyId;
     if (path.includes("ladders")) return "public";
@@ -247,6 +251,11 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "PUT /api/admin/settings": { revision: 0, overrides: {}, note: "sweep" },
     "POST /api/admin/settings/preview": { revision: 0, overrides: {}, ladders: ["public"] },
     "POST /api/admin/settings/presets": { revision: 0, name: "sweep" },
+    // Email asked for without SMTP: refused before anything is stored.
+    "POST /api/admin/announcements/preview": { title: "Sweep", body: "sweep", in_game: false, email: true },
+    "PUT /api/admin/announcements/:id": { title: "Sweep", body: "sweep" },
+    "POST /api/admin/emails/incidents/:scope/resolve": { reason: "sweep" },
+    "POST /api/email/unsubscribe": { token: "not-a-token" },
     // The identity provider: each valid body reaches its handler and changes nothing (an address that is
     // confirmed already, an unknown one, a wrong password, an unknown link).
     "POST /auth/v1/signup": {
@@ -400,6 +409,8 @@ async function routesToSweep(): Promise<Route[]> {
     ...LADDER_OPERATIONS,
     ...SETTINGS_OPERATIONS,
     ...ADMIN_OPERATIONS,
+    ...MAIL_OPERATIONS,
+    ...ANNOUNCEMENT_OPERATIONS,
   ];
   for (const op of ops)
     add({

@@ -1,5 +1,6 @@
 // Behaviour shared by every page, on top of server-rendered HTML that works without it: tables sort by
 // column heading, timestamps read as "5 min ago", and the ladder dashboard updates itself without a reload.
+import "./notices.js";
 
 /** Sort state per table id, so a table re-rendered by a live update keeps the reader's order. */
 const sortState = new Map();

@@ -51,8 +51,8 @@ export const ANNOUNCEMENT_OPERATIONS = [
     auth: "none",
     doc: { tag: "data", ok: z.array(PublicAnnouncement) },
     handle: async ({ reply }, ctx) => {
-      // Polled by every page every 15 s: a short shared cache keeps a crowd's polls cheap.
-      reply.header("cache-control", "public, max-age=5");
+      // Polled by every page every 15 s; a new announcement must show at the next poll.
+      reply.header("cache-control", "no-cache");
       return (await ctx.store.announcements.published(100)).map(publicView);
     },
   }),

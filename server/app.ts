@@ -283,8 +283,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     mailer: ctx.identity?.mailer ?? null,
     admins: async () =>
       (await store.accounts.admins()).filter((a) => ctx.accounts.adminNow(a)).map((a) => a.id),
+    ladders: () => ladders,
   });
   await ctx.mail.start();
+  bus.on("MatchFinished", (e) => ctx.mail.producers.onMatchFinished(e));
   let pokeQueued = false;
   const addressLimits = new AddressLimits({
     connectsPerMinute: config.socketConnectsPerMinute,

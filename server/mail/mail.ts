@@ -9,7 +9,9 @@ import { errors } from "../errors.ts";
 import type { Scheduler } from "../kernel/scheduler.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { EmailCategory, Unit } from "../kernel/unit-of-work.ts";
+import type { Ladders } from "../ladders/registry.ts";
 import type { Store } from "../store/types.ts";
+import { MailProducers } from "./producers.ts";
 import { OutboxSender } from "./sender.ts";
 import { type MailStore, optOut } from "./store.ts";
 import { CATEGORY_LABELS, type MailParts, render } from "./templates.ts";
@@ -25,6 +27,8 @@ export interface MailDeps {
   mailer: Mailer | null;
   /** Account ids of the admins in force now (configured list included). */
   admins: () => Promise<string[]>;
+  /** The ladders (window reminders). */
+  ladders: () => Ladders;
 }
 
 export class MailService {
@@ -32,6 +36,8 @@ export class MailService {
   readonly store: MailStore;
   tokens!: UnsubscribeTokens;
   sender!: OutboxSender;
+  /** The service's own mail from real data (onboarding, digest, health, reminders, achievements). */
+  producers!: MailProducers;
 
   constructor(private readonly d: MailDeps) {
     this.store = d.store.mail;
@@ -61,6 +67,15 @@ export class MailService {
     });
     this.d.store.onMailQueued(() => this.sender.wake());
     this.d.scheduler.add(this.sender);
+    this.producers = new MailProducers({
+      store: this.d.store,
+      mail: this,
+      ladders: this.d.ladders,
+      publicUrl: this.d.config.publicUrl,
+      log: this.d.log,
+      admins: this.d.admins,
+    });
+    for (const job of this.producers.jobs()) this.d.scheduler.add(job);
   }
 
   stop(): void {

@@ -82,7 +82,8 @@ function toIncident(r: Row): IncidentRow {
 const json = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : (v ?? {})) as Record<string, boolean>;
 
 export class MailStore {
-  constructor(private readonly db: Db) {}
+  /** The database, for the mail producers' reads of accounts, matches and members (server/mail/producers.ts). */
+  constructor(readonly db: Db) {}
 
   /** The unsubscribe key: made once, then the same for every server on this database. */
   async secret(): Promise<Buffer> {

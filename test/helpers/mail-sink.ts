@@ -19,7 +19,9 @@ export interface Sink {
   /** When each MAIL FROM arrived (one per submission attempt). */
   submissions: { at: number; to: string | null }[];
   refuse: Set<string>;
+  /** Announcement messages to these recipients lose their connection at the end of the data. */
   drop: Set<string>;
+  /** The next announcement message to each of these is never answered. */
   hold: Set<string>;
   /** Resolves with the recipient when a held message has been received in full (its answer is withheld). */
   held(): Promise<string>;
@@ -60,18 +62,19 @@ export async function startSink(): Promise<Sink> {
       stream.on("end", () => {
         const raw = Buffer.concat(chunks).toString("utf8");
         const to = (session.envelope.rcptTo[0]?.address ?? "").toLowerCase();
-        if (drop.has(to)) {
+        const category = /^X-Ladder-Category:\s*(\S+)/im.exec(raw)?.[1] ?? null;
+        // Drops and holds apply to announcements only (other mail to the same person goes through).
+        if (drop.has(to) && category === "announcements") {
           sockets.get(session.remotePort)?.destroy();
           return;
         }
-        if (hold.has(to)) {
+        if (hold.has(to) && category === "announcements") {
           hold.delete(to);
           const w = heldWaiters.shift();
           if (w) w(to);
           else heldQueue.push(to);
           return; // never answered: the sender cannot know whether the message was taken
         }
-        const category = /^X-Ladder-Category:\s*(\S+)/im.exec(raw)?.[1] ?? null;
         messages.push({ to, raw, category, at: Date.now() });
         changed();
         cb();

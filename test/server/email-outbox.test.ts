@@ -112,7 +112,8 @@ describe("announcement email over SMTP", () => {
     expect(got.map((m) => m.to).sort()).toEqual(["ann@mail.test", "boss@mail.test"]);
     // Submissions (MAIL FROM) at least a second apart.
     const times = sink.submissions.slice(submissionsBefore).map((s) => s.at);
-    expect(times.length).toBe(4);
+    // Every submission (onboarding mail may come between) at least a second after the one before.
+    expect(times.length).toBeGreaterThanOrEqual(4);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(990);
     // Every mail carries its link and the one-click headers.
     for (const m of got) {

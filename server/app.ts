@@ -33,6 +33,7 @@ import { acceptUnsubscribeForms } from "./mail/routes.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
 import { allOperations } from "./operations.ts";
+import { bothMeters, HealthMonitor } from "./ops/health.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
@@ -167,6 +168,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const settings = new Settings(defaultLimits(config));
   const manifest = deps.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
   const stalls = new StallClock();
+  const health = new HealthMonitor();
   const live = new LiveMatches({
     pool,
     results,
@@ -179,7 +181,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     publicUrl: config.publicUrl,
     workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
     humanTickMs: deps.humanTickMs ?? HUMAN_TICK_MS,
-    ...(metrics ? { tickMeter: (mode: string) => metrics.tickMeter(mode) } : {}),
+    // The admin health view always counts ticks; the Prometheus metrics too when they are on.
+    tickMeter: (mode: string) => bothMeters(health.tickMeter(), metrics?.tickMeter(mode) ?? null),
   });
   onCommitted = (r) => live.committed(r);
   const matches = live.byId;
@@ -194,6 +197,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     bus,
     settings,
     draining: false,
+    health,
   } as AppContext;
   const identity = await setUpAccounts(ctx, http);
 
@@ -427,6 +431,24 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     }
   };
   acceptUnsubscribeForms(http);
+  health.watch(http);
+  health.start({
+    profiling: metrics !== null,
+    sample: async () => {
+      const t0 = performance.now();
+      const ok = await store.mail.db.query("SELECT 1").then(
+        () => true,
+        () => false,
+      );
+      return {
+        botSockets: hub.connections,
+        humanSockets: humanPlay.connections,
+        runningMatches: matches.size,
+        poolQueued: pool.queued,
+        dbMs: ok ? Math.round((performance.now() - t0) * 100) / 100 : null,
+      };
+    },
+  });
   mountOperations(http, allOperations(), ctx, authenticate);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
@@ -457,6 +479,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clearInterval(trimTimer);
     scheduler.stop();
     ctx.mail.stop();
+    health.stop();
     for (const l of ladders.all()) l.matchmaker.paused = true;
     hub.closeAll();
     humanPlay.closeAll();

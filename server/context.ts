@@ -14,6 +14,7 @@ import type { Membership } from "./ladders/membership.ts";
 import type { LadderReads } from "./ladders/reads.ts";
 import type { Ladders } from "./ladders/registry.ts";
 import type { MailService } from "./mail/mail.ts";
+import type { HealthMonitor } from "./ops/health.ts";
 import type { LiveMatches } from "./play/live-matches.ts";
 import type { ReplayFiles } from "./replays.ts";
 import type { RunningMatch } from "./runner/match-runner.ts";
@@ -42,6 +43,8 @@ export interface AppContext {
   live: LiveMatches;
   /** Ladder membership and invitations (SPEC 3.7). */
   membership: Membership;
+  /** Rolling five-minute server health (GET /api/admin/health). */
+  health: HealthMonitor;
   /** The email outbox, unsubscribe tokens and incidents (server/mail/). */
   mail: MailService;
   /** Domain events: MatchFinished, LadderPhaseChanged, ... */

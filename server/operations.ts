@@ -10,6 +10,7 @@ import type { AnyOperation } from "./kernel/operation.ts";
 import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { MAIL_OPERATIONS } from "./mail/routes.ts";
+import { OPS_OPERATIONS } from "./ops/routes.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
@@ -34,6 +35,7 @@ export function allOperations(): readonly AnyOperation[] {
     ...ADMIN_OPERATIONS,
     ...MAIL_OPERATIONS,
     ...ANNOUNCEMENT_OPERATIONS,
+    ...OPS_OPERATIONS,
   ] as readonly AnyOperation[];
   return all;
 }

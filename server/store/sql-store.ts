@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { AnnouncementStore } from "../announcements/store.ts";
-import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
+import { type Db, type DbPlace, openDb, type Queryable, type Row, withTx } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
@@ -407,8 +407,8 @@ export class SqlStore implements Store {
    * except in a match with no player bot at all, where its house bots decide. Ranks only grow as matches are
    * added, so a trimmed replay would never have come back into a window.
    */
-  async trimReplays(keep: number): Promise<string[]> {
-    const rows = await this.db.tx((q) =>
+  async trimReplays(keep: number, tx?: Queryable): Promise<string[]> {
+    const rows = await withTx(this.db, tx, (q) =>
       q.query<{ replay_file: string }>(
         `WITH ranked AS (
            SELECT mb.match_id, mb.house,

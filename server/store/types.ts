@@ -192,7 +192,7 @@ export interface Store {
   /** Every retired version, per bot. */
   retiredVersions(): Promise<Map<string, Set<string>>>;
   /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
-  trimReplays(keep: number): Promise<string[]>;
+  trimReplays(keep: number, q?: Queryable): Promise<string[]>;
 
   // The competitive core.
   botById(id: string): Promise<BotRow | null>;

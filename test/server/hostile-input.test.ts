@@ -29,6 +29,7 @@ import type { AnyOperation } from "../../server/kernel/operation.ts";
 import { DATA_OPERATIONS } from "../../server/ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "../../server/ladders/routes.ts";
 import { MAIL_OPERATIONS } from "../../server/mail/routes.ts";
+import { OPS_OPERATIONS } from "../../server/ops/routes.ts";
 import { ACCOUNT_OPERATIONS } from "../../server/routes/account.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -411,6 +412,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...ADMIN_OPERATIONS,
     ...MAIL_OPERATIONS,
     ...ANNOUNCEMENT_OPERATIONS,
+    ...OPS_OPERATIONS,
   ];
   for (const op of ops)
     add({

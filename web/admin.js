@@ -13,6 +13,8 @@ import "./admin-settings.js";
 import "./admin-presets.js";
 import "./admin-usage.js";
 import "./admin-audit.js";
+import "./admin-mail.js";
+import "./admin-charts.js";
 
 async function start() {
   bindSecretPanel(say);
@@ -21,7 +23,17 @@ async function start() {
     // The overview is the gate: only after it succeeds does anything else load or show.
     await reload("overview");
     show("console");
-    await reload("accounts", "usage", "audit", "ladders", "settings");
+    await reload(
+      "accounts",
+      "usage",
+      "audit",
+      "ladders",
+      "settings",
+      "announcements",
+      "emails",
+      "analytics",
+      "health",
+    );
   } catch (err) {
     await failed(err);
   }

@@ -72,7 +72,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the settings form in headless Chromium", () => 
     expect(await info(page, "maxBotsPerOwner").textContent()).toBe(
       `default ${before.maxBotsPerOwner} from the default (start-up flag)`,
     );
-    expect(await page.locator("#settings-fields .limit-row").count()).toBe(11);
+    expect(await page.locator("#settings-fields .limit-row").count()).toBe(12);
     expect(await page.locator("#settings-draft").textContent()).toBe("No unsaved changes.");
 
     await bots.fill("7");

@@ -132,7 +132,7 @@ export async function signUpBySmtp(
   sink: Sink,
   email: string,
   handle?: string,
-): Promise<{ email: string; access: string; id: string }> {
+): Promise<{ email: string; access: string; refresh: string; id: string }> {
   const index = (await (await fetch(`${url}/api`)).json()) as {
     accounts: { identity_url: string; publishable_key: string };
   };
@@ -161,5 +161,5 @@ export async function signUpBySmtp(
     ...(handle ? { body: JSON.stringify({ handle }) } : {}),
   });
   if (put.status !== 200) throw new Error(`account ${put.status} ${await put.text()}`);
-  return { email, access, id };
+  return { email, access, refresh: frag.get("refresh_token") ?? "", id };
 }

@@ -29,6 +29,7 @@ import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
 import { MailService } from "./mail/mail.ts";
+import { unsubscribePage } from "./mail/page.ts";
 import { acceptUnsubscribeForms } from "./mail/routes.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
@@ -454,6 +455,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);
   playPageRoutes(http, ctx);
+  unsubscribePage(http);
 
   http.server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0];

@@ -24,12 +24,12 @@ function dismiss(id) {
 }
 
 function region() {
-  let r = document.getElementById("notices");
+  let r = document.getElementById("announcements-bar");
   if (r) return r;
   const main = document.getElementById("main") ?? document.body;
   r = document.createElement("section");
-  r.id = "notices";
-  r.className = "notices";
+  r.id = "announcements-bar";
+  r.className = "announcements-bar";
   r.setAttribute("aria-label", "Announcements");
   r.setAttribute("aria-live", "polite");
   main.prepend(r);
@@ -38,17 +38,17 @@ function region() {
 
 function notice(a) {
   const box = document.createElement("div");
-  box.className = "notice";
+  box.className = "announcement";
   box.dataset.id = a.id;
   const title = document.createElement("strong");
-  title.className = "notice-title";
+  title.className = "announcement-title";
   title.textContent = a.title;
   const body = document.createElement("p");
-  body.className = "notice-body";
+  body.className = "announcement-body";
   body.textContent = a.body;
   const close = document.createElement("button");
   close.type = "button";
-  close.className = "notice-close";
+  close.className = "announcement-close";
   close.textContent = "Dismiss";
   close.setAttribute("aria-label", `Dismiss the announcement: ${a.title}`);
   close.addEventListener("click", () => {

@@ -154,15 +154,16 @@ export class OutboxSender implements ScheduledJob {
   }
 
   private async submit(c: Candidate, address: string): Promise<Outcome> {
-    const url = `${this.d.publicUrl}/api/email/unsubscribe?token=${encodeURIComponent(
-      this.d.tokens.issue(c.account_id, c.category),
-    )}`;
+    const token = encodeURIComponent(this.d.tokens.issue(c.account_id, c.category));
+    // People follow the link to a page with a button; mail clients post one-click to the header's address.
+    const page = `${this.d.publicUrl}/email/unsubscribe?token=${token}`;
+    const url = `${this.d.publicUrl}/api/email/unsubscribe?token=${token}`;
     try {
       await this.d.mailer.send({
         to: address,
         subject: c.subject,
-        text: c.text.replaceAll(UNSUBSCRIBE_PLACEHOLDER, url),
-        html: c.html.replaceAll(UNSUBSCRIBE_PLACEHOLDER, url.replace(/&/g, "&amp;")),
+        text: c.text.replaceAll(UNSUBSCRIBE_PLACEHOLDER, page),
+        html: c.html.replaceAll(UNSUBSCRIBE_PLACEHOLDER, page),
         headers: {
           "List-Unsubscribe": `<${url}>`,
           "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",

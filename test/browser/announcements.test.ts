@@ -90,6 +90,23 @@ describe.skipIf(!HAVE_CHROMIUM)("announcements in headless Chromium", () => {
       .poll(() => page.locator("#announcements-table .delivery").first().textContent())
       .toBe("2 accepted");
     await page.screenshot({ path: join(SHOTS, "admin-announcements.png"), fullPage: true });
+
+    // The email's link opens a page that says what it is for and opts out only when asked.
+    const mail = sink.of("announcements").find((m) => m.to === "ada@web.test")!;
+    const link = /https?:\/\/[^\s/]+\/email\/unsubscribe\?token=[\w.%-]+/.exec(
+      mail.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "="),
+    )![0];
+    await page.goto(link);
+    const unsubscribe = page.getByRole("button", { name: "Unsubscribe from “Announcements”" });
+    await unsubscribe.waitFor();
+    expect((await call(srv.url, "GET", "/api/account", { token: ada.access })).body.email_announcements).toBe(
+      true,
+    );
+    await unsubscribe.click();
+    await page.locator("#unsub-text", { hasText: "no longer get" }).waitFor();
+    expect((await call(srv.url, "GET", "/api/account", { token: ada.access })).body.email_announcements).toBe(
+      false,
+    );
     await context.close();
   }, 60_000);
 
@@ -105,11 +122,11 @@ describe.skipIf(!HAVE_CHROMIUM)("announcements in headless Chromium", () => {
     });
     await page.goto(`${srv.url}/ladder`);
     // Shown from the first poll (as the page loads); dismiss it.
-    const first = page.locator(".notice", { hasText: "Season three" }).first();
+    const first = page.locator(".announcement", { hasText: "Season three" }).first();
     await first.waitFor({ timeout: 5_000 });
-    while ((await page.locator(".notice", { hasText: "Season three" }).count()) > 0)
+    while ((await page.locator(".announcement", { hasText: "Season three" }).count()) > 0)
       await page
-        .locator(".notice", { hasText: "Season three" })
+        .locator(".announcement", { hasText: "Season three" })
         .first()
         .getByRole("button", { name: "Dismiss the announcement: Season three" })
         .click();
@@ -128,15 +145,17 @@ describe.skipIf(!HAVE_CHROMIUM)("announcements in headless Chromium", () => {
     await call(srv.url, "POST", `/api/admin/announcements/${String(d.body.id)}/publish`, {
       token: root.access,
     });
-    const notice = page.locator(".notice", { hasText: "Server restart at 22:00" });
+    const notice = page.locator(".announcement", { hasText: "Server restart at 22:00" });
     await notice.waitFor({ timeout: 16_000 });
     expect(Date.now() - published).toBeLessThan(16_000);
-    expect(await notice.locator(".notice-body").textContent()).toBe("Matches in progress finish first.");
+    expect(await notice.locator(".announcement-body").textContent()).toBe(
+      "Matches in progress finish first.",
+    );
     await page.screenshot({ path: join(SHOTS, "in-game-notice.png") });
     // The dismissed one stays dismissed on another page.
     await page.goto(`${srv.url}/`);
-    await page.locator(".notice", { hasText: "Server restart" }).waitFor({ timeout: 5_000 });
-    expect(await page.locator(".notice", { hasText: "Season three" }).count()).toBe(0);
+    await page.locator(".announcement", { hasText: "Server restart" }).waitFor({ timeout: 5_000 });
+    expect(await page.locator(".announcement", { hasText: "Season three" }).count()).toBe(0);
     await context.close();
   }, 60_000);
 });

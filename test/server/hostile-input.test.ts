@@ -291,6 +291,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
   { method: "GET", path: "/account", cred: "none", query: [] },
+  { method: "GET", path: "/email/unsubscribe", cred: "none", query: ["token"] },
   { method: "GET", path: "/admin", cred: "none", query: [] },
   { method: "GET", path: "/changelog", cred: "none", query: [] },
   { method: "GET", path: "/guide", cred: "none", query: [] },

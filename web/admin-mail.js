@@ -28,7 +28,7 @@ section(
   el(
     "p",
     { class: "muted small" },
-    "Preview saves a draft and shows the email; publish within an hour of the preview. Published announcements show on every page; archiving hides them there while their email goes on.",
+    "Save draft to preview: it shows the email and who gets it, sending nothing; publish within an hour. Published announcements show on every page; archiving hides them there while their email goes on.",
   ),
   el(
     "form",
@@ -54,7 +54,7 @@ section(
         " Email",
       ),
     ),
-    el("button", { class: "button", type: "submit", id: "announce-preview" }, "Preview"),
+    el("button", { class: "button", type: "submit", id: "announce-preview" }, "Save draft"),
   ),
   el("div", { id: "announce-draft", hidden: true }),
   el("h3", {}, "Drafts and announcements"),

@@ -1,6 +1,5 @@
 // Behaviour shared by every page, on top of server-rendered HTML that works without it: tables sort by
 // column heading, timestamps read as "5 min ago", and the ladder dashboard updates itself without a reload.
-import "./notices.js";
 
 /** Sort state per table id, so a table re-rendered by a live update keeps the reader's order. */
 const sortState = new Map();
@@ -156,3 +155,9 @@ function liveDashboard() {
 initSorting();
 initTimes();
 if (document.body.dataset.page === "ladder") liveDashboard();
+
+// The in-game announcements (web/notices.js) start a moment after the page has loaded: they are not part of
+// its first paint.
+const startNotices = () => setTimeout(() => void import("./notices.js"), 1000);
+if (document.readyState === "complete") startNotices();
+else addEventListener("load", startNotices, { once: true });

@@ -31,10 +31,14 @@ import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./l
 import { Membership } from "./ladders/membership.ts";
 import { LadderReads } from "./ladders/reads.ts";
 import { Ladders } from "./ladders/registry.ts";
+import { MailService } from "./mail/mail.ts";
+import { unsubscribePage } from "./mail/page.ts";
+import { acceptUnsubscribeForms } from "./mail/routes.ts";
 import { setUpMcp } from "./mcp/setup.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
 import { allOperations } from "./operations.ts";
+import { bothMeters, HealthMonitor } from "./ops/health.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
@@ -174,6 +178,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const settings = new Settings(defaultLimits(config));
   const manifest = deps.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
   const stalls = new StallClock();
+  const health = new HealthMonitor();
   const live = new LiveMatches({
     pool,
     results,
@@ -186,7 +191,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     publicUrl: config.publicUrl,
     workerTimeoutMs: deps.workerTimeoutMs ?? 15_000,
     humanTickMs: deps.humanTickMs ?? HUMAN_TICK_MS,
-    ...(metrics ? { tickMeter: (mode: string) => metrics.tickMeter(mode) } : {}),
+    // The admin health view always counts ticks; the Prometheus metrics too when they are on.
+    tickMeter: (mode: string) => bothMeters(health.tickMeter(), metrics?.tickMeter(mode) ?? null),
   });
   onCommitted = (r) => live.committed(r);
   const matches = live.byId;
@@ -201,6 +207,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     bus,
     settings,
     draining: false,
+    health,
   } as AppContext;
   const identity = await setUpAccounts(ctx, http);
 
@@ -302,6 +309,30 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   scheduler.add(ladders.phaseJob(bus));
   scheduler.add(events.phaseJob());
   ctx.scheduler = scheduler;
+  // Email: the outbox sender and the mail producers run on the scheduler (server/mail/).
+  ctx.mail = new MailService({
+    config,
+    store,
+    settings,
+    scheduler,
+    log,
+    mailer: ctx.identity?.mailer ?? null,
+    admins: async () =>
+      (await store.accounts.admins()).filter((a) => ctx.accounts.adminNow(a)).map((a) => a.id),
+    ladders: () => ladders,
+  });
+  await ctx.mail.start();
+  bus.on("MatchFinished", (e) => ctx.mail.producers.onMatchFinished(e));
+  // The achievement mail (SPEC 6.3), once per account, event and achievement (its dedupe key); never the flag.
+  bus.on("AchievementEarned", async (e) => {
+    await ctx.mail.producers.achievementEarned({
+      accountId: e.accountId,
+      eventId: e.eventId,
+      event: e.eventName,
+      achievementId: e.achievementId,
+      achievement: e.achievementName,
+    });
+  });
   let pokeQueued = false;
   const addressLimits = new AddressLimits({
     connectsPerMinute: config.socketConnectsPerMinute,
@@ -452,12 +483,32 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
         return ctx.accounts.session(req, reply, { handle: rule === "session_handle" });
     }
   };
+  acceptUnsubscribeForms(http);
+  health.watch(http);
+  health.start({
+    profiling: metrics !== null,
+    sample: async () => {
+      const t0 = performance.now();
+      const ok = await store.mail.db.query("SELECT 1").then(
+        () => true,
+        () => false,
+      );
+      return {
+        botSockets: hub.connections,
+        humanSockets: humanPlay.connections,
+        runningMatches: matches.size,
+        poolQueued: pool.queued,
+        dbMs: ok ? Math.round((performance.now() - t0) * 100) / 100 : null,
+      };
+    },
+  });
   mountOperations(http, allOperations(), ctx, authenticate);
   if (identity) identityProvider(http, identity);
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);
   playPageRoutes(http, ctx);
   eventPageRoutes(http, ctx);
+  unsubscribePage(http);
 
   http.server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0];
@@ -482,6 +533,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clearInterval(passTimer);
     clearInterval(trimTimer);
     scheduler.stop();
+    ctx.mail.stop();
+    health.stop();
     for (const l of ladders.all()) l.matchmaker.paused = true;
     hub.closeAll();
     humanPlay.closeAll();

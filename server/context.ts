@@ -15,7 +15,9 @@ import type { Lobby } from "./ladder/lobby.ts";
 import type { Membership } from "./ladders/membership.ts";
 import type { LadderReads } from "./ladders/reads.ts";
 import type { Ladders } from "./ladders/registry.ts";
+import type { MailService } from "./mail/mail.ts";
 import type { McpService } from "./mcp/endpoint.ts";
+import type { HealthMonitor } from "./ops/health.ts";
 import type { LiveMatches } from "./play/live-matches.ts";
 import type { ReplayFiles } from "./replays.ts";
 import type { RunningMatch } from "./runner/match-runner.ts";
@@ -46,6 +48,10 @@ export interface AppContext {
   membership: Membership;
   /** Timed events with achievements (server/events/). */
   events: Events;
+  /** Rolling five-minute server health (GET /api/admin/health). */
+  health: HealthMonitor;
+  /** The email outbox, unsubscribe tokens and incidents (server/mail/). */
+  mail: MailService;
   /** Domain events: MatchFinished, LadderPhaseChanged, ... */
   bus: EventBus;
   /** The one reader of live limits. */

@@ -140,6 +140,13 @@ export const CODES = {
   unsupported_grant_type: { status: 400, message: "unsupported grant type" },
   invalid_redirect_uri: { status: 400, message: "invalid redirect URI" },
   invalid_client_metadata: { status: 400, message: "invalid client metadata" },
+  no_such_announcement: { status: 404, message: "no such announcement" },
+  preview_expired: {
+    status: 409,
+    message: "the preview is over an hour old; preview again before publishing",
+  },
+  announcement_discarded: { status: 409, message: "this draft was discarded" },
+  email_not_configured: { status: 409, message: "email is not configured (no SMTP server)" },
   window_started: { status: 409, message: "the window has opened: its opening time can no longer move" },
   window_closed: { status: 409, message: "the window has closed: it can no longer move" },
   window_past: { status: 409, message: "a new time must be in the future" },
@@ -404,6 +411,18 @@ export const errors = {
   invalidImage: (message: string) => fail("invalid_image", message),
   imageTooLarge: (message: string) => fail("too_large", message),
   unsupportedImage: (message: string) => fail("unsupported_media_type", message),
+  noSuchAnnouncement: (id: string) => fail("no_such_announcement", `no announcement ${JSON.stringify(id)}`),
+  previewExpired: () =>
+    fail(
+      "preview_expired",
+      "the preview is over an hour old; preview the announcement again before publishing",
+    ),
+  announcementDiscarded: () => fail("announcement_discarded", "this draft was discarded; preview a new one"),
+  emailNotConfigured: () =>
+    fail(
+      "email_not_configured",
+      "email was asked for, but no SMTP server is configured (--smtp-url); send in game only, or configure SMTP",
+    ),
   staleRevision: (current: number) =>
     fail("stale_revision", `the settings changed meanwhile (revision ${current}); reload and retry`, {
       revision: current,

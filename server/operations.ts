@@ -5,11 +5,14 @@
 
 import { ADMIN_OPERATIONS } from "./admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
+import { ANNOUNCEMENT_OPERATIONS } from "./announcements/routes.ts";
 import { EVENT_OPERATIONS } from "./events/routes.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
 import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
+import { MAIL_OPERATIONS } from "./mail/routes.ts";
 import { MCP_OPERATIONS } from "./mcp/routes.ts";
+import { OPS_OPERATIONS } from "./ops/routes.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
@@ -34,6 +37,9 @@ export function allOperations(): readonly AnyOperation[] {
     ...ADMIN_OPERATIONS,
     ...MCP_OPERATIONS,
     ...EVENT_OPERATIONS,
+    ...MAIL_OPERATIONS,
+    ...ANNOUNCEMENT_OPERATIONS,
+    ...OPS_OPERATIONS,
   ] as readonly AnyOperation[];
   return all;
 }

@@ -14,6 +14,8 @@ import "./admin-settings.js";
 import "./admin-presets.js";
 import "./admin-usage.js";
 import "./admin-audit.js";
+import "./admin-mail.js";
+import "./admin-charts.js";
 
 async function start() {
   bindSecretPanel(say);
@@ -22,7 +24,18 @@ async function start() {
     // The overview is the gate: only after it succeeds does anything else load or show.
     await reload("overview");
     show("console");
-    await reload("accounts", "usage", "audit", "ladders", "events", "settings");
+    await reload(
+      "accounts",
+      "usage",
+      "audit",
+      "ladders",
+      "events",
+      "settings",
+      "announcements",
+      "emails",
+      "analytics",
+      "health",
+    );
   } catch (err) {
     await failed(err);
   }

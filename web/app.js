@@ -155,3 +155,9 @@ function liveDashboard() {
 initSorting();
 initTimes();
 if (document.body.dataset.page === "ladder") liveDashboard();
+
+// The in-game announcements (web/notices.js) start a moment after the page has loaded: they are not part of
+// its first paint.
+const startNotices = () => setTimeout(() => void import("./notices.js"), 1000);
+if (document.readyState === "complete") startNotices();
+else addEventListener("load", startNotices, { once: true });

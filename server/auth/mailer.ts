@@ -1,4 +1,4 @@
-// Account emails (confirmation, recovery). With SMTP configured they go out through nodemailer; otherwise
+// Account emails (confirmation, recovery) and the transport of the email outbox (server/mail/). With SMTP configured they go out through nodemailer; otherwise
 // they land in the outbox, `<data dir>/outbox/*.eml`, which the operator can read, and in development the
 // console says where the link is. Nothing here logs the link's secret to the structured log.
 import { mkdir, writeFile } from "node:fs/promises";
@@ -10,6 +10,8 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** Extra headers (List-Unsubscribe and List-Unsubscribe-Post of the outbox's mails). */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {
@@ -45,6 +47,7 @@ export function makeMailer(opts: {
         `To: ${mail.to}`,
         `Subject: ${mail.subject}`,
         `Date: ${new Date().toUTCString()}`,
+        ...Object.entries(mail.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
         "Content-Type: text/plain; charset=utf-8",
         "",
         mail.text,

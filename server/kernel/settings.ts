@@ -21,6 +21,8 @@ export interface Limits {
   matchesPerDayPerOwner: number;
   maxBotsPerOwner: number;
   newVersionsPerDay: number;
+  /** Time between two email submissions of the outbox sender (SPEC 8 item 5: at most one per second). */
+  emailIntervalMs: number;
 }
 
 /** Each limit's bounds (the same as its flag's), unit and meaning: the schemas, the console's form and docs. */
@@ -60,6 +62,12 @@ export const LIMIT_INFO = {
     max: 1_000_000,
     unit: null,
     about: "new version labels per bot per day (house bots exempt)",
+  },
+  emailIntervalMs: {
+    min: 1000,
+    max: 3_600_000,
+    unit: "ms",
+    about: "time between two emails the outbox sends (at most one per second)",
   },
 } as const satisfies Record<keyof Limits, { min: number; max: number; unit: "ms" | null; about: string }>;
 
@@ -116,6 +124,7 @@ export function defaultLimits(config: Config): Limits {
     matchesPerDayPerOwner: config.dailyOwnerQuota,
     maxBotsPerOwner: config.maxBots,
     newVersionsPerDay: config.newVersionsPerDay,
+    emailIntervalMs: 1000,
   };
 }
 

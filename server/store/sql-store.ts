@@ -2,12 +2,14 @@
 // out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
 import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
-import { type Db, type DbPlace, openDb, type Queryable, type Row } from "../db/db.ts";
+import { AnnouncementStore } from "../announcements/store.ts";
+import { type Db, type DbPlace, openDb, type Queryable, type Row, withTx } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { EventStore } from "../events/store.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { LadderStore } from "../ladders/store.ts";
+import { MailStore } from "../mail/store.ts";
 import { McpStore } from "../mcp/store.ts";
 import { AccountStore } from "./account-store.ts";
 import { IdentityStore } from "./identity-store.ts";
@@ -102,6 +104,8 @@ export class SqlStore implements Store {
   readonly ladders: LadderStore;
   readonly mcp: McpStore;
   readonly events: EventStore;
+  readonly mail: MailStore;
+  readonly announcements: AnnouncementStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
@@ -120,6 +124,8 @@ export class SqlStore implements Store {
     this.ladders = new LadderStore(db);
     this.mcp = new McpStore(db);
     this.events = new EventStore(db);
+    this.mail = new MailStore(db);
+    this.announcements = new AnnouncementStore(db);
   }
 
   // --- Bots and tokens ---
@@ -420,8 +426,8 @@ export class SqlStore implements Store {
    * except in a match with no player bot at all, where its house bots decide. Ranks only grow as matches are
    * added, so a trimmed replay would never have come back into a window.
    */
-  async trimReplays(keep: number): Promise<string[]> {
-    const rows = await this.db.tx((q) =>
+  async trimReplays(keep: number, tx?: Queryable): Promise<string[]> {
+    const rows = await withTx(this.db, tx, (q) =>
       q.query<{ replay_file: string }>(
         `WITH ranked AS (
            SELECT mb.match_id, mb.house,
@@ -574,8 +580,16 @@ export class SqlStore implements Store {
     await auditIn(this.db, kind, subject, detail);
   }
 
+  private readonly mailListeners: (() => void)[] = [];
+
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T> {
-    return runUnit(this.db, fn);
+    return runUnit(this.db, fn, () => {
+      for (const l of this.mailListeners) l();
+    });
+  }
+
+  onMailQueued(listener: () => void): void {
+    this.mailListeners.push(listener);
   }
 
   async auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]> {

@@ -2,11 +2,13 @@
 // (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
 // transaction; a match result is written once (idempotent on match id).
 import type { MatchStatsT } from "../../engine/protocol.ts";
+import type { AnnouncementStore } from "../announcements/store.ts";
 import type { Queryable } from "../db/db.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { EventStore } from "../events/store.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { LadderStore } from "../ladders/store.ts";
+import type { MailStore } from "../mail/store.ts";
 import type { McpStore } from "../mcp/store.ts";
 import type { AccountStore } from "./account-store.ts";
 import type { IdentityStore } from "./identity-store.ts";
@@ -137,10 +139,16 @@ export interface Store {
   readonly mcp: McpStore;
   /** Events: overrides, images, facts, awards, opponent requests (migration 0007). */
   readonly events: EventStore;
+  /** The email outbox, its incidents and the unsubscribe key (server/mail/). */
+  readonly mail: MailStore;
+  /** Announcements (server/announcements/). */
+  readonly announcements: AnnouncementStore;
   /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
   readonly botWrites: WriteCounter;
   /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
+  /** Called after each unit of work that queued mail has committed (the mail sender listens). */
+  onMailQueued(listener: () => void): void;
 
   // Bots and tokens. Tokens are stored as sha256 hashes only.
   createBot(
@@ -195,7 +203,7 @@ export interface Store {
   /** Every retired version, per bot. */
   retiredVersions(): Promise<Map<string, Set<string>>>;
   /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
-  trimReplays(keep: number): Promise<string[]>;
+  trimReplays(keep: number, q?: Queryable): Promise<string[]>;
 
   // The competitive core.
   botById(id: string): Promise<BotRow | null>;

@@ -379,13 +379,19 @@ describe("a whole event on a shortened window", () => {
     bot.close();
   });
 
-  it("leaks no flag: responses other than reveals, log lines, the audit table and errors carry none", async () => {
+  it("leaks no flag: responses other than reveals, log lines, the audit table, mails and errors carry none", async () => {
     expect(reveals.length).toBeGreaterThan(0);
     const audit = await srv.app.ctx.store.work((u) =>
       u.q.query("SELECT kind, subject, detail::text AS d FROM audit"),
     );
     const auditText = JSON.stringify(audit);
     expect(auditText).toContain("event_reveal");
+    // The achievement mail (SPEC 6.3) went to the outbox once per award, without the flag.
+    const mails = await srv.app.ctx.store.work((u) =>
+      u.q.query("SELECT subject, text_body, html_body FROM email_outbox WHERE category = 'achievements'"),
+    );
+    expect(mails.length).toBeGreaterThanOrEqual(5);
+    const mailText = JSON.stringify(mails);
     const pages = await Promise.all(
       ["/events", "/events/cup-event", "/api/events?event=cup-event", "/api/admin/events"].map(async (p) => {
         const r = await fetch(
@@ -400,6 +406,7 @@ describe("a whole event on a shortened window", () => {
       for (const body of [...seen, ...pages]) expect(body).not.toContain(flag);
       expect(logText).not.toContain(flag);
       expect(auditText).not.toContain(flag);
+      expect(mailText).not.toContain(flag);
     }
   });
 });

@@ -18,16 +18,20 @@
 //
 // Values are a fixed list, not random: the sweep is the same on every run. The route list is read from the
 // running server (Fastify's route tree), so a new route without an entry in the tables below fails the test.
+
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ADMIN_OPERATIONS } from "../../server/admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "../../server/admin/settings-routes.ts";
+import { ANNOUNCEMENT_OPERATIONS } from "../../server/announcements/routes.ts";
 import { EVENT_OPERATIONS } from "../../server/events/routes.ts";
 import type { AnyOperation } from "../../server/kernel/operation.ts";
 import { DATA_OPERATIONS } from "../../server/ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "../../server/ladders/routes.ts";
+import { MAIL_OPERATIONS } from "../../server/mail/routes.ts";
 import { MCP_OPERATIONS } from "../../server/mcp/routes.ts";
+import { OPS_OPERATIONS } from "../../server/ops/routes.ts";
 import { ACCOUNT_OPERATIONS } from "../../server/routes/account.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
@@ -221,6 +225,7 @@ function paramValue(path: string, name: string): string {
   if (name === "event") return "practice";
   if (name === "id" && path.startsWith("/events")) return "practice";
   if (name === "id" && path.includes("/events/")) return "first-contact";
+  if (name === "scope") return "example.com";
   if (name === "id") {
     if (path.startsWith("/api/account/keys")) return agentKeyId;
     if (path.includes("ladders")) return "public";
@@ -270,6 +275,11 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "POST /api/account/events/:event/opponent": { bot_id: "ada-bot", opponent: "kiter" },
     "POST /api/admin/events/:event/accounts/:account/achievements/:id/revoke": { reason: "sweep" },
     "POST /api/admin/events/:event/reconcile": { apply: false },
+    // Email asked for without SMTP: refused before anything is stored.
+    "POST /api/admin/announcements/preview": { title: "Sweep", body: "sweep", in_game: false, email: true },
+    "PUT /api/admin/announcements/:id": { title: "Sweep", body: "sweep" },
+    "POST /api/admin/emails/incidents/:scope/resolve": { reason: "sweep" },
+    "POST /api/email/unsubscribe": { token: "not-a-token" },
     // The identity provider: each valid body reaches its handler and changes nothing (an address that is
     // confirmed already, an unknown one, a wrong password, an unknown link).
     "POST /auth/v1/signup": {
@@ -309,6 +319,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
   { method: "GET", path: "/account", cred: "none", query: [] },
+  { method: "GET", path: "/email/unsubscribe", cred: "none", query: ["token"] },
   { method: "GET", path: "/admin", cred: "none", query: [] },
   { method: "GET", path: "/changelog", cred: "none", query: [] },
   { method: "GET", path: "/guide", cred: "none", query: [] },
@@ -469,6 +480,9 @@ async function routesToSweep(): Promise<Route[]> {
     ...ADMIN_OPERATIONS,
     ...MCP_OPERATIONS,
     ...EVENT_OPERATIONS,
+    ...MAIL_OPERATIONS,
+    ...ANNOUNCEMENT_OPERATIONS,
+    ...OPS_OPERATIONS,
   ];
   for (const op of ops)
     add({

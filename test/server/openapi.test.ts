@@ -152,6 +152,7 @@ describe("/openapi.json", () => {
       { path: "/api/bots/{name}/ratings", url: "/api/bots/api-bot/ratings?days=7", status: 200 },
       { path: "/api/users/{handle}", url: "/api/users/api-owner", status: 200 },
       { path: "/api/matches", url: "/api/matches", status: 200 },
+      { path: "/api/announcements", url: "/api/announcements", status: 200 },
       { path: "/api/matches", url: "/api/matches?bot=api-bot&limit=5&stats=1", status: 200 },
       { path: "/api/matches/{id}", url: `/api/matches/${matchId}`, status: 200 },
       { path: "/api/matches/{id}/stats", url: `/api/matches/${matchId}/stats`, status: 200 },

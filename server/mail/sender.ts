@@ -1,0 +1,187 @@
+// The one sender of the email outbox, a job on the scheduler: at most one submission per `emailIntervalMs`
+// (a live setting, never under a second), one at a time. Each mail is claimed (pending -> sending, committed)
+// before it is handed to SMTP and settled after: accepted, failed (the server definitely refused it), unknown
+// (the connection broke after the message may have been taken: never resent) or back to pending (nothing was
+// submitted). A transport that breaks opens the global incident `*`, a temporary refusal for a recipient opens
+// one for the recipient's domain; mail of a scope with an open incident waits until an operator resolves it.
+// A recipient who opted out, was banned or deleted, or has no known address is `skipped` without a send.
+import type { Logger } from "pino";
+import type { Mailer } from "../auth/mailer.ts";
+import type { ScheduledJob } from "../kernel/scheduler.ts";
+import type { Candidate, MailStore } from "./store.ts";
+import { UNSUBSCRIBE_PLACEHOLDER } from "./templates.ts";
+import type { UnsubscribeTokens } from "./tokens.ts";
+
+/** How often an idle sender looks for mail queued without a wake-up (another server on the same database). */
+const IDLE_POLL_MS = 30_000;
+
+export type Outcome =
+  | { state: "accepted"; detail: string }
+  | { state: "failed"; detail: string }
+  | { state: "unknown"; detail: string; incident: string }
+  | { state: "pending"; detail: string; incident: { scope: "*" | "domain"; problem: string } };
+
+interface SmtpError {
+  code?: string;
+  command?: string;
+  responseCode?: number;
+  response?: string;
+  message?: string;
+}
+
+/**
+ * Failures that happen before any connection to the SMTP server exists (or while it refuses to let us in):
+ * nothing was submitted, so the mail stays pending. Nodemailer names the stage `CONN` even for a connection
+ * that closed in the middle of a message, so only the error itself tells these apart.
+ */
+const NOT_CONNECTED = /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|ECONNRESET.*connect/;
+
+/** What an SMTP submission's error means for the mail (exported for its unit test). */
+export function classify(err: unknown): Exclude<Outcome, { state: "accepted" }> {
+  const e = (err ?? {}) as SmtpError;
+  const said = (e.response ?? e.message ?? String(err)).slice(0, 300);
+  const rc = e.responseCode;
+  if (rc && rc >= 500) return { state: "failed", detail: `refused: ${said}` };
+  if (rc && rc >= 400) {
+    const scope = e.command === "RCPT TO" ? ("domain" as const) : ("*" as const);
+    return {
+      state: "pending",
+      detail: `deferred: ${said}`,
+      incident: { scope, problem: `temporary refusal: ${said}` },
+    };
+  }
+  if (e.code === "EDNS" || e.code === "EAUTH" || e.code === "ETLS" || NOT_CONNECTED.test(e.message ?? ""))
+    return {
+      state: "pending",
+      detail: `not sent: ${said}`,
+      incident: { scope: "*", problem: `transport: ${said}` },
+    };
+  // Anything else happened while (or after) the message was being handed over: it may have been taken.
+  return { state: "unknown", detail: `outcome unknown: ${said}`, incident: `delivery interrupted: ${said}` };
+}
+
+export interface SenderDeps {
+  store: MailStore;
+  mailer: Mailer;
+  tokens: UnsubscribeTokens;
+  publicUrl: string;
+  log: Logger;
+  intervalMs: () => number;
+  /** Opens an incident (with its admin warning) in one unit of work. */
+  openIncident: (scope: string, problem: string) => Promise<void>;
+  /** Asks the scheduler to look at the job's times again. */
+  reschedule: () => void;
+  clock?: () => number;
+}
+
+export class OutboxSender implements ScheduledJob {
+  readonly name = "email-outbox";
+  private lastSubmit = 0;
+  private busy = false;
+  /** Nothing sendable was found at the last look: poll slowly until woken. */
+  private idle = false;
+  private stopped = false;
+  /** Settles when the send under way (if any) is over (tests, shutdown). */
+  current: Promise<void> = Promise.resolve();
+  /** The number of submissions made since start (the admin emails screen). */
+  submitted = 0;
+
+  constructor(private readonly d: SenderDeps) {}
+
+  get paused(): boolean {
+    return this.stopped;
+  }
+
+  nextAt(now: number): number | null {
+    if (this.busy || this.stopped || this.d.mailer.mode !== "smtp") return null;
+    if (this.idle) return now + IDLE_POLL_MS;
+    return Math.max(now, this.lastSubmit + this.d.intervalMs());
+  }
+
+  /** New mail was committed (or an incident resolved): look again. */
+  wake(): void {
+    this.idle = false;
+    this.d.reschedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  run(): void {
+    if (this.busy || this.stopped) return;
+    this.busy = true;
+    this.current = this.step()
+      .catch((err) => this.d.log.error({ err }, "email outbox step failed"))
+      .finally(() => {
+        this.busy = false;
+        this.d.reschedule();
+      });
+  }
+
+  /** Skips what must not go, then submits at most one mail. */
+  private async step(): Promise<void> {
+    const open = await this.d.store.openIncidents();
+    if (open.some((i) => i.scope === "*")) {
+      this.idle = true;
+      return;
+    }
+    for (;;) {
+      const c = await this.d.store.nextPending();
+      if (!c) {
+        this.idle = true;
+        return;
+      }
+      const skip = skipReason(c);
+      if (skip) {
+        await this.d.store.settle(c.id, "pending", "skipped", skip);
+        continue;
+      }
+      const address = c.address!;
+      const domain = address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+      if (!(await this.d.store.claim(c.id, domain))) continue;
+      this.lastSubmit = (this.d.clock ?? Date.now)();
+      this.submitted++;
+      const outcome = await this.submit(c, address);
+      await this.d.store.settle(c.id, "sending", outcome.state, outcome.detail);
+      if (outcome.state === "unknown") await this.d.openIncident("*", outcome.incident);
+      if (outcome.state === "pending")
+        await this.d.openIncident(outcome.incident.scope === "*" ? "*" : domain, outcome.incident.problem);
+      if (outcome.state !== "accepted")
+        this.d.log.warn({ mail: c.id, state: outcome.state, detail: outcome.detail }, "email not accepted");
+      return;
+    }
+  }
+
+  private async submit(c: Candidate, address: string): Promise<Outcome> {
+    const token = encodeURIComponent(this.d.tokens.issue(c.account_id, c.category));
+    // People follow the link to a page with a button; mail clients post one-click to the header's address.
+    const page = `${this.d.publicUrl}/email/unsubscribe?token=${token}`;
+    const url = `${this.d.publicUrl}/api/email/unsubscribe?token=${token}`;
+    try {
+      await this.d.mailer.send({
+        to: address,
+        subject: c.subject,
+        text: c.text.replaceAll(UNSUBSCRIBE_PLACEHOLDER, page),
+        html: c.html.replaceAll(UNSUBSCRIBE_PLACEHOLDER, page),
+        headers: {
+          "List-Unsubscribe": `<${url}>`,
+          "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+          "X-Ladder-Category": c.category,
+        },
+      });
+      return { state: "accepted", detail: "accepted by the SMTP server" };
+    } catch (err) {
+      return classify(err);
+    }
+  }
+}
+
+/** Why a pending mail is not sent at all, or null. */
+export function skipReason(c: Candidate): string | null {
+  if (!c.account_exists) return "the account no longer exists";
+  if (c.banned) return "the account is banned";
+  if (!c.address) return "no address is known for the account";
+  if (c.category === "announcements") return c.email_announcements ? null : "the recipient opted out";
+  return c.email_preferences[c.category] === false ? "the recipient opted out" : null;
+}

@@ -1,0 +1,48 @@
+// Admin operations of SPEC 4.6 for running the service: rolling health, analytics over a range of UTC days, and
+// the replay trim on demand (the same trim the server runs every ten minutes), audited with its change.
+import { z } from "zod";
+import { defineOperation } from "../kernel/operation.ts";
+import { analytics, analyticsRange } from "./analytics.ts";
+
+/** The newest replays kept per bot (SPEC 8 replaysPerBot). */
+export const REPLAYS_KEPT = 200;
+
+const AnalyticsQuery = z.object({ from: z.string().max(20).optional(), to: z.string().max(20).optional() });
+
+export const OPS_OPERATIONS = [
+  defineOperation({
+    method: "GET",
+    path: "/api/admin/health",
+    operationId: "adminHealth",
+    summary: "Rolling five-minute health: requests by route, sockets, ticks, pool, event loop, database",
+    auth: "admin",
+    handle: async (_input, ctx) => ctx.health.report(),
+  }),
+  defineOperation({
+    method: "GET",
+    path: "/api/admin/analytics",
+    operationId: "adminAnalytics",
+    summary: "Sign-ups, activity, matches by mode, top player bots and maps per UTC day (from, to inclusive)",
+    auth: "admin",
+    query: AnalyticsQuery,
+    handle: async ({ query }, ctx) => analytics(ctx.store.mail.db, analyticsRange(query)),
+  }),
+  defineOperation({
+    method: "POST",
+    path: "/api/admin/replays/trim",
+    operationId: "adminTrimReplays",
+    summary: "Delete old replay files, keeping each bot's newest 200",
+    auth: "admin",
+    handle: async ({ caller }, ctx) => {
+      const files = await ctx.store.work(async (u) => {
+        const trimmed = await ctx.store.trimReplays(REPLAYS_KEPT, u.q);
+        await u.audit("admin", "replays", { action: "trim", trimmed: trimmed.length, by: caller.account.id });
+        return trimmed;
+      });
+      // The rows say "trimmed" once committed; the files go after (a crash in between leaves files the next
+      // trim or start-up sweep removes).
+      await ctx.replays.remove(files);
+      return { trimmed: files.length, kept_per_bot: REPLAYS_KEPT };
+    },
+  }),
+];

@@ -3,7 +3,7 @@
 // here, needs no third-party module under the pages' strict CSP (no inline styles, scripts from this site
 // only), and every chart also comes with its numbers as a table for screen readers and copying.
 import { el, table } from "./account-ui.js";
-import { $, defineScreen, failed } from "./admin-shared.js";
+import { $, defineScreen, failed, section } from "./admin-shared.js";
 import { api } from "./session.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -87,17 +87,6 @@ export function chart({ id, title, labels, series, bars = series.length === 1 })
         )
       : "";
   return el("figure", {}, el("figcaption", {}, title), root, legend);
-}
-
-function section(id, title, ...children) {
-  const s = el(
-    "section",
-    { class: "card", "aria-labelledby": `h-${id}` },
-    el("h2", { id: `h-${id}`, tabindex: "-1" }, title),
-    ...children,
-  );
-  $("admin-console").append(s);
-  document.querySelector(".console-nav ul")?.append(el("li", {}, el("a", { href: `#h-${id}` }, title)));
 }
 
 section(

@@ -4,23 +4,10 @@
 // the incidents, each resolved with a reason. The sections are built here and added to the console, so the
 // server's page shell needs no change for them.
 import { el, table, time } from "./account-ui.js";
-import { $, act, defineScreen } from "./admin-shared.js";
+import { $, act, defineScreen, section } from "./admin-shared.js";
 import { api } from "./session.js";
 
 const STATES = ["pending", "sending", "accepted", "failed", "unknown", "skipped"];
-
-function section(id, title, ...children) {
-  const s = el(
-    "section",
-    { class: "card", "aria-labelledby": `h-${id}` },
-    el("h2", { id: `h-${id}`, tabindex: "-1" }, title),
-    ...children,
-  );
-  $("admin-console").append(s);
-  const nav = document.querySelector(".console-nav ul");
-  nav?.append(el("li", {}, el("a", { href: `#h-${id}` }, title)));
-  return s;
-}
 
 section(
   "announcements",

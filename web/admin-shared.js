@@ -18,6 +18,19 @@ export function show(view) {
 /** Each screen by name: `load()` fetches and renders it, `clear()` removes everything it shows and holds. */
 const screens = new Map();
 
+/** A console section added by a screen's own module (card, heading, and its entry in the console's nav). */
+export function section(id, title, ...children) {
+  const s = el(
+    "section",
+    { class: "card", "aria-labelledby": `h-${id}` },
+    el("h2", { id: `h-${id}`, tabindex: "-1" }, title),
+    ...children,
+  );
+  $("admin-console").append(s);
+  document.querySelector(".console-nav ul")?.append(el("li", {}, el("a", { href: `#h-${id}` }, title)));
+  return s;
+}
+
 export function defineScreen(name, { load, clear }) {
   screens.set(name, { load, clear });
 }

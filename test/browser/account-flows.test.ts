@@ -435,7 +435,7 @@ describe("account and admin flows in headless Chromium", () => {
 
     // The audit log, filtered to admin actions, lists each of them.
     await page.locator("#audit-kind").selectOption("admin");
-    await page.getByRole("button", { name: "Show" }).click();
+    await page.locator("#audit-form").getByRole("button", { name: "Show" }).click();
     const audit = page.locator("#audit-table tbody");
     for (const [subject, action] of [
       ["pat", '"role":"admin"'],

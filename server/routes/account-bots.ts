@@ -35,7 +35,9 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     // The tool endpoint's OAuth server (server/mcp).
     ...["oauth", "authorize", "authorization", "oauth-authorization-server", "oauth-protected-resource"],
     ...["clients", "register"],
-    // Words of routes the SPEC names that this server does not serve yet.
+    // The home page's featured match (server/spectate), and the mail and replay administration.
+    ...["featured", "resolve", "trim"],
+    // Words of the SPEC's event, announcement, email and tool-endpoint routes.
     ...["mcp", "events", "announcements", "analytics", "emails", "email", "unsubscribe", "achievements"],
     ...["opponent", "reveal", "reconcile", "image", "submission", "incidents", "publish", "archive", "retry"],
     // Not bots: the house owner, human seats, and what a missing value prints as.

@@ -71,7 +71,7 @@ describe("downloaded simulator", () => {
     const python = ["/usr/bin/python3", "python3"].find((p) => spawnSync(p, ["--version"]).status === 0);
     if (!python) return ctx.skip("no python3 found");
     const page = await (await fetch(`${srv.url}/create-bot`)).text();
-    const command = /<pre><code>(node arena-sim\.mjs play [^<]*)<\/code><\/pre>/
+    const command = /<pre[^>]*><code>(node arena-sim\.mjs play [^<]*)<\/code><\/pre>/
       .exec(page)?.[1]
       ?.replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'");

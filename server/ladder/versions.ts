@@ -18,18 +18,20 @@ export async function useVersion(
   label: string,
   notes = "",
 ): Promise<{ version: VersionRow; created: boolean }> {
+  // A bot queues again after every match, almost always with a version it already has: that is one lookup
+  // (it was a list of every version, an insert that did nothing and a second lookup).
+  const known = await store.version(bot.id, label);
+  if (known) return { version: known, created: false };
   if (!bot.house) {
-    const known = (await store.versions(bot.id)).some((v) => v.label === label);
-    if (!known) {
-      const recent = await store.versionsCreatedSince(bot.id, new Date(Date.now() - DAY_MS).toISOString());
-      if (recent >= limits.newVersionsPerDay) {
-        await store.audit("throttle", bot.name, {
-          reason: "new_versions_per_day",
-          limit: limits.newVersionsPerDay,
-        });
-        throw new VersionLimitError(limits.newVersionsPerDay);
-      }
+    const recent = await store.versionsCreatedSince(bot.id, new Date(Date.now() - DAY_MS).toISOString());
+    if (recent >= limits.newVersionsPerDay) {
+      await store.audit("throttle", bot.name, {
+        reason: "new_versions_per_day",
+        limit: limits.newVersionsPerDay,
+      });
+      throw new VersionLimitError(limits.newVersionsPerDay);
     }
   }
+  // Insert-or-read: two sockets racing on the first queue of a new label both succeed, one reports created.
   return store.ensureVersion(bot.id, label, notes);
 }

@@ -26,6 +26,12 @@ const REMIND_BEFORE_MS = DAY;
 /** Games of a version looked at for its health mail, and the least that says anything. */
 const HEALTH_WINDOW = 20;
 const HEALTH_MIN_GAMES = 5;
+/**
+ * A version's health is looked at on its first rated game this process sees and then every fifth: it is a
+ * summary of its last twenty games, so one game more changes little, and looking after every game was two
+ * database reads per seat per match on the ladder's busiest path.
+ */
+const HEALTH_CHECK_EVERY = HEALTH_MIN_GAMES;
 
 /** The Monday 00:00 UTC that starts the week holding `t`. */
 export function weekStart(t: number): number {
@@ -61,6 +67,9 @@ export interface ProducerDeps {
 }
 
 export class MailProducers {
+  /** Rated games seen per bot version (`botId:version`) since start, for HEALTH_CHECK_EVERY. */
+  private readonly healthGames = new Map<string, number>();
+
   constructor(private readonly d: ProducerDeps) {}
 
   private get base() {
@@ -210,6 +219,10 @@ export class MailProducers {
     if (m.mode !== "ranked") return;
     for (const seat of m.bots) {
       if (seat.house) continue;
+      const key = `${seat.bot_id}:${seat.version}`;
+      const seen = (this.healthGames.get(key) ?? 0) + 1;
+      this.healthGames.set(key, seen);
+      if (seen !== 1 && seen % HEALTH_CHECK_EVERY !== 0) continue;
       const bot = await this.d.store.botById(seat.bot_id);
       if (!bot?.account_id) continue;
       const health = summariseHealth(

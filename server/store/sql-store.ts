@@ -206,11 +206,15 @@ export class SqlStore implements Store {
       [botId, label, notes],
     );
     if (made.length) return { version: toVersion(made[0]), created: true };
+    return { version: (await this.version(botId, label))!, created: false };
+  }
+
+  async version(botId: string, label: string): Promise<VersionRow | null> {
     const rows = await this.db.query("SELECT * FROM bot_versions WHERE bot_id = $1 AND label = $2", [
       botId,
       label,
     ]);
-    return { version: toVersion(rows[0]), created: false };
+    return rows.length ? toVersion(rows[0]) : null;
   }
 
   async versions(botId: string): Promise<VersionRow[]> {

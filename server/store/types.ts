@@ -175,6 +175,8 @@ export interface Store {
     notes?: string,
   ): Promise<{ version: VersionRow; created: boolean }>;
   versions(botId: string): Promise<VersionRow[]>;
+  /** One version by its label; null when the bot has none by that label. */
+  version(botId: string, label: string): Promise<VersionRow | null>;
   retireVersion(botId: string, label: string): Promise<boolean>;
 
   // Matches.

@@ -1,9 +1,10 @@
 // The mail producers on real data, without SMTP (mail is kept in the outbox, GET /api/admin/emails says so):
 // onboarding once per account, achievement and reminder mail once each, incidents warn the admins once, the
 // digest's week boundaries, and what makes a version's health bad.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { healthProblems, nextDigestAt, weekStart } from "../../server/mail/producers.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { fighterStats, matchRecord } from "../helpers/match-records.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
@@ -123,5 +124,36 @@ describe("mail producers", () => {
     expect(healthProblems({ ...ok, idle_pct: 30, matches: 4 })).toEqual([]);
     expect(healthProblems({ ...ok, idle_pct: 30 })).toHaveLength(1);
     expect(healthProblems({ ...ok, refused_pct: 25, disqualifications: 1, disconnects: 3 })).toHaveLength(3);
+  });
+  it("mails a version's health once its games show trouble, reading its stats only every fifth game", async () => {
+    const store = srv.app.ctx.store;
+    const made = async (name: string) => {
+      expect(
+        (await call(srv.url, "POST", "/api/account/bots", { token: ada.access, body: { name } })).status,
+      ).toBe(201);
+      return (await store.botByName(name))!;
+    };
+    const sick = await made("sickly");
+    const foe = await made("steady");
+    const reads = vi.spyOn(store, "versionStats");
+    const health = async () => (await outbox()).history.filter((h) => h.category === "bot_health");
+    for (let game = 1; game <= 6; game++) {
+      const m = matchRecord(`m_health_${game}`, [
+        { id: sick.id, name: "sickly" },
+        { id: foe.id, name: "steady" },
+      ]);
+      // The sick version was disqualified in every game: a problem from its fifth game on.
+      m.stats!.fighters[0] = { ...fighterStats(0, "sickly", "v1"), disqualified: true };
+      await store.saveMatch(m);
+      await srv.app.ctx.mail.producers.onMatchFinished({ match: m, rated: true, ratingChange: [0, 0] });
+      if (game === 4) expect(await health()).toEqual([]);
+    }
+    // Each version was read on its first game and its fifth, not after every game.
+    expect(reads.mock.calls.map((c) => c[0])).toEqual([sick.id, foe.id, sick.id, foe.id]);
+    reads.mockRestore();
+    const mails = await health();
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.text).toContain("sickly");
+    expect(mails[0]!.text).toContain("disqualification");
   });
 });

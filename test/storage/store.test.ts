@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FighterStatsT, MatchStatsT } from "../../engine/protocol.ts";
 import { type DbPlace, openDb } from "../../server/db/db.ts";
 import { loadMigrations } from "../../server/db/migrate.ts";
 import { NameTakenError, openStore } from "../../server/store/sql-store.ts";
-import type { MatchBotRecord, MatchRecord, Store } from "../../server/store/types.ts";
+import type { MatchRecord, Store } from "../../server/store/types.ts";
+import { matchRecord, type Seat } from "../helpers/match-records.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 
 interface Target {
@@ -64,94 +64,6 @@ const KNOWN = Math.max(...loadMigrations().map((m) => m.version));
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 let counter = 0;
 const uniq = (base: string) => `${base}_${++counter}${rand().slice(0, 4)}`;
-
-function fighterStats(id: number, name: string, version: string): FighterStatsT {
-  return {
-    id,
-    name,
-    version,
-    hp: 50,
-    alive: true,
-    moves: 10,
-    moves_blocked: 0,
-    dashes: 1,
-    dash_tiles: 3,
-    weapons: { melee: { uses: 2, hits: 1, damage: 10 } },
-    ricochets: { bounces: 0, hits: 0, damage: 0 },
-    pickups: { heal: 0 },
-    healed: 0,
-    damage_dealt: 10,
-    damage_taken: 0,
-    dealt_by_source: { melee: 10 },
-    taken_by_source: {},
-    wall_slams: 0,
-    knocked_back: 0,
-    stunned: 0,
-    zone_ticks: 0,
-    rejected: {},
-    refused_turns: 0,
-    refused_turns_by_reason: {},
-    server_idles: { timeout: 1 },
-    timing: {
-      replies: 10,
-      mean_ms: 3.5,
-      p50_ms: 3,
-      p95_ms: 9,
-      max_ms: 12,
-      near_limit: 0,
-      tick_ms: 1000,
-      budget_ms: 300000,
-      budget_ms_left: 299965,
-      histogram: [10, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-    },
-    disconnects: 0,
-    disqualified: false,
-  };
-}
-
-type Seat = { id: string; name: string; version?: string; house?: boolean };
-
-function matchOf(seats: [Seat, Seat], o: Partial<MatchRecord> = {}): MatchRecord {
-  const bots: MatchBotRecord[] = seats.map((s, i) => ({
-    fighter: i,
-    bot_id: s.id,
-    name: s.name,
-    display_name: s.name.toUpperCase(),
-    version: s.version ?? "v1",
-    house: s.house ?? false,
-    avatar: i === 0 ? "ronin" : null,
-    rating_before: 1500,
-    rating_after: i === 0 ? 1512.5 : 1487.5,
-  }));
-  const stats: MatchStatsT = {
-    stats_version: 2,
-    map: "arena-21",
-    seed: 7,
-    ticks: 120,
-    winner: 0,
-    reason: "last_standing",
-    fighters: bots.map((b) => fighterStats(b.fighter, b.name, b.version)),
-  };
-  return {
-    id: uniq("m"),
-    ladder_id: "public",
-    mode: "ranked",
-    seed: 4_000_000_000,
-    map: "arena-21",
-    started: "2024-05-01T12:00:00+02:00",
-    ended: "2024-05-01T10:00:42.250Z",
-    duration_ms: 42250.5,
-    final_tick: 120,
-    reason: "last_standing",
-    winner_bot_id: seats[0].id,
-    voided: false,
-    note: null,
-    bots,
-    stats,
-    replay_file: null,
-    ...o,
-  };
-}
 
 describe.each(targets)("Db on $driver", (target) => {
   skipAllIf(target.missing);
@@ -246,7 +158,7 @@ describe.each(targets)("Store on $driver", (target) => {
     const s1 = await openStore(place);
     const { bot, token } = await s1.createBot({ name: "Keeper", owner: "alice", house: false });
     await s1.ensureVersion(bot.id, "v1", "first");
-    const m = matchOf([
+    const m = matchRecord(uniq("m"), [
       { id: bot.id, name: "Keeper" },
       { id: "b_other", name: "other" },
     ]);
@@ -353,7 +265,7 @@ describe.each(targets)("Store on $driver", (target) => {
     ];
 
     it("round-trips every field, with timestamps as ISO UTC", async () => {
-      const m = matchOf(seats(), { replay_file: "replays/x.jsonl.gz", note: "n" });
+      const m = matchRecord(uniq("m"), seats(), { replay_file: "replays/x.jsonl.gz", note: "n" });
       await store.saveMatch(m);
       const { stats: _stats, ...rest } = m;
       expect(await store.match(m.id)).toEqual({
@@ -362,7 +274,12 @@ describe.each(targets)("Store on $driver", (target) => {
         replay_trimmed: false,
         has_stats: true,
       });
-      const bare = matchOf(seats(), { started: null, duration_ms: null, stats: null, winner_bot_id: null });
+      const bare = matchRecord(uniq("m"), seats(), {
+        started: null,
+        duration_ms: null,
+        stats: null,
+        winner_bot_id: null,
+      });
       await store.saveMatch(bare);
       expect(await store.match(bare.id)).toMatchObject({
         started: null,
@@ -373,7 +290,7 @@ describe.each(targets)("Store on $driver", (target) => {
     });
 
     it("writes a result once: a second save changes nothing and does not throw", async () => {
-      const m = matchOf(seats());
+      const m = matchRecord(uniq("m"), seats());
       await store.saveMatch(m);
       await store.saveMatch({ ...m, reason: "changed", bots: [...m.bots].reverse(), stats: null });
       const got = await store.match(m.id);
@@ -383,7 +300,7 @@ describe.each(targets)("Store on $driver", (target) => {
     });
 
     it("leaves nothing behind when part of the write fails", async () => {
-      const m = matchOf(seats());
+      const m = matchRecord(uniq("m"), seats());
       const clash = { ...m, bots: m.bots.map((b) => ({ ...b, fighter: 0 })) }; // second child row violates the key
       await expect(store.saveMatch(clash)).rejects.toThrow();
       expect(await store.match(m.id)).toBeNull();
@@ -395,11 +312,11 @@ describe.each(targets)("Store on $driver", (target) => {
     });
 
     it("saves a batch in one transaction: each result once, stored ones and repeats skipped", async () => {
-      const stored = matchOf(seats());
+      const stored = matchRecord(uniq("m"), seats());
       await store.saveMatch(stored);
-      const a = matchOf(seats());
-      const b = matchOf(seats(), { stats: null });
-      const c = matchOf(seats(), { note: "c" });
+      const a = matchRecord(uniq("m"), seats());
+      const b = matchRecord(uniq("m"), seats(), { stats: null });
+      const c = matchRecord(uniq("m"), seats(), { note: "c" });
       await store.saveMatches([a, { ...stored, reason: "changed" }, b, { ...a, reason: "repeat" }, c]);
       for (const m of [a, b, c]) {
         const got = await store.match(m.id);
@@ -412,8 +329,8 @@ describe.each(targets)("Store on $driver", (target) => {
     });
 
     it("a batch with one bad result stores none of them", async () => {
-      const good = matchOf(seats());
-      const bad = matchOf(seats());
+      const good = matchRecord(uniq("m"), seats());
+      const bad = matchRecord(uniq("m"), seats());
       const clash = { ...bad, bots: bad.bots.map((x) => ({ ...x, fighter: 0 })) };
       await expect(store.saveMatches([good, clash])).rejects.toThrow();
       expect(await store.match(good.id)).toBeNull();
@@ -441,7 +358,7 @@ describe.each(targets)("Store on $driver", (target) => {
         [a, b, ladder],
       ];
       for (const [x, y, l] of plan) {
-        const m = matchOf([x, y], { ladder_id: l });
+        const m = matchRecord(uniq("m"), [x, y], { ladder_id: l });
         ms.push(m);
         await store.saveMatch(m);
       }
@@ -465,14 +382,14 @@ describe.each(targets)("Store on $driver", (target) => {
 
     it("follows the registered bot's id, not an old name another bot used", async () => {
       const name = uniq("Dee");
-      const impostor = matchOf([
+      const impostor = matchRecord(uniq("m"), [
         { id: "b_someone_else", name },
         { id: uniq("b"), name: uniq("x") },
       ]);
       await store.saveMatch(impostor);
       const reg = await store.createBot({ name, owner: "alice", house: false });
       expect(await store.matches({ botName: name, limit: 10 })).toEqual([]);
-      const own = matchOf([
+      const own = matchRecord(uniq("m"), [
         { id: reg.bot.id, name },
         { id: uniq("b"), name: uniq("x") },
       ]);
@@ -481,7 +398,7 @@ describe.each(targets)("Store on $driver", (target) => {
     });
 
     it("hides stats of voided matches", async () => {
-      const v = matchOf([a, b], { voided: true, winner_bot_id: null, note: "worker crashed" });
+      const v = matchRecord(uniq("m"), [a, b], { voided: true, winner_bot_id: null, note: "worker crashed" });
       await store.saveMatch(v);
       expect((await store.match(v.id))?.has_stats).toBe(true);
       expect(await store.matchStats(v.id)).toBeNull();
@@ -494,13 +411,13 @@ describe.each(targets)("Store on $driver", (target) => {
     it("versionStats: latest matches of that version with current stats, not voided, with the bot's fighter", async () => {
       const me: Seat = { id: uniq("b"), name: uniq("me"), version: "v2" };
       const foe: Seat = { id: uniq("b"), name: uniq("foe") };
-      const m1 = matchOf([me, foe]);
-      const m2 = matchOf([foe, me]);
-      const old = matchOf([me, foe]);
+      const m1 = matchRecord(uniq("m"), [me, foe]);
+      const m2 = matchRecord(uniq("m"), [foe, me]);
+      const old = matchRecord(uniq("m"), [me, foe]);
       (old.stats as { stats_version: number }).stats_version = 1;
-      const voided = matchOf([me, foe], { voided: true });
-      const otherVersion = matchOf([{ ...me, version: "v1" }, foe]);
-      const noStats = matchOf([me, foe], { stats: null });
+      const voided = matchRecord(uniq("m"), [me, foe], { voided: true });
+      const otherVersion = matchRecord(uniq("m"), [{ ...me, version: "v1" }, foe]);
+      const noStats = matchRecord(uniq("m"), [me, foe], { stats: null });
       for (const m of [m1, m2, old, voided, otherVersion, noStats]) await store.saveMatch(m);
       const got = await store.versionStats(me.id, "v2", 500);
       expect(got.map((g) => [g.fighter, g.stats.fighters[g.fighter].name])).toEqual([
@@ -516,13 +433,13 @@ describe.each(targets)("Store on $driver", (target) => {
       const me = (version: string): Seat => ({ id: "b_rec_" + suffix, name: "rec" + suffix, version });
       const foe: Seat = { id: uniq("b"), name: uniq("foe") };
       const saves = [
-        matchOf([me("v1"), foe], { winner_bot_id: "b_rec_" + suffix }),
-        matchOf([foe, me("v1")], { winner_bot_id: "b_rec_" + suffix }),
-        matchOf([foe, me("v1")], { winner_bot_id: foe.id }),
-        matchOf([me("v1"), foe], { winner_bot_id: null }),
-        matchOf([me("v2"), foe], { winner_bot_id: foe.id }),
-        matchOf([me("v2"), foe], { winner_bot_id: null, voided: true }),
-        matchOf([me("v2"), foe], { mode: "human" }),
+        matchRecord(uniq("m"), [me("v1"), foe], { winner_bot_id: "b_rec_" + suffix }),
+        matchRecord(uniq("m"), [foe, me("v1")], { winner_bot_id: "b_rec_" + suffix }),
+        matchRecord(uniq("m"), [foe, me("v1")], { winner_bot_id: foe.id }),
+        matchRecord(uniq("m"), [me("v1"), foe], { winner_bot_id: null }),
+        matchRecord(uniq("m"), [me("v2"), foe], { winner_bot_id: foe.id }),
+        matchRecord(uniq("m"), [me("v2"), foe], { winner_bot_id: null, voided: true }),
+        matchRecord(uniq("m"), [me("v2"), foe], { mode: "human" }),
       ];
       for (const m of saves) await store.saveMatch(m);
       const rec = await store.versionRecords("b_rec_" + suffix);
@@ -552,9 +469,9 @@ describe.each(targets)("Store on $driver", (target) => {
       ];
       const ms: MatchRecord[] = [];
       for (const [i, seats] of plan.entries()) {
-        ms.push(matchOf(seats, { replay_file: `replays/r${i}.jsonl.gz` }));
+        ms.push(matchRecord(uniq("m"), seats, { replay_file: `replays/r${i}.jsonl.gz` }));
       }
-      ms.push(matchOf([p1, h1], { replay_file: null })); // no replay: not counted, nothing to trim
+      ms.push(matchRecord(uniq("m"), [p1, h1], { replay_file: null })); // no replay: not counted, nothing to trim
       for (const m of ms) await s.saveMatch(m);
 
       expect((await s.trimReplays(2)).sort()).toEqual([

@@ -86,9 +86,9 @@ class FakeStore {
   ensured: string[] = [];
   asStore(): Store {
     return {
-      versions: async () => {
+      version: async (_botId: string, label: string) => {
         if (this.fail) throw this.fail;
-        return this.versions;
+        return this.versions.find((v) => v.label === label) ?? null;
       },
       versionsCreatedSince: async () => this.createdToday,
       audit: async () => {},

@@ -30,7 +30,10 @@ function versionStore(labels: [string, number][]) {
   const audits: { kind: string; subject: string; detail: unknown }[] = [];
   const asked: string[] = [];
   const store = {
-    versions: async () => versions.map((v) => ({ label: v.label })),
+    version: async (_id: string, label: string) => {
+      const v = versions.find((x) => x.label === label);
+      return v ? { label: v.label } : null;
+    },
     versionsCreatedSince: async (_id: string, since: string) => {
       asked.push(since);
       return versions.filter((v) => v.created >= Date.parse(since)).length;

@@ -222,10 +222,9 @@ export class Events {
     for (const e of events) {
       if (this.phaseOf(e, at) !== "open") continue;
       for (const seat of m.bots) {
-        if (seat.house) continue;
-        const bot = await this.d.store.botById(seat.bot_id);
-        if (!bot?.account_id || !this.enrolled(e, bot.account_id)) continue;
-        const account = await this.d.store.accounts.account(bot.account_id);
+        const accountId = ev.accounts[seat.fighter] ?? null;
+        if (seat.house || !accountId || !this.enrolled(e, accountId)) continue;
+        const account = await this.d.store.accounts.account(accountId);
         if (!account || account.banned_at) continue;
         await this.earn(e, account.id, factsOf(m, seat.bot_id));
       }

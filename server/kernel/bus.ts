@@ -13,6 +13,11 @@ export interface DomainEvents {
     rated: boolean;
     /** Per fighter: the version's rating change, or null when unrated. */
     ratingChange: [number | null, number | null];
+    /**
+     * Per fighter: the account that owned the bot when the match was played (null for a house bot or a bot
+     * of no account), so a subscriber need not read every seat's bot back from the database.
+     */
+    accounts: [string | null, string | null];
   };
   /** A ladder's phase changed on time (the scheduler's phase job; a restart announces nothing). */
   LadderPhaseChanged: { ladderId: string; from: Phase; to: Phase; at: string };

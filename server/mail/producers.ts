@@ -219,31 +219,31 @@ export class MailProducers {
     if (m.mode !== "ranked") return;
     for (const seat of m.bots) {
       if (seat.house) continue;
+      const accountId = e.accounts[seat.fighter] ?? null;
+      if (!accountId) continue;
       const key = `${seat.bot_id}:${seat.version}`;
       const seen = (this.healthGames.get(key) ?? 0) + 1;
       this.healthGames.set(key, seen);
       if (seen !== 1 && seen % HEALTH_CHECK_EVERY !== 0) continue;
-      const bot = await this.d.store.botById(seat.bot_id);
-      if (!bot?.account_id) continue;
       const health = summariseHealth(
         await this.d.store.versionStats(seat.bot_id, seat.version, HEALTH_WINDOW),
       );
       const problems = healthProblems(health);
       if (!health || problems.length === 0) continue;
-      const account = await this.d.store.accounts.account(bot.account_id);
+      const account = await this.d.store.accounts.account(accountId);
       const week = new Date(weekStart(Date.now())).toISOString().slice(0, 10);
       await this.work((u) =>
         this.d.mail.queue(
           u,
           "bot_health",
-          bot.account_id!,
+          accountId,
           messages.botHealth(this.base, account?.handle ?? null, {
-            bot: bot.name,
+            bot: seat.name,
             version: seat.version,
             games: health.matches,
             problems,
           }),
-          { dedupeKey: `bot_health:${bot.id}:${seat.version}:${week}` },
+          { dedupeKey: `bot_health:${seat.bot_id}:${seat.version}:${week}` },
         ),
       );
     }

@@ -467,7 +467,8 @@ export class RunningMatch {
       this.done();
       return;
     }
-    deps.bus.emit("MatchFinished", { match: record, rated, ratingChange });
+    const accounts = this.seats.map((s) => s.participant.bot.account_id) as [string | null, string | null];
+    deps.bus.emit("MatchFinished", { match: record, rated, ratingChange, accounts });
     if (err) deps.log.warn({ match: this.id, err: err.message }, "match aborted");
     this.seats.forEach((s, i) => {
       if (!s.remote || !s.conn) return;

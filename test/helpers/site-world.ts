@@ -93,7 +93,12 @@ export async function seedSite(srv: TestServer): Promise<SiteWorld> {
     };
     await store.saveMatch(m);
     const ratingChange = m.bots.map((b) => b.rating_after! - b.rating_before!) as [number, number];
-    bus.emit("MatchFinished", { match: m, rated: true, ratingChange });
+    bus.emit("MatchFinished", {
+      match: m,
+      rated: true,
+      ratingChange,
+      accounts: [x.account_id, y.account_id],
+    });
     return m;
   }
 

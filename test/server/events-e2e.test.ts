@@ -369,6 +369,7 @@ describe("a whole event on a shortened window", () => {
       match: { ...stored!, id: `${stored!.id}-late`, ended: new Date().toISOString(), stats: null },
       rated: true,
       ratingChange: [null, null],
+      accounts: stored!.bots.map((b) => (b.house ? null : ada.id)) as [string | null, string | null],
     });
     expect((await srv.app.ctx.store.events.factsOf("cup-event", ada.id)).length).toBe(before.length);
     const schedAfter = await api(root, "PUT", "/api/admin/events/cup-event/schedule", {

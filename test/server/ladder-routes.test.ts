@@ -106,7 +106,12 @@ async function play(
   const ratingChange = m.bots.map((b) =>
     b.rating_after === null || b.rating_before === null ? null : b.rating_after - b.rating_before,
   ) as [number | null, number | null];
-  srv.app.ctx.bus.emit("MatchFinished", { match: m, rated, ratingChange });
+  srv.app.ctx.bus.emit("MatchFinished", {
+    match: m,
+    rated,
+    ratingChange,
+    accounts: [x[0].account_id, y[0].account_id],
+  });
   if (!rated) return;
   [x, y].forEach(([bot, version], i) => {
     const k = `${bot.name}@${version}`;

@@ -145,7 +145,12 @@ describe("mail producers", () => {
       // The sick version was disqualified in every game: a problem from its fifth game on.
       m.stats!.fighters[0] = { ...fighterStats(0, "sickly", "v1"), disqualified: true };
       await store.saveMatch(m);
-      await srv.app.ctx.mail.producers.onMatchFinished({ match: m, rated: true, ratingChange: [0, 0] });
+      await srv.app.ctx.mail.producers.onMatchFinished({
+        match: m,
+        rated: true,
+        ratingChange: [0, 0],
+        accounts: [ada.id, ada.id],
+      });
       if (game === 4) expect(await health()).toEqual([]);
     }
     // Each version was read on its first game and its fifth, not after every game.

@@ -51,8 +51,14 @@ export interface WorkerFigures {
 }
 
 export class MatchPool {
-  private readonly piscina: Piscina;
+  /**
+   * Started with the first match, not with the server: each worker thread holds the engine's WebAssembly and
+   * its module graph (about 22 MiB), which an idle server does not need (docs/performance.md, "Memory at
+   * start"). All `size` threads start together then, so the matches spread over them from the first.
+   */
+  private piscinaOrNull: Piscina | null = null;
   private readonly size: number;
+  private readonly matchesPerWorker: number;
   /** Workers Piscina has started, the first `size` included: the ones beyond replaced a dead worker. */
   private created = 0;
   /** Running matches by worker threadId. */
@@ -68,12 +74,17 @@ export class MatchPool {
   private readonly waitingForLink = new Map<number, (() => void)[]>();
 
   constructor(o: PoolOptions = {}) {
-    const workers = o.workers ?? Math.max(1, cpus().length);
-    this.piscina = new Piscina({
+    this.size = o.workers ?? Math.max(1, cpus().length);
+    this.matchesPerWorker = o.matchesPerWorker ?? 512;
+  }
+
+  private get piscina(): Piscina {
+    if (this.piscinaOrNull) return this.piscinaOrNull;
+    const piscina = new Piscina({
       filename: WORKER_ENTRY,
-      minThreads: workers,
-      maxThreads: workers,
-      concurrentTasksPerWorker: o.matchesPerWorker ?? 512,
+      minThreads: this.size,
+      maxThreads: this.size,
+      concurrentTasksPerWorker: this.matchesPerWorker,
       idleTimeout: Number.POSITIVE_INFINITY,
       // A crashed worker must not take the front process down: task rejections are handled per match.
       closeTimeout: 5_000,
@@ -82,19 +93,21 @@ export class MatchPool {
       // one per match, so the faster hand-over Atomics gives a task is not worth anything here.
       atomics: "disabled",
     });
-    this.size = workers;
-    this.piscina.on("workerCreate", () => {
+    piscina.on("workerCreate", () => {
       this.created++;
     });
+    this.piscinaOrNull = piscina;
+    return piscina;
   }
 
+  /** Worker threads alive: none before the first match. */
   get threads(): number {
-    return this.piscina.threads.length;
+    return this.piscinaOrNull?.threads.length ?? 0;
   }
 
   /** Matches waiting for a worker (all threads full, or a replacement still starting). */
   get queued(): number {
-    return this.piscina.queueSize;
+    return this.piscinaOrNull?.queueSize ?? 0;
   }
 
   /** Workers started to replace one that died or was terminated as hung. */
@@ -104,7 +117,7 @@ export class MatchPool {
 
   /** Each live worker's matches and event-loop time; read at a metrics scrape, never on the tick path. */
   workers(): WorkerFigures[] {
-    return this.piscina.threads.map((t) => {
+    return (this.piscinaOrNull?.threads ?? []).map((t) => {
       const elu = t.performance.eventLoopUtilization();
       return {
         threadId: t.threadId,
@@ -120,13 +133,13 @@ export class MatchPool {
    * time from /proc/<pid>/task/<tid>).
    */
   osThreadIds(): number[] {
-    const live = new Set(this.piscina.threads.map((t) => t.threadId));
+    const live = new Set((this.piscinaOrNull?.threads ?? []).map((t) => t.threadId));
     return [...this.tids].flatMap(([thread, tid]) => (live.has(thread) ? [tid] : []));
   }
 
   /** Terminates one worker thread; used by tests to show a crash loses only that worker's matches. */
   killThread(index = 0): void {
-    void this.piscina.threads[index]?.terminate();
+    void this.piscinaOrNull?.threads[index]?.terminate();
   }
 
   start(setup: MatchSetup): MatchChannel {
@@ -257,7 +270,7 @@ export class MatchPool {
   }
 
   async close(): Promise<void> {
-    await this.piscina.destroy();
+    await this.piscinaOrNull?.destroy();
     for (const l of this.links.values()) l.port.close();
     this.links.clear();
   }

@@ -106,9 +106,14 @@ function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
 }
 
 /** Common and context-derived passwords are refused with GoTrue's weak_password answer. */
-function requireStrong(password: string, email: string): void {
+async function requireStrong(password: string, email: string): Promise<void> {
   const [local = "", domain = ""] = email.toLowerCase().split("@");
-  const problem = weakPassword(password, [email, local, ...local.split(/[._+-]/), ...domain.split(".")]);
+  const problem = await weakPassword(password, [
+    email,
+    local,
+    ...local.split(/[._+-]/),
+    ...domain.split("."),
+  ]);
   if (problem)
     throw idpError(422, "weak_password", `password is too easy to guess: ${problem}`, {
       weak_password: { reasons: ["pwned"] },
@@ -341,7 +346,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         requireApiKey(req);
         const b = parse(Signup, req.body);
         requirePkceFromBrowser(req, b);
-        requireStrong(b.password, b.email);
+        await requireStrong(b.password, b.email);
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
         const passwordHash = await hashPassword(b.password);
         const made = await identity.createUser(b.email, {});
@@ -528,7 +533,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         const { user, sessionId } = await userFromAccess(req);
         const b = parse(UpdateUser, req.body);
         if (b.password) {
-          requireStrong(b.password, user.email);
+          await requireStrong(b.password, user.email);
           const s = await identity.session(sessionId);
           const recovering = s?.recovery_at && Date.now() - Date.parse(s.recovery_at) < RECOVERY_REAUTH_MS;
           if (!recovering) {

@@ -3,7 +3,7 @@
 // console says where the link is. Nothing here logs the link's secret to the structured log.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 
 export interface Mail {
   to: string;
@@ -27,11 +27,16 @@ export function makeMailer(opts: {
   onOutbox?: (file: string, mail: Mail) => void;
 }): Mailer {
   if (opts.smtpUrl) {
-    const transport: Transporter = nodemailer.createTransport(opts.smtpUrl);
+    // nodemailer loads when SMTP is configured, not in every server (docs/performance.md, "Memory at start").
+    const smtpUrl = opts.smtpUrl;
+    const transport: Promise<Transporter> = import("nodemailer").then((m) =>
+      m.default.createTransport(smtpUrl),
+    );
+    transport.catch(() => {}); // a failure is thrown by the first send
     return {
       mode: "smtp",
       async send(mail) {
-        await transport.sendMail({ from: opts.from, ...mail });
+        await (await transport).sendMail({ from: opts.from, ...mail });
       },
     };
   }

@@ -3,9 +3,7 @@
 // its common and English dictionaries refuses common passwords and ones built from the person's own email
 // (OWASP ASVS 5.0 6.2), without composition rules.
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
-import { ZxcvbnFactory } from "@zxcvbn-ts/core";
-import * as common from "@zxcvbn-ts/language-common";
-import * as english from "@zxcvbn-ts/language-en";
+import type { ZxcvbnFactory } from "@zxcvbn-ts/core";
 
 const N = 16384;
 const R = 8;
@@ -42,7 +40,21 @@ export async function checkPassword(password: string, stored: string): Promise<b
 /** A hash of a random password, compared against when the email is unknown so timing does not tell. */
 export const DUMMY_HASH_PROMISE = hashPassword(randomBytes(12).toString("hex"));
 
-let strength: ZxcvbnFactory | null = null;
+// The dictionaries are about 50 MiB of the process once loaded, so they load with the first password checked
+// (a sign-up or a password change), not at start (docs/performance.md, "Memory at start").
+let strength: Promise<ZxcvbnFactory> | null = null;
+async function loadStrength(): Promise<ZxcvbnFactory> {
+  const [{ ZxcvbnFactory }, common, english] = await Promise.all([
+    import("@zxcvbn-ts/core"),
+    import("@zxcvbn-ts/language-common"),
+    import("@zxcvbn-ts/language-en"),
+  ]);
+  return new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...english.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: english.translations,
+  });
+}
 /** zxcvbn scores 0-4; 2 means about a million guesses or more ("somewhat guessable" and up). */
 const MIN_SCORE = 2;
 
@@ -50,13 +62,14 @@ const MIN_SCORE = 2;
  * Why a password is too easy to guess, or null. `context` holds words the person is known by (the email,
  * its parts) and the service's own name, which a guesser would try first.
  */
-export function weakPassword(password: string, context: string[]): string | null {
-  strength ??= new ZxcvbnFactory({
-    dictionary: { ...common.dictionary, ...english.dictionary },
-    graphs: common.adjacencyGraphs,
-    translations: english.translations,
-  });
-  const r = strength.check(password.normalize("NFKC"), [...context, "arena", "ladder", "arena ladder"]);
+export async function weakPassword(password: string, context: string[]): Promise<string | null> {
+  strength ??= loadStrength();
+  const r = (await strength).check(password.normalize("NFKC"), [
+    ...context,
+    "arena",
+    "ladder",
+    "arena ladder",
+  ]);
   if (r.score >= MIN_SCORE) return null;
   return r.feedback.warning || "this password is too easy to guess; use a longer phrase of unrelated words";
 }

@@ -2,8 +2,13 @@
 // what the bytes are, within a size and a pixel limit, stored as normalised WebP (sharp: libvips, well kept,
 // decodes in a bounded way and refuses pixel bombs before allocating them). Anything else is a clear 4xx.
 import type { FastifyInstance } from "fastify";
-import sharp, { type Metadata } from "sharp";
+import type { Metadata } from "sharp";
 import { errors } from "../errors.ts";
+
+// Loaded on the first upload, not at start: libvips adds about 20 MiB to the process, and a ladder without
+// events never needs it (docs/performance.md, "Memory at start").
+let sharpModule: Promise<typeof import("sharp")> | null = null;
+const loadSharp = async () => (await (sharpModule ??= import("sharp"))).default;
 
 /** Largest upload accepted (bytes). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -49,6 +54,7 @@ export async function normaliseImage(
   if (actual === null) throw errors.invalidImage("the bytes are not a PNG, JPEG or WebP image");
   if (actual !== type)
     throw errors.unsupportedImage(`the Content-Type says ${type} but the bytes are ${actual}`);
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     // The header only: no pixel is decoded here, so a bomb's claimed size is read without allocating it.

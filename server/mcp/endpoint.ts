@@ -4,21 +4,35 @@
 // live setting), a supplied Origin must be this site, the protocol version header (when sent) one the SDK
 // speaks, and the credential an agent key or an access token of an approved client. GET and DELETE are 405
 // (no server-initiated streams, no sessions to end).
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  JSONRPCMessageSchema,
-  ListToolsRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { VERSIONS } from "../../engine/versions.ts";
 import { classify } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError, errors } from "../errors.ts";
 import { allTools, callTool, type ToolCaller } from "./tools.ts";
+
+// The SDK loads with the first request to /mcp, not at start: it is about 13 MiB of the process that a server
+// nobody's agent talks to does not need (docs/performance.md, "Memory at start").
+const loadSdk = (() => {
+  let loading: Promise<Sdk> | null = null;
+  return () =>
+    (loading ??= Promise.all([
+      import("@modelcontextprotocol/sdk/server/index.js"),
+      import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+    ]).then(([index, http, types]) => ({
+      Server: index.Server,
+      Transport: http.StreamableHTTPServerTransport,
+      types,
+    })));
+})();
+interface Sdk {
+  Server: typeof import("@modelcontextprotocol/sdk/server/index.js").Server;
+  Transport: typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js").StreamableHTTPServerTransport;
+  types: typeof import("@modelcontextprotocol/sdk/types.js");
+}
 
 /** The tool endpoint: the OAuth service it trusts and whether it is on right now. */
 export interface McpService {
@@ -102,15 +116,16 @@ function toolResult(answer: unknown): CallToolResult {
 }
 
 function sdkServer(
+  sdk: Sdk,
   who: ToolCaller,
   http: { req: FastifyRequest; reply: FastifyReply },
   ctx: AppContext,
 ): Server {
-  const server = new Server(
+  const server = new sdk.Server(
     { name: "arena-ladder", version: VERSIONS.release },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({
     tools: allTools().map((t) => ({
       name: t.tool.name,
       description: t.tool.description,
@@ -122,7 +137,7 @@ function sdkServer(
       },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request) => {
     const t = allTools().find((x) => x.tool.name === request.params.name);
     if (!t) return toolError(errors.notFound(`tool ${JSON.stringify(request.params.name)}`));
     try {
@@ -139,7 +154,7 @@ function sdkServer(
 export function mcpEndpoint(http: FastifyInstance, ctx: AppContext, service: McpService): void {
   const origin = new URL(ctx.config.publicUrl).origin;
   /** The checks that come before the credential: on, same site, a protocol version the SDK speaks. */
-  const gate = (req: FastifyRequest, reply: FastifyReply) => {
+  const gate = async (req: FastifyRequest, reply: FastifyReply) => {
     reply.header("cache-control", "no-store");
     if (!service.enabled()) throw errors.mcpDisabled();
     const o = req.headers.origin;
@@ -148,6 +163,7 @@ export function mcpEndpoint(http: FastifyInstance, ctx: AppContext, service: Mcp
     if (q && ("access_token" in q || "token" in q || "key" in q))
       throw errors.badRequest("credentials are not accepted in the query string; send Authorization: Bearer");
     const version = req.headers["mcp-protocol-version"];
+    const { SUPPORTED_PROTOCOL_VERSIONS } = (await loadSdk()).types;
     if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
       throw errors.badRequest(
         `unsupported MCP-Protocol-Version ${JSON.stringify(version)}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
@@ -159,14 +175,18 @@ export function mcpEndpoint(http: FastifyInstance, ctx: AppContext, service: Mcp
     url: "/mcp",
     config: { takesBody: true },
     handler: async (req, reply) => {
-      gate(req, reply);
+      await gate(req, reply);
       const who = await authenticate(req, reply, ctx, service);
+      const sdk = await loadSdk();
       // Not a JSON-RPC message (or batch): answered here in the API's error shape, before the SDK.
       const messages = Array.isArray(req.body) ? req.body : [req.body];
-      if (messages.length === 0 || !messages.every((m) => JSONRPCMessageSchema.safeParse(m).success))
+      if (
+        messages.length === 0 ||
+        !messages.every((m) => sdk.types.JSONRPCMessageSchema.safeParse(m).success)
+      )
         throw errors.badRequest("the body must be a JSON-RPC 2.0 message (or a batch of them)");
-      const server = sdkServer(who, { req, reply }, ctx);
-      const transport = new StreamableHTTPServerTransport({
+      const server = sdkServer(sdk, who, { req, reply }, ctx);
+      const transport = new sdk.Transport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
@@ -186,7 +206,7 @@ export function mcpEndpoint(http: FastifyInstance, ctx: AppContext, service: Mcp
     method: ["GET", "DELETE"],
     url: "/mcp",
     handler: async (req, reply) => {
-      gate(req, reply);
+      await gate(req, reply);
       reply.header("allow", "POST");
       throw errors.methodNotAllowed(
         "this endpoint is stateless: POST JSON-RPC messages; there are no event streams or sessions",

@@ -86,7 +86,7 @@ export class Metrics {
     // ---- the match pool
     new Gauge({
       name: "arena_pool_threads",
-      help: "Match worker threads alive (--workers)",
+      help: "Match worker threads alive (--workers, from the first match on)",
       registers,
       collect() {
         const s = src();

@@ -22,10 +22,11 @@ class Mutex {
 /**
  * PostgreSQL's buffer cache inside PGlite's WebAssembly memory. PGlite's default (128 MB) is a server's; this
  * database holds a ladder's accounts, bots and results, and the operating system caches its files as well.
- * 32 MB keeps the embedded database at about 200 MiB resident instead of about 330 MiB, with no measurable
- * change in query time (docs/performance.md, "Memory at start").
+ * 32 MB kept the embedded database at about 200 MiB resident instead of about 330 MiB with no measurable change
+ * in query time; 16 MB takes about 10 MiB more off the server's memory after start, and the database thread's
+ * CPU per tick in the live benchmark did not rise (docs/performance.md, "Memory at start").
  */
-const SHARED_BUFFERS = "32MB";
+const SHARED_BUFFERS = "16MB";
 
 /**
  * Creates the database cluster of a fresh data directory in a short-lived child process. PGlite's initdb step

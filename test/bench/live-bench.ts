@@ -515,8 +515,11 @@ export async function memoryRun(workers: number, wanted: number): Promise<LiveBe
   }
 }
 
-export async function liveBench(quick = false, memory = true): Promise<LiveBenchLine[]> {
-  const workers = Math.max(1, cpus().length);
+export async function liveBench(
+  quick = false,
+  memory = true,
+  workers = Math.max(1, cpus().length),
+): Promise<LiveBenchLine[]> {
   const singleReps = quick ? 3 : 7;
   const manyReps = quick ? 1 : 3;
   const windowMs = quick ? 2_000 : 5_000;

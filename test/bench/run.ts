@@ -2,7 +2,8 @@
 // `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run;
 // `--live` runs only the live benchmarks (ladder against the bare ws ceiling), `--no-memory` skips the idle
 // socket memory run, `--storm` runs only the connect storm, `--workers-table` only the worker-tuning table of
-// docs/operations.md (test/bench/workers-table.ts).
+// docs/operations.md (test/bench/workers-table.ts), `--link` and `--wake` only the worker link's costs, and
+// `--workers N` sets the ladder's pool workers for the live runs.
 import { cpus, loadavg } from "node:os";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
 import { ladderBench } from "./ladder-bench.ts";
@@ -25,6 +26,15 @@ if (process.argv.includes("--link")) {
   process.exit(0);
 }
 
+// `--wake` measures what one cross-thread message costs its sender (the link's floor; Node 23.9 or later).
+if (process.argv.includes("--wake")) {
+  const { wakeBench } = await import("./wake-bench.ts");
+  const rows = await wakeBench();
+  console.log(`\nnode ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`);
+  for (const l of rows) console.log(`| ${l.name} | ${l.value.toFixed(1)} ${l.unit} |`);
+  process.exit(0);
+}
+
 // `--workers-table` prints the worker-tuning table (issue 14): 1, 2 and 4 workers at 16, 64 and 256 matches.
 if (process.argv.includes("--workers-table")) {
   const { workersTable } = await import("./workers-table.ts");
@@ -39,6 +49,10 @@ const memory = !process.argv.includes("--no-memory");
 // printed as the median with its range; the machine is shared and noisy, so one run proves little.
 const repsArg = process.argv.indexOf("--reps");
 const reps = repsArg > 0 ? Math.max(1, Number(process.argv[repsArg + 1]) || 1) : quick ? 1 : 3;
+// `--workers N`: the ladder's pool workers for the live runs (default: one per core, as the server's default).
+const workersArg = process.argv.indexOf("--workers");
+const workers =
+  workersArg > 0 ? Math.max(1, Number(process.argv[workersArg + 1]) || 1) : Math.max(1, cpus().length);
 const fmt = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
 
 /** One table row: the median run's line, with the range of its value over the repetitions. */
@@ -57,10 +71,10 @@ function combine(runs: LiveBenchLine[][]): Row[] {
 const live: LiveBenchLine[][] = [];
 for (let r = 0; r < reps; r++) {
   if (reps > 1) console.error(`live run ${r + 1} of ${reps}`);
-  live.push(await liveBench(quick, false));
+  live.push(await liveBench(quick, false, workers));
 }
 const lines: Row[] = [...(liveOnly ? [] : await engineBench(quick)), ...combine(live)];
-if (memory) lines.push(...(await memoryRun(Math.max(1, cpus().length), quick ? 1_000 : 5_000)));
+if (memory) lines.push(...(await memoryRun(workers, quick ? 1_000 : 5_000)));
 // Competitive core (issue 4): BT refit and fit, matchmaker pass; in-process, after the live runs.
 if (!liveOnly) lines.push(...(await ladderBench(quick)));
 // The leaderboard read against a bare Fastify route with the same body (issue 12).

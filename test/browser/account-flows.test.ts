@@ -38,7 +38,7 @@ describe("account and admin flows in headless Chromium", () => {
     bo = await signUp(srv, "bo@example.com", "bo");
     boContext = await contextFor(browser, bo);
     boPage = watch(await boContext.newPage());
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await srv?.stop();

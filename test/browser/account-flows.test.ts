@@ -38,7 +38,7 @@ describe("account and admin flows in headless Chromium", () => {
     bo = await signUp(srv, "bo@example.com", "bo");
     boContext = await contextFor(browser, bo);
     boPage = watch(await boContext.newPage());
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await srv?.stop();
@@ -437,6 +437,8 @@ describe("account and admin flows in headless Chromium", () => {
     await page.locator("#audit-kind").selectOption("admin");
     await page.locator("#audit-form").getByRole("button", { name: "Show" }).click();
     const audit = page.locator("#audit-table tbody");
+    // The unfiltered log shown before already holds these rows: wait for the filtered one to replace it.
+    await audit.locator("tr").filter({ hasNotText: "admin" }).first().waitFor({ state: "detached" });
     for (const [subject, action] of [
       ["pat", '"role":"admin"'],
       ["pat", '"role":"player"'],

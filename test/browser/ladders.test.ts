@@ -53,7 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
     ]);
     ranked = rankOnSpring();
     ranked.catch(() => {}); // awaited (and so reported) by the test that needs it
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await srv?.stop();

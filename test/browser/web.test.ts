@@ -249,5 +249,5 @@ describe("web pages in headless Chromium", () => {
         await page.close();
       }
     }
-  });
+  }, 180_000); // sixteen full-page renders and screenshots
 });

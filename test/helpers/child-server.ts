@@ -2,6 +2,7 @@
 // that takes the same flags (test/helpers/outage-server.ts, or the built build/server/main.js, which runs
 // without tsx), resolved once it logs "ladder ready".
 import { type ChildProcess, spawn } from "node:child_process";
+import { seedPglite } from "./pglite-template.ts";
 import { freePort } from "./ports.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -24,6 +25,11 @@ export interface ChildOptions {
    * then found ready by polling `GET /api` on a port chosen here, since its "ladder ready" line is not logged.
    */
   quietLevel?: "warn" | "error";
+  /**
+   * Let the server create its embedded database cluster on an empty data dir, as a first start in production
+   * does, instead of starting from a copy of the run's template cluster (test/helpers/pglite-template.ts).
+   */
+  freshCluster?: boolean;
 }
 
 /** Starts the server and resolves once it logs "ladder ready" with its port. */
@@ -32,6 +38,7 @@ export async function startChild(
   databaseUrl: string | undefined,
   opts: ChildOptions = {},
 ): Promise<Child> {
+  if (!databaseUrl && !opts.freshCluster) seedPglite(dataDir);
   const fixedPort = opts.quietLevel ? await freePort() : 0;
   const entry = opts.entry ?? "server/main.ts";
   const args = [

@@ -5,6 +5,7 @@ import type { Db, DbPlace, Queryable } from "../../server/db/db.ts";
 import { openDb } from "../../server/db/db.ts";
 import { migrate } from "../../server/db/migrate.ts";
 import { SqlStore } from "../../server/store/sql-store.ts";
+import { seedPglite } from "./pglite-template.ts";
 
 export interface Outage {
   down: boolean;
@@ -34,6 +35,7 @@ export function outageDb(db: Db, outage: Outage): Db {
 /** The store the server would open on `place`, behind a switch that makes its database unreachable. */
 export async function openOutageStore(place: DbPlace): Promise<{ store: SqlStore; outage: Outage }> {
   const outage: Outage = { down: false };
+  if (!place.databaseUrl) seedPglite(place.dataDir);
   const db = outageDb(await openDb(place), outage);
   return { store: new SqlStore(db, await migrate(db)), outage };
 }

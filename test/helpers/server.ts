@@ -8,6 +8,7 @@ import pg from "pg";
 import WebSocket from "ws";
 import { type App, type AppDeps, buildApp } from "../../server/app.ts";
 import { type Config, testConfig } from "../../server/config.ts";
+import { seedPglite } from "./pglite-template.ts";
 
 export interface TestServer {
   app: App;
@@ -46,6 +47,7 @@ export async function freshDatabaseUrl(): Promise<{ url: string | undefined; dro
 export async function startServer(over: Partial<Config> = {}, deps: AppDeps = {}): Promise<TestServer> {
   const dataDir = over.dataDir ?? mkdtempSync(join(tmpdir(), "ladder-srv-"));
   const db = over.databaseUrl ? { url: over.databaseUrl, async drop() {} } : await freshDatabaseUrl();
+  if (!db.url) seedPglite(dataDir);
   const config = testConfig({
     workers: 1,
     tickMs: 1000,

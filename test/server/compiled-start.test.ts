@@ -22,7 +22,8 @@ const clients: BotClient[] = [];
 beforeAll(async () => {
   expect(await buildServer()).toEqual([BUILT_MAIN, BUILT_WORKER]);
   dataDir = mkdtempSync(join(tmpdir(), "ladder-compiled-"));
-  child = await startChild(dataDir, undefined, { entry: "build/server/main.js" });
+  // On an empty data dir: the built server creates its database cluster itself, as a first start does.
+  child = await startChild(dataDir, undefined, { entry: "build/server/main.js", freshCluster: true });
 }, 120_000);
 
 afterAll(async () => {

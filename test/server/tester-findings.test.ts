@@ -5,13 +5,12 @@
 // simulator command in test/sim/downloads.test.ts, GET /api's endpoint list in discovery.test.ts, and the
 // reconnect grace as a time in match-recovery.test.ts and test/unit/reconnect-grace.test.ts.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RESERVED_BOT_NAMES } from "../../server/routes/account-bots.ts";
 import { call, freePort, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { seededDataDir } from "../helpers/pglite-template.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
 const HEADERS_TIMEOUT_MS = 1_000;
@@ -300,7 +299,7 @@ async function startMain(
 
 describe("the second stop signal", () => {
   it("closes the /human and /bot sockets with 1012 server restarting, then exits", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "ladder-stop-"));
+    const dataDir = seededDataDir("ladder-stop-");
     const main = await startMain(dataDir);
     try {
       const pat = await signUp({ url: main.url, dataDir }, "pat@example.com", "pat");

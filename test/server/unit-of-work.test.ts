@@ -10,6 +10,7 @@ import { openDb } from "../../server/db/db.ts";
 import { migrate } from "../../server/db/migrate.ts";
 import { SqlStore } from "../../server/store/sql-store.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { seedPglite } from "../helpers/pglite-template.ts";
 import { freshDatabaseUrl, type TestServer } from "../helpers/server.ts";
 
 const AUDITED = ["handle", "agent_key", "registration", "bot_deleted", "token_rotated", "admin"];
@@ -28,6 +29,7 @@ beforeAll(async () => {
   const place = await freshDatabaseUrl();
   dropDb = place.drop;
   const dataDir = mkdtempSync(join(tmpdir(), "ladder-uow-"));
+  if (!place.url) seedPglite(dataDir);
   db = await openDb({ dataDir, ...(place.url ? { databaseUrl: place.url } : {}) });
   const store = new SqlStore(db, await migrate(db));
   srv = await startAccountServer({ dataDir, adminEmails: ["root@example.com"] }, { store });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
+import { seedPglite } from "../helpers/pglite-template.ts";
 import { freshDatabaseUrl } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 
@@ -59,7 +60,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
       const db = await freshDatabaseUrl();
       drop = db.drop;
       store = await openStore({ databaseUrl: db.url!, dataDir: dir });
-    } else store = await openStore({ dataDir: dir });
+    } else store = await openStore({ dataDir: seedPglite(dir) });
     a = (await store.createBot({ name: "alpha", owner: "ann", house: false })).bot;
     b = (await store.createBot({ name: "beta", owner: "bob", house: false })).bot;
     h = (await store.createBot({ name: "house-x", owner: "house", house: true })).bot;

@@ -12,6 +12,7 @@ import { loadMigrations } from "../../server/db/migrate.ts";
 import { NameTakenError, openStore } from "../../server/store/sql-store.ts";
 import type { MatchRecord, Store } from "../../server/store/types.ts";
 import { matchRecord, type Seat } from "../helpers/match-records.ts";
+import { seedPglite } from "../helpers/pglite-template.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 
 interface Target {
@@ -31,7 +32,11 @@ const tempDir = () => {
   return d;
 };
 
-const targets: Target[] = [{ driver: "pglite", missing: null, fresh: async () => ({ dataDir: tempDir() }) }];
+// The PGlite places start from a copy of the run's bare template cluster (test/helpers/pglite-template.ts):
+// these tests apply the migrations themselves.
+const targets: Target[] = [
+  { driver: "pglite", missing: null, fresh: async () => ({ dataDir: seedPglite(tempDir(), "cluster") }) },
+];
 const pgUrl = process.env.DATABASE_URL;
 targets.push({
   driver: "pg",

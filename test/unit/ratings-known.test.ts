@@ -4,9 +4,7 @@
 // truth about 95 % of the time, the large-ladder solver checked by its own optimality condition, the
 // warm-started refit after one more game against a from-scratch fit, leaderboard_score and qualifying,
 // and that only ranked, non-voided results reach the rating book.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import {
@@ -25,6 +23,7 @@ import {
 } from "../../server/ratings/bradley-terry.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
+import { seededDataDir } from "../helpers/pglite-template.ts";
 import { prng } from "../helpers/prng.ts";
 
 const SCALE = 400 / Math.LN10; // rating points per unit of natural log-strength
@@ -386,7 +385,7 @@ describe("leaderboard_score and qualifying", () => {
 
 describe("what enters the ratings", () => {
   it("loads only ranked, non-voided results from storage: human and voided games never count", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ratings-known-"));
+    const dir = seededDataDir("ratings-known-");
     const store = await openStore({ dataDir: dir });
     try {
       const ann = (await store.createBot({ name: "ann-bot", owner: "ann", house: false })).bot;

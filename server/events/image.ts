@@ -8,7 +8,10 @@ import { errors } from "../errors.ts";
 // Loaded on the first upload, not at start: libvips adds about 20 MiB to the process, and a ladder without
 // events never needs it (docs/performance.md, "Memory at start").
 let sharpModule: Promise<typeof import("sharp")> | null = null;
-const loadSharp = async () => (await (sharpModule ??= import("sharp"))).default;
+async function loadSharp() {
+  sharpModule ??= import("sharp");
+  return (await sharpModule).default;
+}
 
 /** Largest upload accepted (bytes). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;

@@ -517,9 +517,13 @@ export async function memoryRun(workers: number, wanted: number): Promise<LiveBe
   }
 }
 
+/** The server build, made once per benchmark process (every repetition starts the same build). */
+let built: Promise<unknown> | null = null;
+
 /** The built server's resident set 1 s after it is ready on a fresh data dir (the build is made first). */
 async function builtStartRss(): Promise<number> {
-  await buildServer();
+  built ??= buildServer();
+  await built;
   const dir = mkdtempSync(join(tmpdir(), "ladder-bench-start-"));
   try {
     return (await startOnce("built", dir, undefined)).rssMiB;

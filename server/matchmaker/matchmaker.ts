@@ -141,14 +141,13 @@ export class Matchmaker {
       const key = versionKey(p.bot.id, p.version ?? "");
       byId.set(p.bot.id, { p, key });
       idOfKey.set(key, p.bot.id);
-      const r = ratings.get(key);
       while (p.starts.length > 0 && now - p.starts[0]! > 3_600_000) p.starts.shift();
       return {
         id: p.bot.id,
         owner: p.bot.owner,
         house: p.bot.house,
-        rating: r.rating,
-        ratedGames: r.games,
+        rating: ratings.ratingOf(key),
+        ratedGames: ratings.gamesOf(key),
         waitedMs: p.house ? 0 : now - p.queuedAt,
         recentGames: p.starts.length,
       };

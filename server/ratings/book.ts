@@ -9,7 +9,13 @@
 // tens of thousands of pairs (issue 4: under 20 ms with 2,000 versions and 100,000 games).
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { MatchRecord, RatedResultRow } from "../store/types.ts";
-import { BASE_RATING, fitIndexed, leaderboardScore, type PairArrays } from "./bradley-terry.ts";
+import {
+  BASE_RATING,
+  fitIndexed,
+  type IndexedFit,
+  leaderboardScore,
+  type PairArrays,
+} from "./bradley-terry.ts";
 
 export const QUALIFYING_GAMES = 30;
 const PRIOR_GAMES = 20;
@@ -104,9 +110,14 @@ export class RatingBook {
   private ps = new Float64Array(256);
   /** Log-strengths of the last fit (before the anchor shift), the next fit's warm start. */
   private theta = new Float64Array(64);
-  /** Ratings and deviations of the last fit, by index; versions added since are not in them yet. */
-  private rating: Float64Array = new Float64Array(0);
-  private deviation: Float64Array = new Float64Array(0);
+  /** The last fit (ratings, and deviations computed on first read), by index; versions added since are
+   * not in it yet. */
+  private fit: IndexedFit = {
+    rating: new Float64Array(0),
+    deviation: new Float64Array(0),
+    iterations: 0,
+    cgIterations: 0,
+  };
 
   /** Loads many games at once and fits once. */
   load(games: RatedGame[]): void {
@@ -116,18 +127,18 @@ export class RatingBook {
 
   /** Adds one rated game, refits, and returns the two versions' ratings before and after. */
   record(g: RatedGame): { before: [number, number]; after: [number, number] } {
-    const before: [number, number] = [this.get(g.a).rating, this.get(g.b).rating];
+    const before: [number, number] = [this.ratingOf(g.a), this.ratingOf(g.b)];
     this.add(g);
     this.refit();
-    return { before, after: [this.get(g.a).rating, this.get(g.b).rating] };
+    return { before, after: [this.ratingOf(g.a), this.ratingOf(g.b)] };
   }
 
   get(key: string): VersionRating {
     const i = this.index.get(key);
     const games = i === undefined ? 0 : this.games[i]!;
-    const fitted = i !== undefined && i < this.rating.length;
-    const rating = fitted ? this.rating[i]! : BASE_RATING;
-    const deviation = fitted ? this.deviation[i]! : NEW_DEVIATION;
+    const fitted = i !== undefined && i < this.fit.rating.length;
+    const rating = fitted ? this.fit.rating[i]! : BASE_RATING;
+    const deviation = fitted ? this.fit.deviation[i]! : NEW_DEVIATION;
     return {
       rating,
       deviation,
@@ -165,9 +176,16 @@ export class RatingBook {
     return { games: cell.games, score, mapQuality: quality / MAP_NAMES.length, mapGames };
   }
 
-  private ratingOf(key: string): number {
+  /** A version's rating alone (no deviation, which costs a computation after each refit). */
+  ratingOf(key: string): number {
     const i = this.index.get(key);
-    return i !== undefined && i < this.rating.length ? this.rating[i]! : BASE_RATING;
+    return i !== undefined && i < this.fit.rating.length ? this.fit.rating[i]! : BASE_RATING;
+  }
+
+  /** A version's rated games. */
+  gamesOf(key: string): number {
+    const i = this.index.get(key);
+    return i === undefined ? 0 : this.games[i]!;
   }
 
   private versionIndex(key: string, house: boolean): number {
@@ -246,9 +264,7 @@ export class RatingBook {
       n: this.pn.subarray(0, this.pairCount),
       s: this.ps.subarray(0, this.pairCount),
     };
-    const fit = fitIndexed(n, pairs, this.theta.subarray(0, n), this.house);
-    this.rating = fit.rating;
-    this.deviation = fit.deviation;
+    this.fit = fitIndexed(n, pairs, this.theta.subarray(0, n), this.house);
   }
 }
 

@@ -88,9 +88,14 @@ export interface PairArrays {
 }
 
 export interface IndexedFit {
-  /** Ratings and deviations by player index. */
+  /** Ratings by player index. */
   rating: Float64Array;
-  deviation: Float64Array;
+  /**
+   * Deviations by player index, computed on first read and kept: the full-matrix standard errors cost
+   * O(players^3), most of a warm refit's time, and a live ladder refits at every rated match end while
+   * deviations are read only by the leaderboard and bot pages (issue 13: off the socket thread's path).
+   */
+  readonly deviation: Float64Array;
   iterations: number;
   /**
    * Conjugate-gradient iterations over all Newton steps, 0 when every step was a direct solve: each costs a
@@ -156,17 +161,28 @@ export function fitIndexed(
   }
   let shift = 0;
   for (const a of anchors) shift += theta[a]! / anchors.length;
-  // The weights and diagonal are those of the last gradient pass, at the final estimate.
-  const variance = full
-    ? gaugeVariance(information(pairs, w, diag), n, anchors.length > 0 ? anchors : [...theta.keys()])
-    : diag.map((v) => 1 / v);
   const rating = new Float64Array(n);
-  const deviation = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    rating[i] = BASE_RATING + (theta[i]! - shift) * SCALE;
-    deviation[i] = Math.sqrt(variance[i]!) * SCALE;
-  }
-  return { rating, deviation, iterations, cgIterations: cg.iterations };
+  for (let i = 0; i < n; i++) rating[i] = BASE_RATING + (theta[i]! - shift) * SCALE;
+  // The weights and diagonal are those of the last gradient pass, at the final estimate. What the deferred
+  // deviations read is fixed now: w and diag belong to this call, the pairs' indices below `count` never
+  // change (the book only appends), and the anchors are copied (the book's list grows).
+  const ref = anchors.length > 0 ? [...anchors] : [...theta.keys()];
+  const fixed: PairArrays = { ...pairs };
+  let deviation: Float64Array | null = null;
+  const deviations = () => {
+    if (deviation) return deviation;
+    const variance = full ? gaugeVariance(information(fixed, w, diag), n, ref) : diag.map((v) => 1 / v);
+    deviation = variance.map((v) => Math.sqrt(v) * SCALE);
+    return deviation;
+  };
+  return {
+    rating,
+    get deviation() {
+      return deviations();
+    },
+    iterations,
+    cgIterations: cg.iterations,
+  };
 }
 
 /**

@@ -145,7 +145,20 @@ export async function startLadder(workers: number, extraArgs: string[] = []): Pr
   ];
   const env = { ...process.env };
   delete env.DATABASE_URL; // the embedded database, as on a fresh machine
-  const prof = process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
+  // BENCH_PROF=<dir>: V8's CPU profiles of every server thread (wall-clock samples: a thread descheduled inside
+  // a syscall, such as a postMessage that wakes another thread, is counted there). BENCH_PERF=1: symbol maps
+  // for Linux perf (`perf record -e cpu-clock -a -g`), which counts CPU time only.
+  const prof = [
+    ...(process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
+    ...(process.env.BENCH_PERF
+      ? [
+          "--perf-basic-prof",
+          "--interpreted-frames-native-stack",
+          "--no-logfile-per-isolate",
+          "--logfile=/dev/null",
+        ]
+      : []),
+  ];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), args, {
     execArgv: ["--import", "tsx", "--expose-gc", ...prof],
     env,

@@ -19,8 +19,8 @@ export const T0 = 1_700_000_000_000;
 export const created = new Date(T0).toISOString();
 
 /**
- * A rating book whose ratings and pair facts a test sets exactly (the Matchmaker only calls get, facts and
- * opponents). Unknown versions are at 1500; unknown pairs have no games.
+ * A rating book whose ratings and pair facts a test sets exactly (the Matchmaker only calls ratingOf, gamesOf,
+ * facts and opponents). Unknown versions are at 1500; unknown pairs have no games.
  */
 export class StubBook {
   readonly rating = new Map<string, number>();
@@ -41,6 +41,12 @@ export class StubBook {
     const rating = this.rating.get(key) ?? 1500;
     const games = this.games.get(key) ?? 50;
     return { rating, deviation: 40, leaderboardScore: Math.round(rating - 80), games, ranked: games >= 30 };
+  }
+  ratingOf(key: string): number {
+    return this.get(key).rating;
+  }
+  gamesOf(key: string): number {
+    return this.get(key).games;
   }
   facts(a: string, b: string) {
     const f = this.pairs.get(JSON.stringify([a, b]));

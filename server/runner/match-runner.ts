@@ -12,6 +12,7 @@ import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
 import type { BotConnection } from "../socket/connection.ts";
+import { headOf, type MessageHead } from "../socket/message-head.ts";
 import type { MatchRecord } from "../store/types.ts";
 import type { StallClock } from "./stall-clock.ts";
 
@@ -145,13 +146,25 @@ export class RunningMatch {
   }
 
   /**
-   * A message from a seat's bot (already size-checked and parsed; `raw` is the text when JSON failed).
-   * `bytes` are the message as the socket received it: a turn goes to the pool worker as those bytes (the
-   * worker parses and validates it), so nothing here re-encodes it.
+   * A decoded message from a seat's bot (`raw` is the text when JSON failed, null for a binary frame): a human
+   * game's turns and the tests. The pool worker gets it re-encoded as JSON.
    */
-  fromBot(seat: number, raw: unknown, bytes?: Uint8Array): void {
+  fromBot(seat: number, raw: unknown): void {
+    this.received(seat, headOf(raw), null, raw);
+  }
+
+  /**
+   * A text message as a seat's socket received it (already size-checked), with its head read from the bytes
+   * (server/socket/message-head.ts): a turn goes to the pool worker as those bytes (the worker parses and
+   * validates it), so nothing here parses or re-encodes it. `bytes` null is a binary frame.
+   */
+  fromSocket(seat: number, head: MessageHead, bytes: Uint8Array | null): void {
+    this.received(seat, head, bytes, null);
+  }
+
+  private received(seat: number, head: MessageHead, bytes: Uint8Array | null, raw: unknown): void {
     const s = this.seats[seat]!;
-    const type = raw && typeof raw === "object" ? (raw as { type?: unknown }).type : undefined;
+    const type = head.type;
     if (this.phase === "startup") {
       if (type === "ready") {
         s.ready = true;
@@ -169,15 +182,12 @@ export class RunningMatch {
       return;
     }
     // A turn for an earlier tick arrived late: drop it rather than count it against this tick.
-    if (type === "turn") {
-      const t = (raw as { tick?: unknown }).tick;
-      if (typeof t === "number" && Number.isInteger(t) && t < this.tick) return;
-    }
+    if (type === "turn" && head.tick !== null && head.tick < this.tick) return;
     if (s.input) return; // one answer per tick; later ones are ignored
     // The reply time charged is the bot's own: time the server itself stood still is not counted.
     const now = performance.now();
     const ms = Math.max(0, now - s.sentAt - this.deps.stalls.stalledWithin(s.sentAt, now));
-    s.input = bytes ? { raw, ms, bytes } : { raw, ms };
+    s.input = bytes ? { raw: null, ms, bytes } : { raw, ms };
     this.maybeResolve();
   }
 

@@ -17,6 +17,7 @@ import type { RunningMatch } from "../runner/match-runner.ts";
 import type { BotRow, Store, VersionRow } from "../store/types.ts";
 import { BotConnection } from "./connection.ts";
 import { ConnectionSet } from "./connection-set.ts";
+import { headOf, type MessageHead, readHead } from "./message-head.ts";
 
 export const MAX_MESSAGE_BYTES = 4096;
 export const MESSAGES_PER_TICK = 5;
@@ -78,6 +79,8 @@ export class BotHub {
    */
   private readonly refused = new Map<string, { code: SocketErrorCode; before: number; at: number }>();
   private authentications = 0;
+  /** The head of the message being handled (read by the runner during the call, never kept). */
+  private readonly head: MessageHead = { type: "other", tick: null };
 
   constructor(d: HubDeps) {
     this.d = d;
@@ -195,24 +198,23 @@ export class BotHub {
       if (r === "flood") return void conn.close(1008, "rate_limited");
       if (r === "limited") return;
     }
-    // 2. Decode. Text that is not JSON still reaches a match, where it is refused as `schema`.
-    const text = binary ? null : data.toString("utf8");
-    let msg: unknown = text;
-    if (text !== null) {
-      try {
-        msg = JSON.parse(text);
-      } catch {
-        msg = text;
-      }
-    }
-    const type = msg && typeof msg === "object" ? (msg as { type?: unknown }).type : undefined;
-    // 3. Validate and dispatch.
+    // 2. In a match: read the message's type and tick from its bytes, which go on to the pool worker as they
+    // came (the worker parses and validates them). Text that is not JSON still reaches the match, where it is
+    // refused as `schema`.
     if (match) {
-      if (type === "queue") return void conn.error("already_queued");
-      if (type === "leave")
+      const head = this.head;
+      if (binary) {
+        head.type = "other";
+        head.tick = null;
+      } else if (!readHead(data, head)) Object.assign(head, headOf(decode(data)));
+      if (head.type === "queue") return void conn.error("already_queued");
+      if (head.type === "leave")
         return void conn.error("not_queued", "playing a match; leave applies to the queue only");
-      return void match.fromBot(match.seatOf(conn.bot.id), msg, binary ? undefined : data);
+      return void match.fromSocket(match.seatOf(conn.bot.id), head, binary ? null : data);
     }
+    // 3. Otherwise decode, validate and dispatch.
+    const msg = binary ? null : decode(data);
+    const type = msg && typeof msg === "object" ? (msg as { type?: unknown }).type : undefined;
     if (type === "queue") {
       // queue awaits the database: a failure must answer the bot, not become an unhandled rejection (which
       // would stop the process).
@@ -294,6 +296,16 @@ export class BotHub {
   /** Closes every socket with the restart code; @fastify/websocket's own shutdown would send none. */
   closeAll(): void {
     this.conns.closeAll();
+  }
+}
+
+/** A text message as JSON when it parses, else the text itself. */
+function decode(data: Buffer): unknown {
+  const text = data.toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

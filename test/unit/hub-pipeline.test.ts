@@ -15,6 +15,7 @@ import type { Limits } from "../../server/kernel/settings.ts";
 import { Lobby, type Participant } from "../../server/ladder/lobby.ts";
 import type { RunningMatch } from "../../server/runner/match-runner.ts";
 import { BotHub, IDLE_MESSAGES_PER_SECOND, unstorableText } from "../../server/socket/hub.ts";
+import type { MessageHead } from "../../server/socket/message-head.ts";
 import type { BotRow, Store, VersionRow } from "../../server/store/types.ts";
 
 type Msg = { type: string; code?: string; message?: string; [k: string]: unknown };
@@ -111,15 +112,16 @@ class FakeStore {
 /** The runner as the hub sees it: which seat a bot has, whether ticks are played, and what it was sent. */
 class FakeMatch {
   playing = false;
-  readonly got: [number, unknown][] = [];
+  readonly got: [number, MessageHead, string | null][] = [];
   readonly attached: number[] = [];
   readonly detached: number[] = [];
   constructor(private readonly seats: string[]) {}
   seatOf(botId: string): number {
     return this.seats.indexOf(botId);
   }
-  fromBot(seat: number, raw: unknown): void {
-    this.got.push([seat, raw]);
+  /** Records the seat, the head the hub read, and the bytes handed on (as text; null for a binary frame). */
+  fromSocket(seat: number, head: MessageHead, bytes: Uint8Array | null): void {
+    this.got.push([seat, { ...head }, bytes === null ? null : Buffer.from(bytes).toString("utf8")]);
   }
   attach(seat: number): void {
     this.attached.push(seat);
@@ -479,7 +481,7 @@ describe("a queue whose version lookup was overtaken", () => {
 });
 
 describe("in a match", () => {
-  it("hands every message to the match as the bot's seat, decoded: JSON, text that is not JSON, binary as null", async () => {
+  it("hands every message to the match as the bot's seat: its type and tick, and the bytes as they came", async () => {
     const w = world();
     const m = new FakeMatch(["b", "a"]);
     w.matches.set("a", m);
@@ -491,13 +493,21 @@ describe("in a match", () => {
     ws.say("not json");
     ws.say("null");
     ws.sayBinary(new Uint8Array([123, 125]));
+    ws.say('{"type":"turn","tick":3.0}'); // left to JSON.parse, which reads an integer all the same
+    ws.say('{"type":"turn","tick":4,"type":"leave"}'); // the last of a duplicated key counts, as in JSON.parse
     expect(m.got).toEqual([
-      [1, { type: "ready" }],
-      [1, { type: "turn", tick: 3 }],
-      [1, "not json"],
-      [1, null],
-      [1, null],
+      [1, { type: "ready", tick: null }, '{"type":"ready"}'],
+      [1, { type: "turn", tick: 3 }, '{"type":"turn","tick":3}'],
+      [1, { type: "other", tick: null }, "not json"],
+      [1, { type: "other", tick: null }, "null"],
+      [1, { type: "other", tick: null }, null],
+      [1, { type: "turn", tick: 3 }, '{"type":"turn","tick":3.0}'],
     ]);
+    // The duplicated type made it a leave: answered, not passed on.
+    expect(ws.sent).toEqual([
+      { type: "error", code: "not_queued", message: "playing a match; leave applies to the queue only" },
+    ]);
+    ws.sent.length = 0;
     expect(ws.sent).toEqual([]);
   });
 

@@ -32,6 +32,7 @@ export interface PoolOptions {
 
 /** The front process's handle on one running match. */
 export interface MatchChannel {
+  /** Sends a message to the match's worker. `m` is read during the call and not kept: a sender may reuse it. */
   send(m: ToWorker): void;
   onMessage(fn: (m: FromWorker) => void): void;
   /** Resolves with the outcome, or rejects when the worker crashed or was stopped. */

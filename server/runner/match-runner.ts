@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { DeadlinesT, EndMessageT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
 import type { SeatInput } from "../../pool/link.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
-import type { FromWorker, MatchOutcome, MatchSetup, SeatKind } from "../../pool/protocol.ts";
+import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../ladder/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
@@ -297,17 +297,22 @@ export class RunningMatch {
     const [a, b] = this.seats;
     if ((a.remote && !a.input) || (b.remote && !b.input)) return;
     this.armWatchdog();
-    const expired = [0, 1].filter((i) => this.seats[i]!.graceOver);
-    this.channel.send({
-      t: "tick",
-      tick: this.tick,
-      inputs: [
-        this.seats[0].remote ? this.seats[0].input : null,
-        this.seats[1].remote ? this.seats[1].input : null,
-      ],
-      ...(expired.length > 0 ? { expired } : {}),
-    });
+    // One message object for every tick (the channel reads it during the call): a live server resolves
+    // thousands of ticks a second, and each fresh object and array was garbage for the socket thread's GC.
+    const m = this.tickMessage;
+    m.tick = this.tick;
+    m.inputs[0] = a.remote ? a.input : null;
+    m.inputs[1] = b.remote ? b.input : null;
+    // Rare (a seat's reconnect grace ran out); unset, not deleted, so the object keeps its shape.
+    m.expired =
+      a.graceOver || b.graceOver ? (a.graceOver && b.graceOver ? [0, 1] : [a.graceOver ? 0 : 1]) : undefined;
+    this.channel.send(m);
   }
+  private readonly tickMessage: Extract<ToWorker, { t: "tick" }> = {
+    t: "tick",
+    tick: 0,
+    inputs: [null, null],
+  };
 
   /** Makes sure the deadline timer wakes up no later than `due` (a performance.now() time). */
   private wakeAt(due: number): void {

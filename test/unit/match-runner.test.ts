@@ -32,8 +32,18 @@ class FakeChannel implements MatchChannel {
   readonly done = new Promise<MatchOutcome>((_, reject) => {
     this.fail = reject;
   });
+  /** Records a copy: the runner reuses its tick message (the channel reads it during the call). */
   send(m: ToWorker): void {
-    this.sent.push(m);
+    this.sent.push(
+      m.t === "tick"
+        ? {
+            t: "tick",
+            tick: m.tick,
+            inputs: [...m.inputs],
+            ...(m.expired ? { expired: [...m.expired] } : {}),
+          }
+        : { ...m },
+    );
   }
   onMessage(fn: (m: FromWorker) => void): void {
     this.handler = fn;

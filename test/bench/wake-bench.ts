@@ -3,7 +3,8 @@
 // between messages (the worker is asleep in its event loop each time, so every message must wake it: a write
 // to its event loop's eventfd, and the kernel waking the thread on the other core) or back to back (the worker
 // is mostly awake already and the wake-up is skipped). Each postMessage call is timed on its own (wall time
-// of the call, which is the sender's CPU unless the sender is preempted); medians and 90th percentiles.
+// of the call, which is the sender's CPU unless the sender is preempted); medians and 90th percentiles. Also the
+// round trip of a small buffer to a worker that sends it straight back, both threads asleep when it starts.
 //
 //   npm run bench -- --wake
 import { MessageChannel, Worker } from "node:worker_threads";
@@ -11,6 +12,11 @@ import { MessageChannel, Worker } from "node:worker_threads";
 const RECEIVER = `
 const { parentPort } = require("node:worker_threads");
 parentPort.once("message", ({ port }) => port.on("message", () => {}));
+`;
+/** Sends every message straight back: the round trip of one tick's hop pair with no work in between. */
+const ECHO = `
+const { parentPort } = require("node:worker_threads");
+parentPort.once("message", ({ port }) => port.on("message", (m) => port.postMessage(m, [m[0]])));
 `;
 
 export interface WakeLine {
@@ -47,6 +53,28 @@ export async function wakeBench(reps = 3): Promise<WakeLine[]> {
     rows.awake.push(await run(20_000, 0));
   }
   await worker.terminate();
+  // The round trip front -> worker -> front with both threads asleep when it starts (1 ms apart, as one match
+  // ticks): the floor of the one-match added latency, whatever the work in the worker.
+  const echo = new Worker(ECHO, { eval: true });
+  const back = new MessageChannel();
+  echo.postMessage({ port: back.port2 }, [back.port2]);
+  await pause(300);
+  const roundTrips: number[][] = [];
+  for (let r = 0; r < reps; r++) {
+    const times: number[] = [];
+    for (let i = 0; i < 1_000; i++) {
+      const buf = new ArrayBuffer(64);
+      const t0 = performance.now();
+      const answered = new Promise<void>((resolve) => back.port1.once("message", () => resolve()));
+      back.port1.postMessage([buf], [buf]);
+      await answered;
+      times.push(1000 * (performance.now() - t0));
+      await pause(1);
+    }
+    roundTrips.push(times);
+  }
+  await echo.terminate();
+  back.port1.close();
   const line = (what: string, runs: number[][], q: number): WakeLine => {
     const per = runs.map((t) => quantile(t, q));
     const range = `[${Math.min(...per).toFixed(1)}-${Math.max(...per).toFixed(1)}]`;
@@ -56,7 +84,17 @@ export async function wakeBench(reps = 3): Promise<WakeLine[]> {
       unit: "µs",
     };
   };
+  const trip = (q: number): WakeLine => {
+    const per = roundTrips.map((t) => quantile(t, q));
+    return {
+      name: `round trip to a sleeping worker and back, p${q * 100} [${Math.min(...per).toFixed(1)}-${Math.max(...per).toFixed(1)}]`,
+      value: quantile(per, 0.5),
+      unit: "µs",
+    };
+  };
   return [
+    trip(0.5),
+    trip(0.99),
     line("asleep", rows.asleep, 0.5),
     line("asleep", rows.asleep, 0.9),
     line("awake", rows.awake, 0.5),

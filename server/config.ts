@@ -5,13 +5,25 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
+/**
+ * Match worker threads by default: one per core but one, at least one. The front's thread (sockets, runner,
+ * matchmaker) needs a core of its own, and every extra worker is one more thread for the front to wake per
+ * event-loop turn: on 2 cores one worker carried as many ticks as two or four at less CPU per tick
+ * (docs/operations.md, "Choosing --workers and capacity").
+ */
+export const defaultWorkers = (): number => Math.max(1, cpus().length - 1);
+
 const FLAGS = {
   port: { type: "string", help: "HTTP and WebSocket port", def: "8080" },
   host: { type: "string", help: "address to listen on", def: "0.0.0.0" },
   "data-dir": { type: "string", help: "directory for the embedded database and replays", def: "./data" },
   "database-url": { type: "string", help: "PostgreSQL URL (or DATABASE_URL); embedded PGlite when absent" },
   "public-url": { type: "string", help: "public base address for links (default http://localhost:<port>)" },
-  workers: { type: "string", help: "match worker threads", def: String(Math.max(1, cpus().length)) },
+  workers: {
+    type: "string",
+    help: "match worker threads (default: cores - 1, at least 1)",
+    def: String(defaultWorkers()),
+  },
   "anonymous-dev": { type: "boolean", help: "allow anonymous registration (local development only)" },
   accounts: {
     type: "string",

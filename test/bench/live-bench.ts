@@ -22,14 +22,14 @@
 //   reading. The clients live in this process, so their memory is not counted.
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import WebSocket from "ws";
 import { buildServer } from "../../scripts/build-server.ts";
 import { startOnce } from "../../scripts/start-sample.ts";
 import { buildApp } from "../../server/app.ts";
-import { type Config, parseConfig } from "../../server/config.ts";
+import { type Config, defaultWorkers, parseConfig } from "../../server/config.ts";
 import { type BareServer, startBare } from "./bare-ws.ts";
 import type { BenchLine } from "./engine-bench.ts";
 import {
@@ -548,7 +548,7 @@ async function builtStartRss(): Promise<number> {
 export async function liveBench(
   quick = false,
   memory = true,
-  workers = Math.max(1, cpus().length),
+  workers = defaultWorkers(),
 ): Promise<LiveBenchLine[]> {
   const singleReps = quick ? 3 : 7;
   const manyReps = quick ? 1 : 3;

@@ -5,6 +5,7 @@
 // docs/operations.md (test/bench/workers-table.ts), `--link` and `--wake` only the worker link's costs, and
 // `--workers N` sets the ladder's pool workers for the live runs.
 import { cpus, loadavg } from "node:os";
+import { defaultWorkers } from "../../server/config.ts";
 import { type BenchLine, engineBench } from "./engine-bench.ts";
 import { ladderBench } from "./ladder-bench.ts";
 import { leaderboardBench } from "./leaderboard-bench.ts";
@@ -49,10 +50,9 @@ const memory = !process.argv.includes("--no-memory");
 // printed as the median with its range; the machine is shared and noisy, so one run proves little.
 const repsArg = process.argv.indexOf("--reps");
 const reps = repsArg > 0 ? Math.max(1, Number(process.argv[repsArg + 1]) || 1) : quick ? 1 : 3;
-// `--workers N`: the ladder's pool workers for the live runs (default: one per core, as the server's default).
+// `--workers N`: the ladder's pool workers for the live runs (default: the server's own default).
 const workersArg = process.argv.indexOf("--workers");
-const workers =
-  workersArg > 0 ? Math.max(1, Number(process.argv[workersArg + 1]) || 1) : Math.max(1, cpus().length);
+const workers = workersArg > 0 ? Math.max(1, Number(process.argv[workersArg + 1]) || 1) : defaultWorkers();
 const fmt = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString("en-US") : v.toFixed(2));
 
 /** One table row: the median run's line, with the range of its value over the repetitions. */

@@ -23,11 +23,16 @@ function source(code: number): "ranged" | "frostburst" | "repulsor" | "wall_slam
 }
 
 /**
- * Turns one tick's raw events into protocol events. `shouts` holds the cleaned text per fighter, since the
- * engine only decides whether a shout is allowed. `tick` is the tick that was resolved.
+ * Turns one tick's raw events into protocol events, appended to `out` (returned). `shouts` holds the cleaned
+ * text per fighter, since the engine only decides whether a shout is allowed. `tick` is the tick that was
+ * resolved.
  */
-export function decodeEvents(raw: RawEvents, tick: number, shouts: (string | null)[]): GameEventT[] {
-  const out: GameEventT[] = [];
+export function decodeEvents(
+  raw: RawEvents,
+  tick: number,
+  shouts: readonly (string | null)[],
+  out: GameEventT[] = [],
+): GameEventT[] {
   for (let o = 0; o < raw.length; o += L.EV_STRIDE) {
     const kind = raw[o]!;
     const a = raw[o + 1]!;

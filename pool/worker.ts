@@ -115,7 +115,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     const onMessage = (m: ToWorker) => {
       if (m.t === "peek") {
         // Read-only, cheap (the lines are already serialised), and asked for only while someone watches.
-        send({ t: "peek", id: m.id, lines: match.replay.lines.slice(m.since) });
+        send({ t: "peek", id: m.id, lines: match.replay.linesFrom(m.since) });
         return;
       }
       if (match.over) return;

@@ -46,7 +46,7 @@ async function record(count: number): Promise<Recorded[]> {
     );
     const inputs: [TurnInput, TurnInput][] = [];
     const engineTurns: [EngineTurn, EngineTurn][] = [];
-    for (const line of match.replay.lines.slice(1)) {
+    for (const line of match.replay.linesFrom(1)) {
       const l = JSON.parse(line) as { type: string; tick: number; turns: { raw: unknown }[] };
       if (l.type !== "tick") continue;
       inputs.push([

@@ -63,7 +63,10 @@ export class Match {
   private readonly engine: Engine;
   private readonly statBuilders: FighterStatsBuilder[];
   private readonly failures = [0, 0];
-  private readonly lastSeen: (LastSeen | null)[] = [null, null];
+  private readonly lastSeen: LastSeen[] = [
+    { x: 0, y: 0, tick: -1 },
+    { x: 0, y: 0, tick: -1 },
+  ];
   private lastEvents: GameEventT[] = [];
   private ended: MatchResult | null = null;
   private readonly disqualified = [false, false];
@@ -166,6 +169,7 @@ export class Match {
     const tick = e.tick;
     const zone = e.zone();
     const z = this.rules.zone;
+    const seen = this.lastSeen[f]!;
     return {
       type: "observation",
       match_id: this.id,
@@ -195,7 +199,7 @@ export class Match {
           alive: them.alive,
           stunned: sees ? them.stunned : null,
           slowed: sees ? them.slowed : null,
-          last_seen: this.lastSeen[f] ?? null,
+          last_seen: seen.tick < 0 ? null : { tile: [seen.x, seen.y], tick: seen.tick },
         },
       ],
       moves,
@@ -232,7 +236,7 @@ export class Match {
       f,
       this.deadlineMs(f),
       Math.floor(this.deadlines.match_budget_ms - this.statBuilders[f]!.spentMs),
-      this.lastSeen[f] ?? null,
+      this.lastSeen[f]!,
       this.lastEvents,
       out,
       at,
@@ -377,12 +381,21 @@ export class Match {
     });
   }
 
+  /** Read from the state region, not engine.fighter(): this runs every tick and allocates nothing. */
   private updateLastSeen(): void {
+    const tick = this.engine.tick;
     for (let f = 0; f < 2; f++) {
-      const me = this.engine.fighter(f);
-      const them = this.engine.fighter(1 - f);
-      if (them.alive && this.engine.visible(me.x, me.y, them.x, them.y)) {
-        this.lastSeen[f] = { tile: [them.x, them.y], tick: this.engine.tick };
+      // Read before visible(), a call into the engine after which a view of its memory may be stale.
+      const s = this.engine.state();
+      const me = L.S_FIGHTERS + f * L.F_STRIDE;
+      const them = L.S_FIGHTERS + (1 - f) * L.F_STRIDE;
+      const x = s[them + L.F_X]!;
+      const y = s[them + L.F_Y]!;
+      if (s[them + L.F_ALIVE] !== 0 && this.engine.visible(s[me + L.F_X]!, s[me + L.F_Y]!, x, y)) {
+        const seen = this.lastSeen[f]!;
+        seen.x = x;
+        seen.y = y;
+        seen.tick = tick;
       }
     }
   }

@@ -279,7 +279,8 @@ export class Match {
       shouts[f] = v.shout;
     }
     const hostEvents = events.length;
-    decodeEvents(this.engine.step(turn0, turn1), tick, shouts, events);
+    const count = this.engine.step(turn0, turn1);
+    decodeEvents(this.engine.eventRecords(), count, tick, shouts, events);
     // Engine refusals count as refused parts too (not_ready, blocked, not_visible).
     for (let i = hostEvents; i < events.length; i++) {
       const ev = events[i]!;

@@ -75,7 +75,7 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
   const work = await record(6);
   const lines: BenchLine[] = [];
 
-  // 1. Engine step alone: host writes both turns, the Wasm resolves the tick, the host reads the events.
+  // 1. Engine step alone: host writes both turns, the Wasm resolves the tick, the host reads the event count.
   const step = timeFor(runMs, () => {
     let n = 0;
     for (const r of work) {

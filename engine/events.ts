@@ -23,12 +23,19 @@ function source(code: number): "ranged" | "frostburst" | "repulsor" | "wall_slam
 }
 
 /**
- * Turns one tick's raw events into protocol events. `shouts` holds the cleaned text per fighter, since the
- * engine only decides whether a shout is allowed. `tick` is the tick that was resolved.
+ * Turns one tick's raw events, the first `count` records of `raw`, into protocol events appended to `out`
+ * (returned). `shouts` holds the cleaned text per fighter, since the engine only decides whether a shout is
+ * allowed. `tick` is the tick that was resolved.
  */
-export function decodeEvents(raw: RawEvents, tick: number, shouts: (string | null)[]): GameEventT[] {
-  const out: GameEventT[] = [];
-  for (let o = 0; o < raw.length; o += L.EV_STRIDE) {
+export function decodeEvents(
+  raw: RawEvents,
+  count: number,
+  tick: number,
+  shouts: readonly (string | null)[],
+  out: GameEventT[] = [],
+): GameEventT[] {
+  const end = count * L.EV_STRIDE;
+  for (let o = 0; o < end; o += L.EV_STRIDE) {
     const kind = raw[o]!;
     const a = raw[o + 1]!;
     const b = raw[o + 2]!;

@@ -220,19 +220,20 @@ export class Engine {
     return END_REASON_NAMES[this.state()[L.S_REASON]!] ?? null;
   }
 
-  /** Resolves the current tick with one turn per fighter; returns the tick's raw event records
-   * (EV_STRIDE words each), a view valid until the next step. */
-  step(t0: EngineTurn, t1: EngineTurn): RawEvents {
+  /** Resolves the current tick with one turn per fighter; returns how many event records it produced: the
+   * first ones of eventRecords(). A count over the cached view, not a fresh subarray each tick. */
+  step(t0: EngineTurn, t1: EngineTurn): number {
     const t = this.i32(this.turnsAt, L.T_STRIDE * L.FIGHTERS);
     writeTurn(t, 0, t0);
     writeTurn(t, L.T_STRIDE, t1);
     this.x.step();
-    return this.events();
+    return this.state()[L.S_EVENT_COUNT]!;
   }
 
-  events(): RawEvents {
-    const n = this.state()[L.S_EVENT_COUNT]!;
-    return this.i32(this.eventsAt, L.EV_STRIDE * L.MAX_EVENTS).subarray(0, n * L.EV_STRIDE);
+  /** The whole event region (EV_STRIDE words a record); the last step's records come first. Valid until the
+   * next engine call. */
+  eventRecords(): RawEvents {
+    return this.i32(this.eventsAt, L.EV_STRIDE * L.MAX_EVENTS);
   }
 
   concede(loser: number, reason: "forfeit" | "disqualified"): void {

@@ -58,6 +58,21 @@ export function jsonStringByteLength(s: string): number {
 
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff; // NaN (past the end) is not
 
+/** How many bytes `utf8(s)` writes: TextEncoder's count, a lone surrogate being U+FFFD's three bytes. */
+export function utf8ByteLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(s.charCodeAt(i + 1))) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
 /**
  * A cursor over one Uint8Array. Every method checks the room it needs and throws OUT_OF_ROOM rather than
  * writing past the end, so a caller can catch that, grow its buffer and write again. One instance is reused
@@ -227,6 +242,39 @@ export class JsonBytes {
       }
     }
     buf[p++] = 0x22;
+    this.pos = p;
+  }
+
+  /**
+   * Text copied as UTF-8, unquoted and unescaped: JSON another serialiser already wrote (a bot's turn, which
+   * JSON.stringify writes as it always has). The bytes of `TextEncoder.encode(s)`, a lone surrogate included
+   * (as U+FFFD), though JSON.stringify's output never holds one.
+   */
+  utf8(s: string): void {
+    const n = s.length;
+    // Three bytes a code unit is the most any of them takes (a pair's four bytes are two units).
+    if (this.pos + 3 * n > this.buf.length) this.need(utf8ByteLength(s));
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) buf[p++] = c;
+      else if (c < 0x800) {
+        buf[p++] = 0xc0 | (c >> 6);
+        buf[p++] = 0x80 | (c & 0x3f);
+      } else if (c >= 0xd800 && c <= 0xdbff && isLowSurrogate(s.charCodeAt(i + 1))) {
+        const cp = ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00) + 0x10000;
+        buf[p++] = 0xf0 | (cp >> 18);
+        buf[p++] = 0x80 | ((cp >> 12) & 0x3f);
+        buf[p++] = 0x80 | ((cp >> 6) & 0x3f);
+        buf[p++] = 0x80 | (cp & 0x3f);
+      } else {
+        const u = c >= 0xd800 && c <= 0xdfff ? 0xfffd : c; // a lone surrogate, as TextEncoder writes it
+        buf[p++] = 0xe0 | (u >> 12);
+        buf[p++] = 0x80 | ((u >> 6) & 0x3f);
+        buf[p++] = 0x80 | (u & 0x3f);
+      }
+    }
     this.pos = p;
   }
 

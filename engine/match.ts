@@ -4,7 +4,7 @@
 // are handed in by the caller.
 import * as L from "./assembly/layout.ts";
 import { decodeEvents, eventVisibleTo } from "./events.ts";
-import { Engine, type EngineRules, type EngineTurn } from "./host.ts";
+import { Engine, type EngineRules, IDLE_TURN } from "./host.ts";
 import { type LastSeen, ObservationWriter } from "./observation-writer.ts";
 import type {
   DeadlinesT,
@@ -15,7 +15,7 @@ import type {
   MatchStatsT,
   ObservationT,
 } from "./protocol.ts";
-import { type ReplayFighter, type ReplayInput, ReplayRecorder } from "./replay.ts";
+import { type ReplayFighter, ReplayRecorder } from "./replay.ts";
 import { DIRECTIONS, RULES } from "./rules.ts";
 import { accumulate, buildStats, FighterStatsBuilder } from "./stats.ts";
 import { validateTurn } from "./turns.ts";
@@ -63,11 +63,16 @@ export class Match {
   private readonly engine: Engine;
   private readonly statBuilders: FighterStatsBuilder[];
   private readonly failures = [0, 0];
-  private readonly lastSeen: (LastSeen | null)[] = [null, null];
+  private readonly lastSeen: LastSeen[] = [
+    { x: 0, y: 0, tick: -1 },
+    { x: 0, y: 0, tick: -1 },
+  ];
   private lastEvents: GameEventT[] = [];
   private ended: MatchResult | null = null;
   private readonly disqualified = [false, false];
   private obsWriter: ObservationWriter | null = null;
+  /** Scratch for play(): the cleaned shout text per fighter, read by decodeEvents during the call. */
+  private readonly shouts: (string | null)[] = [null, null];
 
   constructor(o: MatchOptions) {
     this.id = o.matchId;
@@ -164,6 +169,7 @@ export class Match {
     const tick = e.tick;
     const zone = e.zone();
     const z = this.rules.zone;
+    const seen = this.lastSeen[f]!;
     return {
       type: "observation",
       match_id: this.id,
@@ -193,7 +199,7 @@ export class Match {
           alive: them.alive,
           stunned: sees ? them.stunned : null,
           slowed: sees ? them.slowed : null,
-          last_seen: this.lastSeen[f] ?? null,
+          last_seen: seen.tick < 0 ? null : { tile: [seen.x, seen.y], tick: seen.tick },
         },
       ],
       moves,
@@ -230,68 +236,76 @@ export class Match {
       f,
       this.deadlineMs(f),
       Math.floor(this.deadlines.match_budget_ms - this.statBuilders[f]!.spentMs),
-      this.lastSeen[f] ?? null,
+      this.lastSeen[f]!,
       this.lastEvents,
       out,
       at,
     );
   }
 
-  /** Resolves the current tick from both seats' inputs. */
-  play(inputs: [TurnInput, TurnInput]): GameEventT[] {
+  /**
+   * Resolves the current tick from both seats' inputs. Neither `inputs` nor its members are kept, so a caller
+   * may reuse them for the next tick; the events returned are the tick's own.
+   */
+  play(inputs: readonly [TurnInput, TurnInput]): GameEventT[] {
     if (this.ended) throw new Error(`match ${this.id} is over`);
     const tick = this.engine.tick;
-    const turns: EngineTurn[] = [];
-    const shouts: (string | null)[] = [null, null];
-    const hostEvents: GameEventT[] = [];
-    const recorded: ReplayInput[] = [];
-    inputs.forEach((input, f) => {
+    const shouts = this.shouts;
+    shouts[0] = shouts[1] = null;
+    // The host's refusals first, then the engine's events, in one array: it is the tick's, returned and kept.
+    const events: GameEventT[] = [];
+    let turn0 = IDLE_TURN;
+    let turn1 = IDLE_TURN;
+    for (let f = 0; f < 2; f++) {
+      const input = inputs[f]!;
       const stats = this.statBuilders[f]!;
       if ("idle" in input) {
         stats.idle(input.idle, input.ms);
         // A disconnected seat is on the reconnect grace, which is a time the host measures (disqualify()), not
         // a count of ticks: its idles neither add to nor break the run of failures.
         if (input.idle !== "disconnected") this.failures[f]!++;
-        turns.push({ move: -1, dash: -1, attack: -1, tx: 0, ty: 0, shout: false });
-        recorded.push({ idle: input.idle });
-        return;
+        continue; // an idle is a stand-still turn
       }
       stats.reply(input.ms);
-      recorded.push({ raw: input.raw });
       const v = validateTurn(input.raw, tick);
       for (const r of v.refusals) {
-        hostEvents.push({ type: "rejected", by: f, part: r.part, reason: r.reason, detail: r.detail });
+        events.push({ type: "rejected", by: f, part: r.part, reason: r.reason, detail: r.detail });
         if (v.refused) stats.refusedTurn(r.reason);
         else stats.rejectedPart(r.reason);
       }
       this.failures[f] = v.refused ? this.failures[f]! + 1 : 0;
-      turns.push(v.turn);
+      if (f === 0) turn0 = v.turn;
+      else turn1 = v.turn;
       shouts[f] = v.shout;
-    });
-    const raw = this.engine.step(turns[0]!, turns[1]!);
-    const events = [...hostEvents, ...decodeEvents(raw, tick, shouts)];
+    }
+    const hostEvents = events.length;
+    const count = this.engine.step(turn0, turn1);
+    decodeEvents(this.engine.eventRecords(), count, tick, shouts, events);
     // Engine refusals count as refused parts too (not_ready, blocked, not_visible).
-    for (const ev of events.slice(hostEvents.length)) {
+    for (let i = hostEvents; i < events.length; i++) {
+      const ev = events[i]!;
       if (ev.type === "rejected") this.statBuilders[ev.by]!.rejectedPart(ev.reason);
     }
     accumulate(this.statBuilders, events);
     this.lastEvents = events;
     this.updateLastSeen();
 
-    const dq: number[] = [];
+    // A bit per fighter whose run of failures reached the limit with this tick.
+    let dq = 0;
     if (!this.engine.over) {
-      this.failures.forEach((n, f) => {
-        if (n >= this.deadlines.max_consecutive_failures) dq.push(f);
-      });
-      if (dq.length > 0) {
-        for (const f of dq) {
+      for (let f = 0; f < 2; f++) {
+        if (this.failures[f]! >= this.deadlines.max_consecutive_failures) dq |= 1 << f;
+      }
+      if (dq !== 0) {
+        for (let f = 0; f < 2; f++) {
+          if ((dq & (1 << f)) === 0) continue;
           this.disqualified[f] = true;
           this.statBuilders[f]!.s.disqualified = true;
         }
-        this.engine.concede(dq.length === 2 ? -1 : dq[0]!, "disqualified");
+        this.engine.concede(dq === 3 ? -1 : dq === 1 ? 0 : 1, "disqualified");
       }
     }
-    this.replay.tick(tick, recorded, this.snapshot(), events, dq);
+    this.replay.tick(tick, inputs, this.engine.state(), events, dq);
     if (this.engine.over) this.finish(this.engine.winner, this.engine.reason as EndReason);
     return events;
   }
@@ -368,27 +382,21 @@ export class Match {
     });
   }
 
-  private snapshot() {
-    const e = this.engine;
-    return {
-      fighters: [0, 1].map((i) => {
-        const s = e.fighter(i);
-        return { x: s.x, y: s.y, hp: s.hp, shield: s.shield, stunned: s.stunned, slowed: s.slowed };
-      }),
-      areas: e
-        .areas()
-        .map((a) => ({ owner: a.owner, center: [a.x, a.y], radius: a.radius, explodes_at: a.explodeTick })),
-      pickups: e.pickups().map((p) => ({ kind: p.kind, tile: [p.x, p.y] })),
-      zone: e.zone().radius,
-    };
-  }
-
+  /** Read from the state region, not engine.fighter(): this runs every tick and allocates nothing. */
   private updateLastSeen(): void {
+    const tick = this.engine.tick;
     for (let f = 0; f < 2; f++) {
-      const me = this.engine.fighter(f);
-      const them = this.engine.fighter(1 - f);
-      if (them.alive && this.engine.visible(me.x, me.y, them.x, them.y)) {
-        this.lastSeen[f] = { tile: [them.x, them.y], tick: this.engine.tick };
+      // Read before visible(), a call into the engine after which a view of its memory may be stale.
+      const s = this.engine.state();
+      const me = L.S_FIGHTERS + f * L.F_STRIDE;
+      const them = L.S_FIGHTERS + (1 - f) * L.F_STRIDE;
+      const x = s[them + L.F_X]!;
+      const y = s[them + L.F_Y]!;
+      if (s[them + L.F_ALIVE] !== 0 && this.engine.visible(s[me + L.F_X]!, s[me + L.F_Y]!, x, y)) {
+        const seen = this.lastSeen[f]!;
+        seen.x = x;
+        seen.y = y;
+        seen.tick = tick;
       }
     }
   }

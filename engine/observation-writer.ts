@@ -11,9 +11,11 @@ import type { GameEventT } from "./protocol.ts";
 import type { ReplayFighter } from "./replay.ts";
 import { DIRECTIONS, PICKUP_KINDS } from "./rules.ts";
 
-/** Where the opponent was last seen by a fighter (kept by Match). */
+/** Where and when a fighter last saw the opponent (kept by Match, updated in place each tick); `tick` is -1
+ * while it never has. The observation's `last_seen` is `{tile: [x, y], tick}`, or null. */
 export interface LastSeen {
-  tile: [number, number];
+  x: number;
+  y: number;
   tick: number;
 }
 
@@ -118,7 +120,7 @@ export class ObservationWriter {
     f: number,
     tickMs: number,
     budgetMsLeft: number,
-    lastSeen: LastSeen | null,
+    lastSeen: LastSeen,
     events: readonly GameEventT[],
     out: Uint8Array,
     at: number,
@@ -143,7 +145,7 @@ export class ObservationWriter {
     f: number,
     tickMs: number,
     budgetMsLeft: number,
-    lastSeen: LastSeen | null,
+    lastSeen: LastSeen,
     events: readonly GameEventT[],
   ): void {
     // observe() runs the engine, so the state view is taken after it (see Engine.i32).
@@ -185,11 +187,11 @@ export class ObservationWriter {
     w.keyIntOrNull(K_STUNNED, sees, s[them + L.F_STUN]!);
     w.keyIntOrNull(K_SLOWED, sees, s[them + L.F_SLOW]!);
     w.bytes(K_LAST_SEEN);
-    if (lastSeen) {
+    if (lastSeen.tick >= 0) {
       w.bytes(LAST_SEEN_TILE);
-      w.number(lastSeen.tile[0]);
+      w.number(lastSeen.x);
       w.byte(COMMA);
-      w.number(lastSeen.tile[1]);
+      w.number(lastSeen.y);
       w.bytes(LAST_SEEN_TICK);
       w.number(lastSeen.tick);
       w.byte(CLOSE_BRACE);

@@ -4,7 +4,9 @@
 // disqualify, void, abort) where they happened, and a final `end` line. docs/replay-format.md describes each field.
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineRules } from "./host.ts";
+import { JsonBytes, OUT_OF_ROOM } from "./json-bytes.ts";
 import type { DeadlinesT, GameEventT, IdleReason } from "./protocol.ts";
+import { writeTickLine } from "./replay-tick-writer.ts";
 import type { MapInfo } from "./rules.ts";
 import { ENGINE_VERSION, PROTOCOL_VERSION, RELEASE, rulesHashOf } from "./versions.ts";
 
@@ -65,8 +67,22 @@ export interface ReplayEnd {
 
 export type ReplayLine = ReplayHeader | ReplayTick | ServerInput | ReplayEnd;
 
+const NEWLINE = 0x0a;
+const EMPTY = new Uint8Array(0);
+const decoder = new TextDecoder();
+
+/**
+ * Records a match's replay as the JSONL bytes themselves, in one buffer that grows by doubling: a tick line is
+ * written straight from the engine's state (replay-tick-writer.ts), with no line object, state snapshot or line
+ * string per tick for the worker to collect; the rarer lines (header, server inputs, end) are JSON.stringify's
+ * text copied in. The bytes are exactly the UTF-8 of the lines joined and ended by newlines.
+ */
 export class ReplayRecorder {
-  readonly lines: string[] = [];
+  private buf = new Uint8Array(32 * 1024);
+  private len = 0;
+  /** Where each line ends, its newline included: line i is bytes ends[i - 1] (0 for the first) to ends[i]. */
+  private readonly ends: number[] = [];
+  private readonly w = new JsonBytes();
 
   constructor(o: {
     matchId: string;
@@ -101,35 +117,96 @@ export class ReplayRecorder {
       })),
       deadlines: o.deadlines,
     };
-    this.lines.push(JSON.stringify(header));
+    this.text(JSON.stringify(header));
   }
 
+  /**
+   * The tick line of `tick`: `turns` as received, the engine's `state` region after the tick, its `events` and
+   * `disqualified`, a bit per fighter the tick disqualified (bit 0 for fighter 0). Nothing is kept of the
+   * arguments: the caller may reuse them.
+   */
   tick(
     tick: number,
-    turns: ReplayInput[],
-    state: unknown,
-    events: GameEventT[],
-    disqualified: number[],
+    turns: readonly ReplayInput[],
+    state: Int32Array,
+    events: readonly GameEventT[],
+    disqualified: number,
   ): void {
-    const line: ReplayTick = { type: "tick", tick, turns, state, events };
-    if (disqualified.length > 0) line.disqualified = disqualified;
-    this.lines.push(JSON.stringify(line));
+    const w = this.w;
+    for (;;) {
+      w.reset(this.buf, this.len);
+      try {
+        writeTickLine(w, tick, turns, state, events, disqualified);
+        w.byte(NEWLINE);
+        break;
+      } catch (e) {
+        if (e !== OUT_OF_ROOM) throw e;
+        this.grow();
+      }
+    }
+    this.commit();
   }
 
   input(line: ServerInput): void {
-    this.lines.push(JSON.stringify(line));
+    this.text(JSON.stringify(line));
   }
 
   end(line: Omit<ReplayEnd, "type">): void {
-    this.lines.push(JSON.stringify({ type: "end", ...line }));
+    this.text(JSON.stringify({ type: "end", ...line }));
+  }
+
+  get lineCount(): number {
+    return this.ends.length;
+  }
+
+  /** The lines from index `since` on, as strings (a spectator's peek, the verifier, the simulator's report). */
+  linesFrom(since = 0): string[] {
+    if (since >= this.ends.length) return [];
+    const from = since <= 0 ? 0 : this.ends[since - 1]!;
+    // The last byte is the last line's newline; JSON text never holds a raw newline, so it splits the lines.
+    return decoder.decode(this.buf.subarray(from, this.len - 1)).split("\n");
+  }
+
+  /** The JSONL bytes so far: a view of the recorder's buffer, valid until the next line is recorded. */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.len);
   }
 
   jsonl(): string {
-    return `${this.lines.join("\n")}\n`;
+    return decoder.decode(this.bytes());
   }
 
   gzip(): Buffer {
-    return gzipSync(this.jsonl(), { level: 6 });
+    return gzipSync(this.bytes(), { level: 6 });
+  }
+
+  /** A line JSON.stringify wrote, copied in as UTF-8. */
+  private text(line: string): void {
+    const w = this.w;
+    for (;;) {
+      w.reset(this.buf, this.len);
+      try {
+        w.utf8(line);
+        w.byte(NEWLINE);
+        break;
+      } catch (e) {
+        if (e !== OUT_OF_ROOM) throw e;
+        this.grow();
+      }
+    }
+    this.commit();
+  }
+
+  private commit(): void {
+    this.len = this.w.pos;
+    this.ends.push(this.len);
+    this.w.reset(EMPTY, 0);
+  }
+
+  private grow(): void {
+    const next = new Uint8Array(this.buf.length * 2);
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
   }
 }
 

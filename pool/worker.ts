@@ -11,7 +11,14 @@ import type { FromWorker, MatchOutcome, TaskInput, ToWorker, WorkerHello } from 
 // ---- this thread's link to the front process, shared by all its matches (see protocol.ts)
 
 let link: MessagePort | null = null;
-const routes = new Map<number, (m: ToWorker) => void>();
+
+/** A running match as the link reaches it: its control messages, and each tick's turns without a message object
+ * (one per match per tick, the per-tick path). */
+interface Route {
+  control(m: ToWorker): void;
+  turns(tick: number, inputs: readonly (TurnInput | null)[], expired: number): void;
+}
+const routes = new Map<number, Route>();
 // Observations are written by each match's observation writer straight into this batch buffer (no object or
 // string in between); the batch is moved to the front once per event-loop turn (see link.ts).
 const out = new LinkWriter(16 * 1024);
@@ -34,15 +41,12 @@ function queueFlush(): void {
 }
 
 const handlers: LinkHandlers = {
-  control: (key, m) => routes.get(key)?.(m as ToWorker),
-  turns: (key, tick, inputs, expired) =>
-    routes.get(key)?.({
-      t: "tick",
-      tick,
-      inputs: [inputs[0], inputs[1]],
-      ...(expired ? { expired: expired === 3 ? [0, 1] : [expired === 1 ? 0 : 1] } : {}),
-    }),
+  control: (key, m) => routes.get(key)?.control(m as ToWorker),
+  turns: (key, tick, inputs, expired) => routes.get(key)?.turns(tick, inputs, expired),
 };
+
+/** A remote seat the front sent nothing for; play() keeps no input, so one shared object does. */
+const NO_REPLY: TurnInput = Object.freeze({ idle: "timeout", ms: 0 });
 
 /** Creates the link on this thread's first match; returns the front's end to hand over, or null. */
 function openLink(): MessagePort | null {
@@ -90,6 +94,12 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     queueFlush();
   };
   const write = (f: number, buf: Uint8Array, at: number) => match.writeObservation(f, buf, at);
+  // Scratch for each tick's inputs: match.play() keeps neither the array nor its members.
+  const inputs: [TurnInput, TurnInput] = [NO_REPLY, NO_REPLY];
+  const houseTurns = [
+    { raw: null as unknown, ms: 0 },
+    { raw: null as unknown, ms: 0 },
+  ];
 
   return new Promise<MatchOutcome>((resolve) => {
     const finish = () => {
@@ -112,10 +122,34 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       out.observe(key, match.tick, match.deadlineMs(0), match.deadlineMs(1), write, !house[0], !house[1]);
       queueFlush();
     };
+    /** Plays a tick from the remote seats' inputs (null for a house seat) and then disqualifies the seats in
+     * `expired` (bit 0, bit 1) whose reconnect grace ran out during it. */
+    const playTick = (tick: number, remote: readonly (TurnInput | null)[], expired: number) => {
+      if (match.over) return;
+      if (tick !== match.tick) return; // a stale message after a resume; the front resends
+      for (let f = 0; f < 2; f++) {
+        const decide = house[f];
+        if (!decide) {
+          inputs[f] = remote[f] ?? NO_REPLY;
+          continue;
+        }
+        const t0 = performance.now();
+        const turn = houseTurns[f]!;
+        turn.raw = decide(match.observation(f));
+        turn.ms = performance.now() - t0;
+        inputs[f] = turn;
+      }
+      match.play(inputs);
+      // Not kept past the tick: the front's message and the house bot's turn are garbage once played.
+      inputs[0] = inputs[1] = NO_REPLY;
+      houseTurns[0]!.raw = houseTurns[1]!.raw = null;
+      if (expired !== 0) match.disqualify(expired === 3 ? [0, 1] : [expired === 1 ? 0 : 1]);
+      nextTick();
+    };
     const onMessage = (m: ToWorker) => {
       if (m.t === "peek") {
-        // Read-only, cheap (the lines are already serialised), and asked for only while someone watches.
-        send({ t: "peek", id: m.id, lines: match.replay.lines.slice(m.since) });
+        // Read-only, cheap (the lines decoded from the replay's bytes), asked for only while someone watches.
+        send({ t: "peek", id: m.id, lines: match.replay.linesFrom(m.since) });
         return;
       }
       if (match.over) return;
@@ -126,20 +160,14 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
           nextTick();
           break;
         }
-        case "tick": {
-          if (m.tick !== match.tick) return; // a stale message after a resume; the front resends
-          const inputs = m.inputs.map((inp, f): TurnInput => {
-            const decide = house[f];
-            if (!decide) return inp ?? { idle: "timeout", ms: 0 };
-            const t0 = performance.now();
-            const raw = decide(match.observation(f));
-            return { raw, ms: performance.now() - t0 };
-          });
-          match.play(inputs as [TurnInput, TurnInput]);
-          if (m.expired) match.disqualify(m.expired);
-          nextTick();
+        case "tick":
+          // The link delivers ticks to playTick directly; a tick as a message is the same thing.
+          playTick(
+            m.tick,
+            m.inputs,
+            (m.expired ?? []).reduce((bits, f) => bits | (1 << f), 0),
+          );
           break;
-        }
         case "resume":
           send({
             t: "resume",
@@ -156,7 +184,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       }
     };
     // After hello the front talks over the link; the match's own port only carries an early abort.
-    routes.set(key, onMessage);
+    routes.set(key, { control: onMessage, turns: playTick });
     port.on("message", onMessage);
     const front = openLink();
     const hello: WorkerHello = {

@@ -99,7 +99,7 @@ export async function runMatches(o: RunOptions): Promise<MatchOutcome[]> {
       writeFileSync(replay, match.replay.gzip());
     }
     const rejections: Record<Side, RejectionSample[]> = { a: [], b: [] };
-    for (const line of match.replay.lines) {
+    for (const line of match.replay.linesFrom()) {
       if (!line.includes('"rejected"')) continue;
       const t = JSON.parse(line) as {
         type: string;

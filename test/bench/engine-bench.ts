@@ -46,7 +46,7 @@ async function record(count: number): Promise<Recorded[]> {
     );
     const inputs: [TurnInput, TurnInput][] = [];
     const engineTurns: [EngineTurn, EngineTurn][] = [];
-    for (const line of match.replay.lines.slice(1)) {
+    for (const line of match.replay.linesFrom(1)) {
       const l = JSON.parse(line) as { type: string; tick: number; turns: { raw: unknown }[] };
       if (l.type !== "tick") continue;
       inputs.push([
@@ -75,7 +75,7 @@ export async function engineBench(quick = false): Promise<BenchLine[]> {
   const work = await record(6);
   const lines: BenchLine[] = [];
 
-  // 1. Engine step alone: host writes both turns, the Wasm resolves the tick, the host reads the events.
+  // 1. Engine step alone: host writes both turns, the Wasm resolves the tick, the host reads the event count.
   const step = timeFor(runMs, () => {
     let n = 0;
     for (const r of work) {

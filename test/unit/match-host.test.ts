@@ -19,7 +19,8 @@ interface TickLine {
   disqualified?: number[];
 }
 const lastTickLine = (m: Match): TickLine =>
-  m.replay.lines
+  m.replay
+    .linesFrom()
     .map((l) => JSON.parse(l) as TickLine)
     .filter((l) => l.type === "tick")
     .at(-1)!;

@@ -59,9 +59,9 @@ describe("the host (engine/match.ts)", () => {
     m.play([away, away]);
     m.disqualify([1, 0]);
     expect(m.result).toMatchObject({ winner: null, reason: "disqualified" });
-    const before = m.replay.lines.length;
+    const before = m.replay.lineCount;
     m.disqualify([0]);
-    expect(m.replay.lines.length).toBe(before);
+    expect(m.replay.lineCount).toBe(before);
     expect(verifyReplay(m.replay.gzip())).toMatchObject({ ok: true, winner: null });
   });
 

@@ -252,22 +252,12 @@ export class BotHub {
     if ("code" in admitted) return conn.error(admitted.code, admitted.message);
     const ladder = admitted.ladderId;
     let version: VersionRow;
-    // A bot queues again after every match, nearly always with the same version: while no bot or version has
-    // been written since this socket's last lookup (a retirement is such a write), that row is still what the
-    // store holds, and the lookup is skipped. The count is read before the lookup, so a write during it
-    // makes the next queue look again.
-    const generation = this.d.store.botWrites.generation;
-    const seen = conn.lastVersion;
-    if (seen && seen.generation === generation && seen.row.label === parsed.data.version) version = seen.row;
-    else {
-      try {
-        ({ version } = await useVersion(this.d.store, this.d.limits(), conn.bot, parsed.data.version));
-      } catch (err) {
-        if (err instanceof VersionLimitError)
-          return conn.error("quota_exceeded", `${err.message} (new_versions_per_day)`);
-        throw err;
-      }
-      conn.lastVersion = { row: version, generation };
+    try {
+      ({ version } = await useVersion(this.d.store, this.d.limits(), conn.bot, parsed.data.version));
+    } catch (err) {
+      if (err instanceof VersionLimitError)
+        return conn.error("quota_exceeded", `${err.message} (new_versions_per_day)`);
+      throw err;
     }
     if (version.retired) return conn.error("version_retired");
     if (conn.closed || p.conn !== conn || this.d.matchOf(conn.bot.id)) return;

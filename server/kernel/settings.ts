@@ -67,7 +67,8 @@ export const LIMIT_INFO = {
     min: 1000,
     max: 3_600_000,
     unit: "ms",
-    about: "time between two emails the outbox sends (at most one per second)",
+    about:
+      "time from the end of one email the outbox sends to the start of the next (at most one per second)",
   },
 } as const satisfies Record<keyof Limits, { min: number; max: number; unit: "ms" | null; about: string }>;
 

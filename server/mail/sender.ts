@@ -1,5 +1,6 @@
 // The one sender of the email outbox, a job on the scheduler: at most one submission per `emailIntervalMs`
-// (a live setting, never under a second), one at a time. Each mail is claimed (pending -> sending, committed)
+// (a live setting, never under a second; counted from the end of one submission to the start of the next),
+// one at a time. Each mail is claimed (pending -> sending, committed)
 // before it is handed to SMTP and settled after: accepted, failed (the server definitely refused it), unknown
 // (the connection broke after the message may have been taken: never resent) or back to pending (nothing was
 // submitted). A transport that breaks opens the global incident `*`, a temporary refusal for a recipient opens
@@ -140,9 +141,16 @@ export class OutboxSender implements ScheduledJob {
       const address = c.address!;
       const domain = address.slice(address.lastIndexOf("@") + 1).toLowerCase();
       if (!(await this.d.store.claim(c.id, domain))) continue;
-      this.lastSubmit = (this.d.clock ?? Date.now)();
       this.submitted++;
-      const outcome = await this.submit(c, address);
+      let outcome: Outcome;
+      try {
+        outcome = await this.submit(c, address);
+      } finally {
+        // The interval runs from the end of this submission, not its start: the receiving server then sees
+        // the next one at least the interval after this one's MAIL FROM, however long either connection took
+        // to open (measured from the start, a slow connect here and a quick one next fell under a second).
+        this.lastSubmit = (this.d.clock ?? Date.now)();
+      }
       await this.d.store.settle(c.id, "sending", outcome.state, outcome.detail);
       if (outcome.state === "unknown") await this.d.openIncident("*", outcome.incident);
       if (outcome.state === "pending")

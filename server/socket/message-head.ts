@@ -39,7 +39,6 @@ const MAX_DEPTH = 32;
 const MAX_TICK_DIGITS = 15;
 
 const TYPES: readonly MessageHead["type"][] = ["turn", "ready", "queue", "leave"];
-const TYPE_BYTES = TYPES.map((t) => Uint8Array.from(t, (c) => c.charCodeAt(0)));
 
 /** Thrown inside the scan: not JSON, or not something the scan vouches for. Never escapes `readHead`. */
 const GIVE_UP = new Error("give up");
@@ -188,8 +187,8 @@ class Scanner {
       if (head) {
         // An escaped key may spell `type` or `tick`: JSON.parse decides those.
         if (keyEscaped) throw GIVE_UP;
-        if (this.isKey(keyStart, keyEnd, "type")) this.typeValue(depth, head);
-        else if (this.isKey(keyStart, keyEnd, "tick")) this.tickValue(depth, head);
+        if (this.spells(keyStart, keyEnd, "type")) this.typeValue(depth, head);
+        else if (this.spells(keyStart, keyEnd, "tick")) this.tickValue(depth, head);
         else this.value(depth);
       } else this.value(depth);
       this.ws();
@@ -199,9 +198,10 @@ class Scanner {
     }
   }
 
-  private isKey(start: number, end: number, key: string): boolean {
-    if (end - start !== key.length) return false;
-    for (let k = 0; k < key.length; k++) if (this.b[start + k] !== key.charCodeAt(k)) return false;
+  /** Whether the bytes from `start` to `end` are exactly `word` (ASCII). */
+  private spells(start: number, end: number, word: string): boolean {
+    if (end - start !== word.length) return false;
+    for (let k = 0; k < word.length; k++) if (this.b[start + k] !== word.charCodeAt(k)) return false;
     return true;
   }
 
@@ -216,13 +216,9 @@ class Scanner {
     if (this.string()) throw GIVE_UP; // an escaped string may still spell a known type
     const end = this.at - 1;
     head.type = "other";
-    for (let t = 0; t < TYPES.length; t++) {
-      const bytes = TYPE_BYTES[t]!;
-      if (end - start !== bytes.length) continue;
-      let same = true;
-      for (let k = 0; k < bytes.length && same; k++) same = this.b[start + k] === bytes[k];
-      if (same) {
-        head.type = TYPES[t]!;
+    for (const t of TYPES) {
+      if (this.spells(start, end, t)) {
+        head.type = t;
         return;
       }
     }

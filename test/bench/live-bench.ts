@@ -2,9 +2,9 @@
 // ceiling), in one run, on the same machine, with the same message sizes and the same client code.
 //
 // - The ladder runs as its own process: this file forked with --serve-ladder calls buildApp and listens, as
-//   server/main.ts does, with --expose-gc so memory can be read after a full collection. One pool worker per
-//   core, embedded PGlite (the default), house bots off, tick deadline 10 s: the figures measure the server's
-//   own path (socket in, runner, pool worker with engine and observation serialisation, socket out, and at
+//   server/main.ts does, with --expose-gc so memory can be read after a full collection. The server's default
+//   pool workers (cores - 1, or --workers N), embedded PGlite (the default), house bots off, tick deadline 10 s:
+//   the figures measure the server's own path (socket in, runner, pool worker with engine and observation serialisation, socket out, and at
 //   each match end the replay file and the database transaction), not deadlines.
 // - Matches are between registered instant-reply bots of different owners, paired with each other: both send
 //   an empty turn the moment an observation arrives, so every match runs until the zone knocks both out

@@ -609,10 +609,12 @@ describe("12. the smaller items", () => {
       ),
     );
     const times = JSON.parse(out) as { real: number[]; ghost: number[] };
-    const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 2)]!;
-    const [r, g] = [median(times.real), median(times.ghost)];
-    // A few milliseconds of noise on a loaded 2-core machine is not an oracle; answering only after the
-    // lookup, the one-time link's write and the email (what this guards against) costs more than that.
+    // The lower quartile of each: what the server itself spends, with the machine's noise (which only ever
+    // adds time, and on a loaded 2-core machine hits a good share of calls) mostly left out.
+    const quartile = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor(xs.length / 4)]!;
+    const [r, g] = [quartile(times.real), quartile(times.ghost)];
+    // A few milliseconds of noise is not an oracle; answering only after the lookup, the one-time link's
+    // write and the email (what this guards against) costs more than that on every call, so it shows here.
     expect(Math.abs(r - g)).toBeLessThan(Math.max(5, 0.5 * g));
   }, 30_000);
 

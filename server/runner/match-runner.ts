@@ -312,6 +312,7 @@ export class RunningMatch {
     t: "tick",
     tick: 0,
     inputs: [null, null],
+    expired: undefined,
   };
 
   /** Makes sure the deadline timer wakes up no later than `due` (a performance.now() time). */

@@ -166,12 +166,12 @@ export function fitIndexed(
   // The weights and diagonal are those of the last gradient pass, at the final estimate. What the deferred
   // deviations read is fixed now: w and diag belong to this call, the pairs' indices below `count` never
   // change (the book only appends), and the anchors are copied (the book's list grows).
-  const ref = anchors.length > 0 ? [...anchors] : [...theta.keys()];
-  const fixed: PairArrays = { ...pairs };
+  const pinned = anchors.length > 0 ? [...anchors] : null;
   let deviation: Float64Array | null = null;
   const deviations = () => {
     if (deviation) return deviation;
-    const variance = full ? gaugeVariance(information(fixed, w, diag), n, ref) : diag.map((v) => 1 / v);
+    const ref = pinned ?? Array.from({ length: n }, (_, i) => i);
+    const variance = full ? gaugeVariance(information(pairs, w, diag), n, ref) : diag.map((v) => 1 / v);
     deviation = variance.map((v) => Math.sqrt(v) * SCALE);
     return deviation;
   };

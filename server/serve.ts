@@ -1,5 +1,6 @@
-// The server's entry point: the only file that reads the environment, listens and wires signals.
-// The first SIGTERM/SIGINT drains (SPEC 3.10); a second one closes every socket with 1012 and stops at once.
+// The server: parses the flags, builds the app, listens and wires signals (loaded by server/main.ts, the entry,
+// which is with this file the only code that reads the environment). The first SIGTERM/SIGINT drains (SPEC
+// 3.10); a second one closes every socket with 1012 and stops at once.
 import { fileURLToPath } from "node:url";
 import { WORKER_ENTRY } from "../pool/pool.ts";
 import { buildApp } from "./app.ts";

@@ -9,10 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EndMessage } from "../../engine/protocol.ts";
 import { verifyReplay } from "../../engine/verify.ts";
 import { buildServer, SERVER_BUILD_DIR } from "../../scripts/build-server.ts";
+import { MALLOC_TUNABLE } from "../../server/malloc-tuning.ts";
 import { type Child, startChild } from "../helpers/child-server.ts";
 import { BotClient } from "../helpers/server.ts";
 
 const BUILT_MAIN = join(SERVER_BUILD_DIR, "main.js");
+const BUILT_SERVE = join(SERVER_BUILD_DIR, "serve.js");
 const BUILT_WORKER = join(SERVER_BUILD_DIR, "pool-worker.js");
 
 let child: Child | undefined;
@@ -20,7 +22,7 @@ let dataDir: string;
 const clients: BotClient[] = [];
 
 beforeAll(async () => {
-  expect(await buildServer()).toEqual([BUILT_MAIN, BUILT_WORKER]);
+  expect(await buildServer()).toEqual([BUILT_MAIN, BUILT_SERVE, BUILT_WORKER]);
   dataDir = mkdtempSync(join(tmpdir(), "ladder-compiled-"));
   // On an empty data dir: the built server creates its database cluster itself, as a first start does.
   child = await startChild(dataDir, undefined, { entry: "build/server/main.js", freshCluster: true });
@@ -44,7 +46,7 @@ describe("the built server (node build/server/main.js)", () => {
   it("is plain JavaScript, started without tsx, with the built pool worker", () => {
     expect(child!.proc.spawnargs.slice(1, 3)).toEqual(["build/server/main.js", "--anonymous-dev"]);
     expect(child!.proc.spawnargs.join(" ")).not.toContain("tsx");
-    for (const f of [BUILT_MAIN, BUILT_WORKER]) {
+    for (const f of [BUILT_MAIN, BUILT_SERVE, BUILT_WORKER]) {
       // Relative imports are bundled; what is left are Node built-ins and npm packages.
       const imports = [...readFileSync(f, "utf8").matchAll(/^import .* from "([^"]+)";$/gm)].map(
         (m) => m[1]!,
@@ -54,6 +56,14 @@ describe("the built server (node build/server/main.js)", () => {
     }
     const ready = child!.log.map((l) => l.trim()).find((l) => l.includes('"ladder ready"'));
     expect(JSON.parse(ready!)).toMatchObject({ poolWorker: BUILT_WORKER, database: "pglite" });
+  });
+
+  it("runs with the allocator's fixed mmap threshold, re-executed in the process it was started as", (ctx) => {
+    // server/malloc-tuning.ts: Node 22.15 and later can re-execute a process (process.execve); Node 20 cannot.
+    if (typeof (process as { execve?: unknown }).execve !== "function")
+      ctx.skip(`Node ${process.version} has no process.execve`);
+    const environ = readFileSync(`/proc/${child!.proc.pid}/environ`, "utf8").split("\0");
+    expect(environ).toContain(`GLIBC_TUNABLES=${MALLOC_TUNABLE}`);
   });
 
   it("serves pages, assets, guides, downloads and the API from the repository's files", async () => {

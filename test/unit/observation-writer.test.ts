@@ -102,7 +102,8 @@ describe("ObservationWriter", () => {
         check(0);
         check(1);
       }),
-      { numRuns: 60 },
+      // A fixed seed: the coverage checked below must not depend on the draw.
+      { numRuns: 60, seed: 20261125 },
     );
     expect(states).toBeGreaterThan(5000);
     // The matches reached every branch the writer has, so the byte equality above covers all of them.

@@ -30,6 +30,7 @@ import { buildServer } from "../../scripts/build-server.ts";
 import { startOnce } from "../../scripts/start-sample.ts";
 import { buildApp } from "../../server/app.ts";
 import { type Config, defaultWorkers, parseConfig } from "../../server/config.ts";
+import { MALLOC_TUNABLE } from "../../server/malloc-tuning.ts";
 import { type BareServer, startBare } from "./bare-ws.ts";
 import type { BenchLine } from "./engine-bench.ts";
 import {
@@ -145,6 +146,9 @@ export async function startLadder(workers: number, extraArgs: string[] = []): Pr
   ];
   const env = { ...process.env };
   delete env.DATABASE_URL; // the embedded database, as on a fresh machine
+  // The allocator setting the real entry re-executes itself with (server/malloc-tuning.ts); this process is
+  // forked with an IPC channel, so it is given the setting at its start instead.
+  if (!env.GLIBC_TUNABLES?.includes("glibc.malloc.")) env.GLIBC_TUNABLES = MALLOC_TUNABLE;
   // BENCH_PROF=<dir>: V8's CPU profiles of every server thread (wall-clock samples: a thread descheduled inside
   // a syscall, such as a postMessage that wakes another thread, is counted there). BENCH_PERF=1: symbol maps
   // for Linux perf (`perf record -e cpu-clock -a -g`), which counts CPU time only.

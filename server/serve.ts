@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { WORKER_ENTRY } from "../pool/pool.ts";
 import { buildApp } from "./app.ts";
-import { ConfigError, helpText, parseConfig } from "./config.ts";
+import { type Config, ConfigError, helpText, parseConfig } from "./config.ts";
 
 let config: ReturnType<typeof parseConfig>;
 try {
@@ -28,7 +28,15 @@ try {
   console.error(`cannot start: ${(err as Error).message}`);
   process.exit(1);
 }
-const port = await app.listen();
+let port: number;
+try {
+  port = await app.listen();
+} catch (err) {
+  // An address in use or not allowed is the operator's to fix: say which flag, not a stack trace.
+  console.error(`cannot start: ${listenFailure(err as NodeJS.ErrnoException, config)}`);
+  await app.close().catch(() => {});
+  process.exit(1);
+}
 app.http.log.info(
   {
     port,
@@ -56,3 +64,14 @@ const stop = (signal: string) => {
 };
 process.on("SIGTERM", () => stop("SIGTERM"));
 process.on("SIGINT", () => stop("SIGINT"));
+
+/** What a failed listen means, naming the flag whose address it was. */
+function listenFailure(err: NodeJS.ErrnoException & { address?: string; port?: number }, c: Config): string {
+  const m = c.metricsListen;
+  const flag = m && err.port === m.port && err.port !== c.port ? "--metrics-listen" : "--host/--port";
+  const where = err.address !== undefined ? `${err.address}:${err.port}` : "the address";
+  if (err.code === "EADDRINUSE") return `${where} (${flag}) is already in use by another program`;
+  if (err.code === "EACCES") return `${where} (${flag}) needs privileges this process does not have`;
+  if (err.code === "EADDRNOTAVAIL") return `${where} (${flag}) is not an address of this machine`;
+  return `listening on ${where} (${flag}) failed: ${err.message}`;
+}

@@ -1,10 +1,14 @@
 // Command-line configuration: every flag of the issue is accepted and listed by --help, a bad value stops the
 // start with a message naming the flag, and without --anonymous-dev the start is refused with a way out.
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { type Config, ConfigError, parseConfig } from "../../server/config.ts";
+import { seedPglite } from "../helpers/pglite-template.ts";
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
@@ -160,5 +164,38 @@ describe("server/main.ts", () => {
     );
     expect(noDev).toMatchObject({ code: 2 });
     expect((noDev as { stderr: string }).stderr).toContain("--anonymous-dev");
+  });
+
+  it("an address already in use stops the start with exit code 1, naming the flag, not with a stack trace", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const dirs: string[] = [];
+    const start = (flags: string[]) => {
+      const dir = mkdtempSync(join(tmpdir(), "ladder-listen-"));
+      dirs.push(dir);
+      seedPglite(dir);
+      const args = ["server/main.ts", "--anonymous-dev", "--host", "127.0.0.1", "--data-dir", dir, ...flags];
+      return run(tsx, args, { cwd: root, env: { ...process.env, DATABASE_URL: "" } }).catch(
+        (e: { code: number; stderr: string }) => e,
+      );
+    };
+    try {
+      const [main, metrics] = await Promise.all([
+        start(["--port", String(port)]),
+        start(["--port", "0", "--metrics-listen", `127.0.0.1:${port}`]),
+      ]);
+      expect(main).toMatchObject({ code: 1 });
+      expect((main as { stderr: string }).stderr.trim()).toBe(
+        `cannot start: 127.0.0.1:${port} (--host/--port) is already in use by another program`,
+      );
+      expect(metrics).toMatchObject({ code: 1 });
+      expect((metrics as { stderr: string }).stderr.trim()).toBe(
+        `cannot start: 127.0.0.1:${port} (--metrics-listen) is already in use by another program`,
+      );
+    } finally {
+      taken.close();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
   });
 });

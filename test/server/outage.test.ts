@@ -3,7 +3,7 @@
 // is back (each once), and the live ratings equal what a restart rebuilds. The database here is the one the
 // suite runs on (PGlite, or PostgreSQL in the CI's second pass) behind a switch that makes it unreachable
 // (test/helpers/outage.ts); test/server/outage-cluster.test.ts stops a real PostgreSQL cluster instead.
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../../server/store/sql-store.ts";
@@ -59,6 +59,8 @@ describe("a database outage during ranked play", () => {
         { store: opened.store, results: { retryMinMs: 50, retryMaxMs: 200, commitTimeoutMs: 1000 } },
       );
     }
+    // Run in reverse: the servers close, the database goes, then the data dir.
+    stops.push(async () => rmSync(place.dataDir, { recursive: true, force: true }));
     stops.push(() => db.drop());
     stops.push(() => srv.app.close());
 

@@ -2,7 +2,7 @@
 // the change is not stored either. The database itself refuses the audit rows (a CHECK constraint added for
 // the test), so each route below fails with 500 and must leave nothing behind; once the constraint is gone the
 // same calls succeed and their audit entries are there. Runs on PGlite, and on PostgreSQL with DATABASE_URL.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,11 +24,12 @@ let ada: SignedIn;
 let root: SignedIn;
 let key: string;
 let botToken: string;
+let dataDir: string;
 
 beforeAll(async () => {
   const place = await freshDatabaseUrl();
   dropDb = place.drop;
-  const dataDir = mkdtempSync(join(tmpdir(), "ladder-uow-"));
+  dataDir = mkdtempSync(join(tmpdir(), "ladder-uow-"));
   if (!place.url) seedPglite(dataDir);
   db = await openDb({ dataDir, ...(place.url ? { databaseUrl: place.url } : {}) });
   const store = new SqlStore(db, await migrate(db));
@@ -47,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv?.stop();
   await dropDb?.();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 const account = async () => (await call(srv.url, "GET", "/api/account", { token: ada.access })).body;

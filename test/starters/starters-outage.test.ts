@@ -2,7 +2,7 @@
 // sent while the database is unreachable is answered `unavailable`, and each starter queues again with backoff
 // until it is taken, so both play again once the database is back.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,6 +49,7 @@ describe("the starters through a database outage", () => {
         { store, results: { retryMinMs: 50, retryMaxMs: 200 } },
       );
       cleanup.push(
+        () => rmSync(dataDir, { recursive: true, force: true }),
         () => db.drop(),
         () => srv.app.close(),
       );

@@ -17,6 +17,8 @@ import { MAX_DIFF_RATIO, matchesBaseline, UPDATING } from "../helpers/visual.ts"
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const WIDTHS = [390, 1280, 1920] as const;
+/** Pages open at once (see eachPage). */
+const PARALLEL = 4;
 const HEIGHT = { 390: 844, 1024: 768, 1280: 900, 1920: 1080 } as const;
 
 interface Overflow {
@@ -33,9 +35,12 @@ describe("every page at phone, laptop and wide-screen widths", () => {
 
   beforeAll(async () => {
     if (CHROMIUM_MISSING) return;
+    // Chromium starts while the server starts and the ladder is seeded: neither needs the other.
+    const launched = launchBrowser();
+    launched.catch(() => {}); // awaited below
     srv = await startServer();
     world = await seedSite(srv);
-    browser = await launchBrowser();
+    browser = await launched;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -81,6 +86,24 @@ describe("every page at phone, laptop and wide-screen widths", () => {
       });
     }
     return { page, context };
+  }
+
+  /**
+   * `check` on every item, at most PARALLEL pages open at once (each in its own browser context), results in
+   * the items' order. Part of a page's time is waiting rather than computing (500 ms for the network to go quiet,
+   * the replay loading), so a few pages at once overlap those waits. Widths, pages and checks are unchanged.
+   */
+  async function eachPage<T, R>(items: readonly T[], check: (item: T) => Promise<R>): Promise<R[]> {
+    const out: R[] = new Array(items.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await check(items[i]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, lane));
+    return out;
   }
 
   /** Elements wider than the viewport, and tables wider than their card (`cardTables`: from 1024 px). */
@@ -148,9 +171,9 @@ describe("every page at phone, laptop and wide-screen widths", () => {
 
   for (const width of WIDTHS) {
     it(`at ${width} px: fits, matches its baseline, passes axe-core`, async () => {
-      const problems: string[] = [];
-      const visuals: string[] = [];
-      for (const [name, path] of pages()) {
+      const results = await eachPage(pages(), async ([name, path]) => {
+        const problems: string[] = [];
+        const visuals: string[] = [];
         const { page, context } = await open(path, width);
         for (const o of await overflows(page, width >= 1024))
           problems.push(`${path}: ${o.what} reaches ${o.width} px of ${o.limit}`);
@@ -161,26 +184,29 @@ describe("every page at phone, laptop and wide-screen widths", () => {
         // The whole page for a reviewer to look at (test-artifacts/, ignored by git).
         await page.screenshot({ path: join(SHOTS, `site-${name}-${width}.png`), fullPage: true });
         await context.close();
-      }
+        return { problems, visuals };
+      });
+      const problems = results.flatMap((r) => r.problems);
+      const visuals = results.flatMap((r) => r.visuals);
       expect(problems).toEqual([]);
       if (!UPDATING) expect(visuals).toEqual([]);
     }, 180_000);
   }
 
   it("at 1024 px every table fits its card", async () => {
-    const problems: string[] = [];
-    for (const path of ["/ladder", `/bot/${PLAYERS[0].name}`, `/match/${world.matchId}`, "/guide/api"]) {
+    const paths = ["/ladder", `/bot/${PLAYERS[0].name}`, `/match/${world.matchId}`, "/guide/api"];
+    const found = await eachPage(paths, async (path) => {
       const { page, context } = await open(path, 1024);
-      for (const o of await overflows(page, true))
-        problems.push(`${path}: ${o.what} ${o.width} > ${o.limit}`);
+      const problems = (await overflows(page, true)).map((o) => `${path}: ${o.what} ${o.width} > ${o.limit}`);
       await context.close();
-    }
-    expect(problems).toEqual([]);
+      return problems;
+    });
+    expect(found.flat()).toEqual([]);
   }, 60_000);
 
   it("on a phone a wide table scrolls inside its card, not the page", async () => {
-    let scrolling = 0;
-    for (const path of ["/ladder", `/bot/${PLAYERS[0].name}`, "/guide/spec"]) {
+    const perPage = await eachPage(["/ladder", `/bot/${PLAYERS[0].name}`, "/guide/spec"], async (path) => {
+      let scrolling = 0;
       const { page, context } = await open(path, 390);
       const boxes = await page.evaluate(() =>
         Array.from(document.querySelectorAll("table")).map((t) => {
@@ -198,13 +224,15 @@ describe("every page at phone, laptop and wide-screen widths", () => {
       }
       expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
       await context.close();
-    }
+      return scrolling;
+    });
+    const scrolling = perPage.reduce((a, b) => a + b, 0);
     // At least one table is wider than a phone: it scrolls in its box, and the page above does not.
     expect(scrolling).toBeGreaterThan(0);
   }, 60_000);
 
   it("the keyboard reaches every control, in order, with a visible focus", async () => {
-    for (const path of ["/", "/ladder", `/view/${world.matchId}`]) {
+    await eachPage(["/", "/ladder", `/view/${world.matchId}`], async (path) => {
       const { page, context } = await open(path, 1280);
       const controls = await page.evaluate(() =>
         Array.from(document.querySelectorAll("a[href], button, input, select, textarea, [tabindex]"))
@@ -246,6 +274,6 @@ describe("every page at phone, laptop and wide-screen widths", () => {
       expect(names, `${path}: not reachable by Tab`).toEqual([]);
       expect(unfocused, `${path}: controls without a visible focus`).toBe(0);
       await context.close();
-    }
+    });
   }, 120_000);
 });

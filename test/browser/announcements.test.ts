@@ -120,6 +120,9 @@ describe.skipIf(!HAVE_CHROMIUM)("announcements in headless Chromium", () => {
     await call(srv.url, "POST", `/api/admin/announcements/${String(early.body.id)}/publish`, {
       token: root.access,
     });
+    // The page's own clock (Playwright's fake timers; time still flows as usual) lets the test pass the 15 s
+    // to the next poll below at once instead of waiting them out: the poll, its fetch and the notice are real.
+    await page.clock.install();
     await page.goto(`${srv.url}/ladder`);
     // Shown from the first poll (as the page loads); dismiss it.
     const first = page.locator(".announcement", { hasText: "Season three" }).first();
@@ -146,6 +149,7 @@ describe.skipIf(!HAVE_CHROMIUM)("announcements in headless Chromium", () => {
       token: root.access,
     });
     const notice = page.locator(".announcement", { hasText: "Server restart at 22:00" });
+    await page.clock.runFor(15_000); // the page's 15 s to its next poll
     await notice.waitFor({ timeout: 16_000 });
     expect(Date.now() - published).toBeLessThan(16_000);
     expect(await notice.locator(".announcement-body").textContent()).toBe(

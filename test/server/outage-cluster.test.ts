@@ -163,7 +163,13 @@ describe("a database outage during ranked play, seen from outside", () => {
         60_000,
       );
       for (const p of players) p.stop();
-      await sleep(2_500); // the matches of the gone bots end (disqualified), and are stored
+      // The matches of the gone bots end (disqualified after the reconnect grace). A match leaves the running
+      // list only after its result is in the rating book and stored or journaled (match-runner finish()).
+      await until(
+        async () =>
+          (await getJson<{ matches: unknown[] }>(child.url, "/api/status")).body.matches.length === 0,
+        "the gone bots' matches to end",
+      );
       await until(() => journalOf(dataDir).length === 0, "the journal to drain", 60_000);
       const everyone = await expectStored(child.url, players);
       const live = await ratings(child.url, everyone);

@@ -60,7 +60,7 @@ export interface WorkerFigures {
 export class MatchPool {
   /**
    * Started with the first match, not with the server: each worker thread holds the engine's WebAssembly and
-   * its module graph (about 22 MiB), which an idle server does not need (docs/performance.md, "Memory at
+   * its module graph (about 22 MiB), which an idle server does not need (docs/performance-live-path.md, "Memory at
    * start"). All `size` threads start together then, so the matches spread over them from the first.
    */
   private piscinaOrNull: Piscina | null = null;

@@ -2,7 +2,7 @@
 // threshold (up to 32 MiB) each time such a block is freed. The server's start frees many large blocks (PGlite's
 // WebAssembly compiled on V8's threads, its file bundle read into buffers), so afterwards the allocator keeps
 // freed blocks of that size in its arenas: about 100 MiB of the server's resident memory after start, of about
-// 310 (docs/performance.md, "Fourth pass"). A fixed threshold (a glibc tunable) turns the raising off. glibc
+// 310 (docs/performance-live-path.md, "Fourth pass"). A fixed threshold (a glibc tunable) turns the raising off. glibc
 // reads tunables only when a process starts, so the entry re-executes itself once with one set: process.execve
 // keeps the process id, its open files, arguments and Node flags. Where that cannot be done (Node before 22.15,
 // not Linux, a child with an IPC channel to its parent, which the new program would lose) the server starts

@@ -27,7 +27,7 @@ export function makeMailer(opts: {
   onOutbox?: (file: string, mail: Mail) => void;
 }): Mailer {
   if (opts.smtpUrl) {
-    // nodemailer loads when SMTP is configured, not in every server (docs/performance.md, "Memory at start").
+    // nodemailer loads when SMTP is configured, not in every server (docs/performance-live-path.md, "Memory at start").
     const smtpUrl = opts.smtpUrl;
     const transport: Promise<Transporter> = import("nodemailer").then((m) =>
       m.default.createTransport(smtpUrl),

@@ -41,7 +41,7 @@ export async function checkPassword(password: string, stored: string): Promise<b
 export const DUMMY_HASH_PROMISE = hashPassword(randomBytes(12).toString("hex"));
 
 // The dictionaries are about 50 MiB of the process once loaded, so they load with the first password checked
-// (a sign-up or a password change), not at start (docs/performance.md, "Memory at start").
+// (a sign-up or a password change), not at start (docs/performance-live-path.md, "Memory at start").
 let strength: Promise<ZxcvbnFactory> | null = null;
 async function loadStrength(): Promise<ZxcvbnFactory> {
   const [{ ZxcvbnFactory }, common, english] = await Promise.all([

@@ -24,7 +24,7 @@ class Mutex {
  * database holds a ladder's accounts, bots and results, and the operating system caches its files as well.
  * 32 MB kept the embedded database at about 200 MiB resident instead of about 330 MiB with no measurable change
  * in query time; 16 MB takes about 10 MiB more off the server's memory after start, and the database thread's
- * CPU per tick in the live benchmark did not rise (docs/performance.md, "Memory at start").
+ * CPU per tick in the live benchmark did not rise (docs/performance-live-path.md, "Memory at start").
  */
 const SHARED_BUFFERS = "16MB";
 

@@ -6,7 +6,7 @@ import type { Metadata } from "sharp";
 import { errors } from "../errors.ts";
 
 // Loaded on the first upload, not at start: libvips adds about 20 MiB to the process, and a ladder without
-// events never needs it (docs/performance.md, "Memory at start").
+// events never needs it (docs/performance-live-path.md, "Memory at start").
 let sharpModule: Promise<typeof import("sharp")> | null = null;
 async function loadSharp() {
   sharpModule ??= import("sharp");

@@ -14,7 +14,7 @@ import { ApiError, errors } from "../errors.ts";
 import { allTools, callTool, type ToolCaller } from "./tools.ts";
 
 // The SDK loads with the first request to /mcp, not at start: it is about 13 MiB of the process that a server
-// nobody's agent talks to does not need (docs/performance.md, "Memory at start").
+// nobody's agent talks to does not need (docs/performance-live-path.md, "Memory at start").
 const loadSdk = (() => {
   let loading: Promise<Sdk> | null = null;
   return () =>

@@ -239,14 +239,22 @@ export class SqlStore implements Store {
     await this.saveMatches([m]);
   }
 
-  // Three statements whatever the number of results (matches, their bots, their stats), so a batch of results
-  // that ended while the last commit was under way costs about what one did.
+  // One statement whatever the number of results (matches, their bots, their stats), so a batch of results
+  // that ended while the last commit was under way costs about what one did, and a result costs one round trip
+  // to the database rather than five (BEGIN, three inserts, COMMIT): on the embedded database each is a message
+  // to its thread and back, two thread wake-ups (docs/performance-live-path.md, fifth pass). A statement is
+  // atomic on its own, so the three inserts still commit together. The bots and stats rows join the matches the statement inserted: a result already stored
+  // (a retry after an unclear failure) inserts nothing at all. Foreign keys are checked at the statement's end,
+  // after all three inserts.
   async saveMatches(ms: readonly MatchRecord[]): Promise<void> {
     const seen = new Set<string>();
     const batch = ms.filter((m) => !seen.has(m.id) && seen.add(m.id));
     if (batch.length === 0) return;
-    await this.db.tx(async (q) => {
-      const matchRows = batch.map((m) => [
+    const params: unknown[] = [];
+    const rows = (values: unknown[][], casts: readonly string[]) =>
+      values.map((r) => `(${r.map((v, i) => `$${params.push(v)}::${casts[i]}`).join(", ")})`).join(", ");
+    const matchValues = rows(
+      batch.map((m) => [
         m.id,
         m.ladder_id,
         m.mode,
@@ -261,21 +269,13 @@ export class SqlStore implements Store {
         m.voided,
         m.note,
         m.replay_file,
-      ]);
-      const inserted = await q.query<{ id: string; seq: unknown }>(
-        `INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
-                              winner_bot_id, voided, note, replay_file)
-         VALUES ${placeholders(matchRows)}
-         ON CONFLICT (id) DO NOTHING RETURNING id, seq`,
-        matchRows.flat(),
-      );
-      // Already stored: a result is written once, a retry after an unclear failure changes nothing.
-      const seqOf = new Map(inserted.map((r) => [r.id, String(r.seq)]));
-      const fresh = batch.filter((m) => seqOf.has(m.id));
-      const botRows = fresh.flatMap((m) =>
+      ]),
+      MATCH_CASTS,
+    );
+    const botValues = rows(
+      batch.flatMap((m) =>
         m.bots.map((b) => [
           m.id,
-          seqOf.get(m.id),
           b.fighter,
           b.bot_id,
           b.name,
@@ -286,23 +286,42 @@ export class SqlStore implements Store {
           b.rating_before,
           b.rating_after,
         ]),
-      );
-      if (botRows.length > 0)
-        await q.query(
-          `INSERT INTO match_bots (match_id, seq, fighter, bot_id, name, display_name, version, house, avatar,
-                                   rating_before, rating_after)
-           VALUES ${placeholders(botRows)}`,
-          botRows.flat(),
-        );
-      const statRows = fresh.flatMap((m) =>
-        m.stats ? [[m.id, m.stats.stats_version, JSON.stringify(m.stats)]] : [],
-      );
-      if (statRows.length > 0)
-        await q.query(
-          `INSERT INTO match_stats (match_id, stats_version, stats) VALUES ${placeholders(statRows, ["", "", "::jsonb"])}`,
-          statRows.flat(),
-        );
-    });
+      ),
+      BOT_CASTS,
+    );
+    const statRows = batch.flatMap((m) =>
+      m.stats ? [[m.id, m.stats.stats_version, JSON.stringify(m.stats)]] : [],
+    );
+    const statValues = statRows.length > 0 ? rows(statRows, STAT_CASTS) : null;
+    await this.db.query(
+      `WITH m AS (
+         INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
+                              winner_bot_id, voided, note, replay_file)
+         VALUES ${matchValues}
+         ON CONFLICT (id) DO NOTHING RETURNING id, seq
+       ), b AS (
+         INSERT INTO match_bots (match_id, seq, fighter, bot_id, name, display_name, version, house, avatar,
+                                 rating_before, rating_after)
+         SELECT v.match_id, m.seq, v.fighter, v.bot_id, v.name, v.display_name, v.version, v.house, v.avatar,
+                v.rating_before, v.rating_after
+         FROM (VALUES ${botValues}) AS v (match_id, fighter, bot_id, name, display_name, version, house, avatar,
+                                           rating_before, rating_after)
+         JOIN m ON m.id = v.match_id
+         RETURNING 1
+       )${
+         statValues === null
+           ? ""
+           : `, s AS (
+         INSERT INTO match_stats (match_id, stats_version, stats)
+         SELECT v.match_id, v.stats_version, v.stats
+         FROM (VALUES ${statValues}) AS v (match_id, stats_version, stats)
+         JOIN m ON m.id = v.match_id
+         RETURNING 1
+       )`
+       }
+       SELECT count(*) AS n FROM m`,
+      params,
+    );
   }
 
   async match(id: string): Promise<StoredMatch | null> {
@@ -631,8 +650,34 @@ export class SqlStore implements Store {
 
 export { hashToken } from "./rows.ts";
 
-/** "($1, $2), ($3, $4)" for rows of values, with an optional cast after each column's placeholder. */
-function placeholders(rows: readonly unknown[][], casts: readonly string[] = []): string {
-  let n = 0;
-  return rows.map((r) => `(${r.map((_, i) => `$${++n}${casts[i] ?? ""}`).join(", ")})`).join(", ");
-}
+// The column types of the VALUES lists in saveMatches: a parameter in a VALUES list that feeds a SELECT is not
+// typed by the column it ends up in, so each carries its cast.
+const MATCH_CASTS = [
+  "text",
+  "text",
+  "text",
+  "bigint",
+  "text",
+  "timestamptz",
+  "timestamptz",
+  "double precision",
+  "integer",
+  "text",
+  "text",
+  "boolean",
+  "text",
+  "text",
+] as const;
+const BOT_CASTS = [
+  "text",
+  "integer",
+  "text",
+  "text",
+  "text",
+  "text",
+  "boolean",
+  "text",
+  "double precision",
+  "double precision",
+] as const;
+const STAT_CASTS = ["text", "integer", "jsonb"] as const;

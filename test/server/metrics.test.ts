@@ -285,7 +285,8 @@ describe("with --metrics-token", () => {
     expect(value(family(f, "arena_queue_length", "GAUGE"), { ladder: "public" })).toBe(0);
     expect((await h("arena_matchmaker_pass_seconds", { ladder: "public" }, false)).count).toBeGreaterThan(0);
 
-    // The database: statements and the match's result transaction, on this run's driver.
+    // The database: statements (a match's result is one) and transactions (sign-up, registration), on this run's
+    // driver.
     expect(
       (await h("arena_db_query_seconds", { driver: DRIVER, kind: "statement" }, false)).count,
     ).toBeGreaterThan(0);

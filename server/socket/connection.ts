@@ -4,7 +4,7 @@ import type { WebSocket } from "ws";
 import type { ServerMessageT } from "../../engine/protocol.ts";
 import type { SocketErrorCode } from "../errors.ts";
 import { SOCKET_ERRORS } from "../errors.ts";
-import type { BotRow } from "../store/types.ts";
+import type { BotRow, VersionRow } from "../store/types.ts";
 
 let nextId = 1;
 
@@ -14,6 +14,11 @@ export class BotConnection {
   private readonly ws: WebSocket;
   alive = true;
   closed = false;
+  /**
+   * The version this socket last queued with, as read from the store at its count of writes to bots and
+   * versions `generation` (Store.botWrites): see BotHub.queue.
+   */
+  lastVersion: { row: VersionRow; generation: number } | null = null;
   private windowStart = 0;
   private windowCount = 0;
   private lastRateError = 0;

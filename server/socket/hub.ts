@@ -252,12 +252,31 @@ export class BotHub {
     if ("code" in admitted) return conn.error(admitted.code, admitted.message);
     const ladder = admitted.ladderId;
     let version: VersionRow;
-    try {
-      ({ version } = await useVersion(this.d.store, this.d.limits(), conn.bot, parsed.data.version));
-    } catch (err) {
-      if (err instanceof VersionLimitError)
-        return conn.error("quota_exceeded", `${err.message} (new_versions_per_day)`);
-      throw err;
+    // A bot queues again after every match, nearly always with the same version, and that lookup was most of
+    // the database's work on a busy ladder. While no bot or version has been written since this socket's last
+    // lookup (a retirement is such a write), that row is still what the store holds, and the lookup is
+    // skipped. Not while the database is known to be unreachable: then the lookup is made, and fails, so the
+    // bot hears `unavailable` as before (issue 20), and the first lookup that succeeds says the database is
+    // back. The count is read before the lookup, so a write during it makes the next queue look again.
+    const { store } = this.d;
+    const generation = store.botWrites.generation;
+    const seen = conn.lastVersion;
+    if (
+      seen !== null &&
+      seen.generation === generation &&
+      seen.row.label === parsed.data.version &&
+      store.reachability.reachable
+    )
+      version = seen.row;
+    else {
+      try {
+        ({ version } = await useVersion(store, this.d.limits(), conn.bot, parsed.data.version));
+      } catch (err) {
+        if (err instanceof VersionLimitError)
+          return conn.error("quota_exceeded", `${err.message} (new_versions_per_day)`);
+        throw err;
+      }
+      conn.lastVersion = { row: version, generation };
     }
     if (version.retired) return conn.error("version_retired");
     if (conn.closed || p.conn !== conn || this.d.matchOf(conn.bot.id)) return;

@@ -5,6 +5,7 @@ import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { AnnouncementStore } from "../announcements/store.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row, withTx } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
+import { type Reachability, watchReachability } from "../db/reachability.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { EventStore } from "../events/store.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
@@ -109,15 +110,18 @@ export class SqlStore implements Store {
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
+  readonly reachability: Reachability;
   private readonly db: Db;
 
   constructor(
     raw: Db,
     readonly schema: number,
   ) {
-    const { db, counter } = trackWrites(raw, ["bots", "bot_versions"]);
+    const watched = watchReachability(raw);
+    const { db, counter } = trackWrites(watched.db, ["bots", "bot_versions"]);
     this.db = db;
     this.botWrites = counter;
+    this.reachability = watched.reachability;
     this.driver = db.driver;
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);

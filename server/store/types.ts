@@ -4,6 +4,7 @@
 import type { MatchStatsT } from "../../engine/protocol.ts";
 import type { AnnouncementStore } from "../announcements/store.ts";
 import type { Queryable } from "../db/db.ts";
+import type { Reachability } from "../db/reachability.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { EventStore } from "../events/store.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
@@ -145,6 +146,8 @@ export interface Store {
   readonly announcements: AnnouncementStore;
   /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
   readonly botWrites: WriteCounter;
+  /** Whether the database answered the store's last statement (server/db/reachability.ts). */
+  readonly reachability: Reachability;
   /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
   /** Called after each unit of work that queued mail has committed (the mail sender listens). */

@@ -85,9 +85,16 @@ class FakeStore {
   fail: Error | null = null;
   retired = new Set<string>();
   ensured: string[] = [];
+  /** Version lookups made, the store's count of committed writes to bots and versions, and reachability. */
+  lookups = 0;
+  readonly botWrites = { generation: 0 };
+  readonly reachability = { reachable: true };
   asStore(): Store {
     return {
+      botWrites: this.botWrites,
+      reachability: this.reachability,
       version: async (_botId: string, label: string) => {
+        this.lookups++;
         if (this.fail) throw this.fail;
         return this.versions.find((v) => v.label === label) ?? null;
       },
@@ -391,6 +398,75 @@ describe("a queue message's checks", () => {
     ]);
     expect(w.p("a").state).toBe("idle");
     expect(w.pokes).toBe(0);
+  });
+
+  it("queues again with the same version without a lookup until a bot or version is written (a retirement shows)", async () => {
+    const w = world();
+    const row: VersionRow = {
+      bot_id: "a",
+      label: "v1",
+      notes: "",
+      created: "2026-01-01T00:00:00.000Z",
+      retired: false,
+    };
+    w.store.versions.push(row);
+    const ws = await w.connect("a");
+    const again = async (version: string) => {
+      ws.say({ type: "leave" });
+      ws.say({ type: "queue", version });
+      await settle();
+    };
+    await again("v1");
+    await again("v1");
+    await again("v1");
+    expect(w.store.lookups).toBe(1);
+    expect(ws.sent.map((m) => m.type)).toEqual(["error", "queued", "queued", "queued"]); // the first leave: not queued
+    // Another label is looked up (and then remembered instead).
+    await again("v2");
+    expect(w.store.lookups).toBe(2);
+    // The version is retired: a committed write to versions, so the next queue looks again and is refused.
+    w.store.versions[0] = { ...row, retired: true };
+    w.store.botWrites.generation++;
+    ws.sent.length = 0;
+    await again("v1");
+    expect(w.store.lookups).toBe(3);
+    expect(ws.sent.at(-1)).toEqual({
+      type: "error",
+      code: "version_retired",
+      message: SOCKET_ERRORS.version_retired,
+    });
+  });
+
+  it("looks the version up again while the database is known to be unreachable, so the bot hears unavailable", async () => {
+    const w = world();
+    w.store.versions.push({
+      bot_id: "a",
+      label: "v1",
+      notes: "",
+      created: "2026-01-01T00:00:00.000Z",
+      retired: false,
+    });
+    const ws = await w.connect("a");
+    ws.say({ type: "queue", version: "v1" });
+    await settle();
+    ws.say({ type: "leave" });
+    expect(w.store.lookups).toBe(1);
+    // Another statement (a match's result, say) found the database unreachable.
+    w.store.reachability.reachable = false;
+    w.store.fail = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    ws.sent.length = 0;
+    ws.say({ type: "queue", version: "v1" });
+    await settle();
+    expect(w.store.lookups).toBe(2);
+    expect(ws.sent).toEqual([{ type: "error", code: "unavailable", message: SOCKET_ERRORS.unavailable }]);
+    expect(w.p("a").state).toBe("idle");
+    // Back (a statement was answered): the remembered row serves again, with no lookup.
+    w.store.reachability.reachable = true;
+    w.store.fail = null;
+    ws.say({ type: "queue", version: "v1" });
+    await settle();
+    expect(w.store.lookups).toBe(2);
+    expect(ws.sent.at(-1)).toMatchObject({ type: "queued", version: "v1" });
   });
 
   it("answers a failed queue with unavailable when the database is unreachable, internal otherwise; the bot stays idle", async () => {

@@ -163,8 +163,10 @@ export async function startLadder(workers: number, extraArgs: string[] = []): Pr
         ]
       : []),
   ];
+  // BENCH_LADDER_FLAGS: more Node or V8 flags for the ladder under test (comparing runtime settings).
+  const flags = process.env.BENCH_LADDER_FLAGS?.split(" ").filter(Boolean) ?? [];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), args, {
-    execArgv: ["--import", "tsx", "--expose-gc", ...prof],
+    execArgv: ["--import", "tsx", "--expose-gc", ...prof, ...flags],
     env,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

@@ -51,6 +51,31 @@ describe("MatchPool", () => {
     for (const c of channels) await expect(c.done).rejects.toThrow("test over");
   });
 
+  it("plays many matches on one worker to their end, each tick once and in order", async () => {
+    pool = new MatchPool({ workers: 1 });
+    const matches = Array.from({ length: 12 }, () => pool!.start(setup()));
+    const ticks: number[][] = matches.map(() => []);
+    const ended = matches.map((c, i) => {
+      c.onMessage((m) => {
+        if (m.t === "hello") c.send({ t: "start", ready: [true, true] });
+        else if (m.t === "tick") {
+          ticks[i]!.push(m.tick);
+          // An instant reply, as the socket tier hands it on: the bytes as they came.
+          const bytes = new TextEncoder().encode(JSON.stringify({ type: "turn", tick: m.tick }));
+          c.send({ t: "tick", tick: m.tick, inputs: [{ raw: null, ms: 1, bytes }, null] });
+        }
+      });
+      return c.done;
+    });
+    // Their ticks share the link's batches: none is lost, repeated or held back.
+    const outcomes = await Promise.all(ended);
+    for (const [i, o] of outcomes.entries()) {
+      expect(o.finalTick).toBeGreaterThan(0);
+      // Ticks 0 to finalTick - 1 were each observed (the last one played ended the match).
+      expect(ticks[i]).toEqual(Array.from({ length: o.finalTick }, (_, k) => k));
+    }
+  });
+
   it("kill() ends a queued match at once, and its task aborts itself when it starts", async () => {
     pool = new MatchPool({ workers: 1, matchesPerWorker: 1 });
     const piscina = (pool as unknown as { piscina: { completed: number; queueSize: number } }).piscina;

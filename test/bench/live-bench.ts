@@ -107,8 +107,16 @@ export interface Ladder {
 
 let registered = 0;
 
-export async function startLadder(workers: number, extraArgs: string[] = []): Promise<Ladder> {
-  const dataDir = mkdtempSync(join(tmpdir(), "ladder-bench-"));
+/**
+ * Starts a ladder process on a fresh data dir, or on `existingDir` (which is then left in place when it
+ * stops: the caller owns it).
+ */
+export async function startLadder(
+  workers: number,
+  extraArgs: string[] = [],
+  existingDir?: string,
+): Promise<Ladder> {
+  const dataDir = existingDir ?? mkdtempSync(join(tmpdir(), "ladder-bench-"));
   const args = [
     "--serve-ladder",
     "--anonymous-dev",
@@ -241,7 +249,7 @@ export async function startLadder(workers: number, extraArgs: string[] = []): Pr
           await exit.catch(() => {});
           clearTimeout(t);
         }
-        rmSync(dataDir, { recursive: true, force: true });
+        if (!existingDir) rmSync(dataDir, { recursive: true, force: true });
       })();
       return stopped;
     },
@@ -474,7 +482,19 @@ export async function memoryRun(workers: number, wanted: number): Promise<LiveBe
   // Each socket is a descriptor here and one in the server; each process has this limit.
   const warm = 1_000;
   const n = Math.min(wanted, fileLimit() - warm - 500);
-  const ladder = await startLadder(workers);
+  // The bots are registered by a first server process, and the sockets measured on a second one started on
+  // the same data dir: registering thousands of bots leaves the first process's embedded database thread with
+  // garbage that it releases at some later moment (its heap is not the one a `gc()` here collects), and when
+  // that fell between the two readings the growth per socket came out negative (-23 KiB).
+  const dataDir = mkdtempSync(join(tmpdir(), "ladder-bench-memory-"));
+  const registrar = await startLadder(workers, [], dataDir);
+  let tokens: string[];
+  try {
+    tokens = await registrar.register(warm + n, "idle");
+  } finally {
+    await registrar.stop();
+  }
+  const ladder = await startLadder(workers, [], dataDir);
   const trace = (what: string, m: Mem) =>
     process.env.BENCH_DEBUG &&
     console.error(
@@ -482,7 +502,6 @@ export async function memoryRun(workers: number, wanted: number): Promise<LiveBe
     );
   const live: Client[] = [];
   try {
-    const tokens = await ladder.register(warm + n, "idle");
     const authenticate = async (batch: string[]) => {
       const cs = batch.map((t) => connect(ladder.wsUrl, { authorization: `Bearer ${t}` }, {}));
       live.push(...cs);
@@ -533,6 +552,7 @@ export async function memoryRun(workers: number, wanted: number): Promise<LiveBe
   } finally {
     await closeAll(live);
     await ladder.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -203,7 +203,8 @@ export class DurableResults {
   }
 }
 
-/** Results per transaction at most (14 parameters each, far below PostgreSQL's 65,535). */
+/** Results per statement at most (37 parameters each with two bots and stats: 9,472, far below PostgreSQL's
+ * 65,535). */
 const MAX_BATCH = 256;
 
 /** "done", the error it failed with, or "timeout" when it has not settled within `ms`. */

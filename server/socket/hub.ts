@@ -253,11 +253,12 @@ export class BotHub {
     const ladder = admitted.ladderId;
     let version: VersionRow;
     // A bot queues again after every match, nearly always with the same version, and that lookup was most of
-    // the database's work on a busy ladder. While no bot or version has been written since this socket's last
-    // lookup (a retirement is such a write), that row is still what the store holds, and the lookup is
-    // skipped. Not while the database is known to be unreachable: then the lookup is made, and fails, so the
-    // bot hears `unavailable` as before (issue 20), and the first lookup that succeeds says the database is
-    // back. The count is read before the lookup, so a write during it makes the next queue look again.
+    // the statements a busy ladder sent its database. While no bot or version has been written since this
+    // socket's last lookup (a retirement is such a write), that row is still what the store holds, and the
+    // lookup is skipped. Not while the database is known to be unreachable: then the lookup is made, and
+    // fails, so the bot hears `unavailable` as before (issue 20), and the first lookup that succeeds says the
+    // database is back. The count is read before the lookup, so a write during it makes the next queue look
+    // again.
     const { store } = this.d;
     const generation = store.botWrites.generation;
     const seen = conn.lastVersion;

@@ -247,9 +247,9 @@ export class SqlStore implements Store {
   // that ended while the last commit was under way costs about what one did, and a result costs one round trip
   // to the database rather than five (BEGIN, three inserts, COMMIT): on the embedded database each is a message
   // to its thread and back, two thread wake-ups (docs/performance-live-path.md, fifth pass). A statement is
-  // atomic on its own, so the three inserts still commit together. The bots and stats rows join the matches the statement inserted: a result already stored
-  // (a retry after an unclear failure) inserts nothing at all. Foreign keys are checked at the statement's end,
-  // after all three inserts.
+  // atomic on its own, so the three inserts still commit together. The bots and stats rows join the match rows
+  // the statement inserted: a result already stored (a retry after an unclear failure) inserts nothing at all.
+  // Foreign keys are checked at the statement's end, after all three inserts.
   async saveMatches(ms: readonly MatchRecord[]): Promise<void> {
     const seen = new Set<string>();
     const batch = ms.filter((m) => !seen.has(m.id) && seen.add(m.id));
@@ -296,14 +296,17 @@ export class SqlStore implements Store {
     const statRows = batch.flatMap((m) =>
       m.stats ? [[m.id, m.stats.stats_version, JSON.stringify(m.stats)]] : [],
     );
-    const statValues = statRows.length > 0 ? rows(statRows, STAT_CASTS) : null;
-    await this.db.query(
-      `WITH m AS (
+    const statValues = statRows.length > 0 ? rows(statRows, STAT_CASTS) : "";
+    // A VALUES list needs a row: the bots' and stats' inserts are left out when there are none.
+    const clauses = [
+      `m AS (
          INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
                               winner_bot_id, voided, note, replay_file)
          VALUES ${matchValues}
          ON CONFLICT (id) DO NOTHING RETURNING id, seq
-       ), b AS (
+       )`,
+      botValues &&
+        `b AS (
          INSERT INTO match_bots (match_id, seq, fighter, bot_id, name, display_name, version, house, avatar,
                                  rating_before, rating_after)
          SELECT v.match_id, m.seq, v.fighter, v.bot_id, v.name, v.display_name, v.version, v.house, v.avatar,
@@ -312,20 +315,17 @@ export class SqlStore implements Store {
                                            rating_before, rating_after)
          JOIN m ON m.id = v.match_id
          RETURNING 1
-       )${
-         statValues === null
-           ? ""
-           : `, s AS (
+       )`,
+      statValues &&
+        `s AS (
          INSERT INTO match_stats (match_id, stats_version, stats)
          SELECT v.match_id, v.stats_version, v.stats
          FROM (VALUES ${statValues}) AS v (match_id, stats_version, stats)
          JOIN m ON m.id = v.match_id
          RETURNING 1
-       )`
-       }
-       SELECT count(*) AS n FROM m`,
-      params,
-    );
+       )`,
+    ].filter(Boolean);
+    await this.db.query(`WITH ${clauses.join(", ")} SELECT count(*) AS n FROM m`, params);
   }
 
   async match(id: string): Promise<StoredMatch | null> {

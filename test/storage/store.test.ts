@@ -316,7 +316,7 @@ describe.each(targets)("Store on $driver", (target) => {
       expect((await store.match(m.id))?.bots).toHaveLength(2);
     });
 
-    it("saves a batch in one transaction: each result once, stored ones and repeats skipped", async () => {
+    it("saves a batch in one statement: each result once, stored ones and repeats skipped", async () => {
       const stored = matchRecord(uniq("m"), seats());
       await store.saveMatch(stored);
       const a = matchRecord(uniq("m"), seats());
@@ -331,6 +331,10 @@ describe.each(targets)("Store on $driver", (target) => {
       }
       expect((await store.match(stored.id))?.reason).toBe("last_standing");
       await store.saveMatches([]);
+      // A batch with no bot rows and no stats at all is still one valid statement.
+      const lone = matchRecord(uniq("m"), seats(), { bots: [], stats: null });
+      await store.saveMatches([lone]);
+      expect(await store.match(lone.id)).toMatchObject({ id: lone.id, bots: [], has_stats: false });
     });
 
     it("a batch with one bad result stores none of them", async () => {

@@ -14,6 +14,7 @@ import { MailStore } from "../mail/store.ts";
 import { McpStore } from "../mcp/store.ts";
 import { AccountStore } from "./account-store.ts";
 import { IdentityStore } from "./identity-store.ts";
+import { insertMatches } from "./match-insert.ts";
 import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
 import type {
   AuditEntry,
@@ -243,89 +244,13 @@ export class SqlStore implements Store {
     await this.saveMatches([m]);
   }
 
-  // One statement whatever the number of results (matches, their bots, their stats), so a batch of results
-  // that ended while the last commit was under way costs about what one did, and a result costs one round trip
-  // to the database rather than five (BEGIN, three inserts, COMMIT): on the embedded database each is a message
-  // to its thread and back, two thread wake-ups (docs/performance-live-path.md, fifth pass). A statement is
-  // atomic on its own, so the three inserts still commit together. The bots and stats rows join the match rows
-  // the statement inserted: a result already stored (a retry after an unclear failure) inserts nothing at all.
-  // Foreign keys are checked at the statement's end, after all three inserts.
+  // One statement for the whole batch (server/store/match-insert.ts): one round trip, atomic on its own.
   async saveMatches(ms: readonly MatchRecord[]): Promise<void> {
     const seen = new Set<string>();
     const batch = ms.filter((m) => !seen.has(m.id) && seen.add(m.id));
     if (batch.length === 0) return;
-    const params: unknown[] = [];
-    const rows = (values: unknown[][], casts: readonly string[]) =>
-      values.map((r) => `(${r.map((v, i) => `$${params.push(v)}::${casts[i]}`).join(", ")})`).join(", ");
-    const matchValues = rows(
-      batch.map((m) => [
-        m.id,
-        m.ladder_id,
-        m.mode,
-        m.seed,
-        m.map,
-        m.started,
-        m.ended,
-        m.duration_ms,
-        m.final_tick,
-        m.reason,
-        m.winner_bot_id,
-        m.voided,
-        m.note,
-        m.replay_file,
-      ]),
-      MATCH_CASTS,
-    );
-    const botValues = rows(
-      batch.flatMap((m) =>
-        m.bots.map((b) => [
-          m.id,
-          b.fighter,
-          b.bot_id,
-          b.name,
-          b.display_name,
-          b.version,
-          b.house,
-          b.avatar,
-          b.rating_before,
-          b.rating_after,
-        ]),
-      ),
-      BOT_CASTS,
-    );
-    const statRows = batch.flatMap((m) =>
-      m.stats ? [[m.id, m.stats.stats_version, JSON.stringify(m.stats)]] : [],
-    );
-    const statValues = statRows.length > 0 ? rows(statRows, STAT_CASTS) : "";
-    // A VALUES list needs a row: the bots' and stats' inserts are left out when there are none.
-    const clauses = [
-      `m AS (
-         INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
-                              winner_bot_id, voided, note, replay_file)
-         VALUES ${matchValues}
-         ON CONFLICT (id) DO NOTHING RETURNING id, seq
-       )`,
-      botValues &&
-        `b AS (
-         INSERT INTO match_bots (match_id, seq, fighter, bot_id, name, display_name, version, house, avatar,
-                                 rating_before, rating_after)
-         SELECT v.match_id, m.seq, v.fighter, v.bot_id, v.name, v.display_name, v.version, v.house, v.avatar,
-                v.rating_before, v.rating_after
-         FROM (VALUES ${botValues}) AS v (match_id, fighter, bot_id, name, display_name, version, house, avatar,
-                                           rating_before, rating_after)
-         JOIN m ON m.id = v.match_id
-         RETURNING 1
-       )`,
-      statValues &&
-        `s AS (
-         INSERT INTO match_stats (match_id, stats_version, stats)
-         SELECT v.match_id, v.stats_version, v.stats
-         FROM (VALUES ${statValues}) AS v (match_id, stats_version, stats)
-         JOIN m ON m.id = v.match_id
-         RETURNING 1
-       )`,
-    ].filter(Boolean);
-    await this.db.query(`WITH ${clauses.join(", ")} SELECT count(*) AS n FROM m`, params);
+    const { sql, params } = insertMatches(batch);
+    await this.db.query(sql, params);
   }
 
   async match(id: string): Promise<StoredMatch | null> {
@@ -653,35 +578,3 @@ export class SqlStore implements Store {
 }
 
 export { hashToken } from "./rows.ts";
-
-// The column types of the VALUES lists in saveMatches: a parameter in a VALUES list that feeds a SELECT is not
-// typed by the column it ends up in, so each carries its cast.
-const MATCH_CASTS = [
-  "text",
-  "text",
-  "text",
-  "bigint",
-  "text",
-  "timestamptz",
-  "timestamptz",
-  "double precision",
-  "integer",
-  "text",
-  "text",
-  "boolean",
-  "text",
-  "text",
-] as const;
-const BOT_CASTS = [
-  "text",
-  "integer",
-  "text",
-  "text",
-  "text",
-  "text",
-  "boolean",
-  "text",
-  "double precision",
-  "double precision",
-] as const;
-const STAT_CASTS = ["text", "integer", "jsonb"] as const;

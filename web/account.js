@@ -554,7 +554,7 @@ async function start() {
     );
     say(explain(err), "error");
   } else if (fragment.get("access_token")) {
-    // A link asked for without PKCE (a resent confirmation) returns the session in the fragment.
+    // A link asked for without PKCE (a sign-up or reset over plain HTTP) returns the session in the fragment.
     saveSession({
       access_token: fragment.get("access_token"),
       refresh_token: fragment.get("refresh_token"),

@@ -17,7 +17,7 @@ import { createLocalJWKSet, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
-import type { IdentityStore, IdentityUser } from "../store/identity-store.ts";
+import type { IdentityStore, IdentityUser, OneTimeRow } from "../store/identity-store.ts";
 import { GuessThrottle } from "./guessing.ts";
 import { LinkMail, REPEAT_EVERY_MS } from "./links.ts";
 import type { Mailer } from "./mailer.ts";
@@ -29,6 +29,8 @@ export const ACCESS_TOKEN_SECONDS = 3600;
 const SIGNUP_LINK_MS = 24 * 3600_000;
 const RECOVERY_LINK_MS = 3600_000;
 const AUTH_CODE_MS = 5 * 60_000;
+/** Sign-ups of one address that may wait at once: the first, and browser-bound ones beside it. */
+const PENDING_SIGNUPS_MAX = 3;
 /** GoTrue's refresh_token_reuse_interval: a token just replaced still answers (two tabs refreshing). */
 export const REFRESH_REUSE_MS = 10_000;
 /** A session opened by a recovery link may set a new password without the current one for this long. */
@@ -313,6 +315,61 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     guesses.attempt(email);
   }
 
+  /**
+   * Records a sign-up for an unconfirmed address, so that no sign-up can take another's place (issue 31):
+   * - one that repeats a pending sign-up's password is that sign-up's own requester again: it replaces it;
+   * - one made with PKCE is recorded beside the pending ones: its link confirms only in its requester's
+   *   browser, so the address's owner opening it by mistake activates nothing;
+   * - one made without PKCE while another person's sign-up waits is not recorded: its link would confirm its
+   *   password for whoever opened the newest email. The address is told instead (a notice, no link).
+   * Past the address's email allowance nothing is recorded (same answer): every recorded sign-up has had its
+   * own email, so a resend never mails credentials nobody was told about.
+   */
+  async function recordSignup(
+    user: IdentityUser,
+    b: { password: string; data?: Record<string, unknown> | undefined; code_challenge?: string | null },
+    redirect: string,
+  ): Promise<void> {
+    const pending = await identity.pendingSignups(user.id, SIGNUP_LINK_MS);
+    let same: OneTimeRow | undefined;
+    for (const p of pending.slice(-PENDING_SIGNUPS_MAX))
+      if (p.password_hash && (await checkPassword(b.password, p.password_hash))) same = p;
+    const others = pending.filter((p) => p !== same);
+    if (others.length > 0 && !b.code_challenge) {
+      if (links.allowed("notice", user.email, 0)) await notice(user.email, others[0]!.created);
+      return;
+    }
+    if (others.length >= PENDING_SIGNUPS_MAX || !links.allowed("signup", user.email, 0)) return;
+    const token = await identity.createOneTime(user.id, "signup", {
+      codeChallenge: b.code_challenge ?? null,
+      method: b.code_challenge ? "s256" : null,
+      passwordHash: await hashPassword(b.password),
+      metadata: b.data ?? {},
+    });
+    if (same) await identity.voidOneTime(same.token_hash);
+    await mail("signup", user, token, redirect);
+  }
+
+  async function notice(email: string, waitingSince: string) {
+    try {
+      await links.notice(email, waitingSince, accountPage);
+    } catch {
+      throw idpError(503, "email_send_failed", "the email could not be sent; try again shortly");
+    }
+  }
+
+  /** Whether a password is one of the address's pending sign-ups' (the newest few; each costs a hash). */
+  async function matchesPendingSignup(user: IdentityUser, password: string): Promise<boolean> {
+    const pending = (await identity.pendingSignups(user.id, SIGNUP_LINK_MS)).slice(-PENDING_SIGNUPS_MAX);
+    if (pending.length === 0) {
+      await checkPassword(password, await DUMMY_HASH_PROMISE);
+      return false;
+    }
+    for (const p of pending)
+      if (p.password_hash && (await checkPassword(password, p.password_hash))) return true;
+    return false;
+  }
+
   // One budget per client address for every route that takes a password, an email or a link (sign-in,
   // sign-up, recovery, resend, link redemption, password change), as --auth-rate-limit says: one limiter
   // shared by the routes, not one per route (the plugin's per-route option would give each its own count).
@@ -341,48 +398,45 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       });
 
       // Same answer for new and registered addresses (no enumeration). The password never lands on the user
-      // row here: it rides on this sign-up's own link, which replaces the address's older sign-up links.
+      // row here: it rides on this sign-up's own link (recordSignup), and no other sign-up replaces it.
       idp.post("/signup", limited, async (req) => {
         requireApiKey(req);
         const b = parse(Signup, req.body);
         requirePkceFromBrowser(req, b);
         await requireStrong(b.password, b.email);
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
-        const passwordHash = await hashPassword(b.password);
         const made = await identity.createUser(b.email, {});
         const user = made === "exists" ? await identity.userByEmail(b.email) : made;
-        // Past the address's email allowance a sign-up is not recorded at all (same answer): every recorded
-        // sign-up has had its own email, so a resend never mails credentials nobody was told about.
-        if (user && !user.email_confirmed_at && links.allowed("signup", user.email, 0)) {
-          const token = await identity.createOneTime(user.id, "signup", {
-            codeChallenge: b.code_challenge ?? null,
-            method: b.code_challenge ? "s256" : null,
-            passwordHash,
-            metadata: b.data ?? {},
-            replace: true,
-          });
-          await mail("signup", user, token, redirect);
-        }
+        if (user && !user.email_confirmed_at) await recordSignup(user, b, redirect);
         return signupView(b.email, b.data ?? {});
       });
 
-      // A new link for the newest pending sign-up's credentials, at most once a minute.
+      // A new link for each pending sign-up, each carrying that sign-up's own credentials and PKCE challenge
+      // (never another's), at most once a minute.
       idp.post("/resend", limited, async (req) => {
         requireApiKey(req);
         const b = parse(Resend, req.body);
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
         later("resend", async () => {
           const user = await identity.userByEmail(b.email);
-          if (!user || user.email_confirmed_at || !links.allowed("signup", user.email, REPEAT_EVERY_MS))
+          if (!user || user.email_confirmed_at) return;
+          // At most one resend a minute, and within the address's sign-up email allowance.
+          if (
+            !links.allowed("resend", user.email, REPEAT_EVERY_MS) ||
+            !links.allowed("signup", user.email, 0)
+          )
             return;
-          const signup = await identity.pendingSignup(user.id, SIGNUP_LINK_MS);
-          if (!signup?.password_hash) return;
-          const token = await identity.createOneTime(user.id, "signup", {
-            passwordHash: signup.password_hash,
-            metadata: signup.user_metadata,
-            replace: true,
-          });
-          await links.send("signup", user.email, token, redirect);
+          links.note("resend", user.email);
+          for (const signup of await identity.pendingSignups(user.id, SIGNUP_LINK_MS)) {
+            const token = await identity.createOneTime(user.id, "signup", {
+              codeChallenge: signup.code_challenge,
+              method: signup.code_challenge_method,
+              passwordHash: signup.password_hash,
+              metadata: signup.user_metadata,
+            });
+            await identity.voidOneTime(signup.token_hash);
+            await links.send("signup", user.email, token, redirect);
+          }
         });
         return {};
       });
@@ -406,8 +460,13 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         return {};
       });
 
-      /** Uses an emailed link: a sign-up link's credentials become the account's. Null when it is no good. */
+      /**
+       * Uses an emailed link that confirms on opening: a sign-up link made without PKCE (its credentials
+       * become the account's) or a reset link. Null when it is no good. A sign-up link made with PKCE is
+       * refused here: only the code exchange with its verifier may activate it (browserSignup).
+       */
       async function openLink(token: string, kind: "signup" | "recovery") {
+        if (kind === "signup" && (await browserSignup(token))) return null;
         const used = token
           ? await identity.consumeOneTime(
               token,
@@ -426,20 +485,42 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         return { used, user };
       }
 
-      // The emailed link: no apikey (it is opened from a mail client), single use, then back to the site.
+      /** The pending sign-up behind a link when it was made with PKCE (bound to its requester's browser). */
+      async function browserSignup(token: string) {
+        const row = token ? await identity.peekOneTime(token, ["signup"], SIGNUP_LINK_MS) : null;
+        return row?.code_challenge && row.password_hash ? row : null;
+      }
+
+      const expired = (redirect: string) =>
+        `${redirect}#${new URLSearchParams({
+          error: "access_denied",
+          error_code: "otp_expired",
+          error_description: "Email link is invalid or has expired",
+        })}`;
+
+      // The emailed link: no apikey (it is opened from a mail client), then back to the site. A PKCE sign-up's
+      // link only hands out a code bound to its challenge and stays usable until the code is exchanged (a
+      // link opened in another browser first, or by someone else, confirms nothing); other links work once.
       idp.get("/verify", async (req, reply) => {
         const q = req.query as Record<string, unknown>;
         const redirect = redirectTarget(q.redirect_to);
         const type = q.type === "recovery" ? "recovery" : "signup";
-        const opened = await openLink(typeof q.token === "string" ? q.token : "", type);
-        if (!opened) {
-          const frag = new URLSearchParams({
-            error: "access_denied",
-            error_code: "otp_expired",
-            error_description: "Email link is invalid or has expired",
+        const token = typeof q.token === "string" ? q.token : "";
+        const signup = type === "signup" ? await browserSignup(token) : null;
+        if (signup) {
+          const code = await identity.createOneTime(signup.user_id, "auth_code", {
+            codeChallenge: signup.code_challenge,
+            method: "s256",
+            purpose: "signup",
+            passwordHash: signup.password_hash,
+            metadata: signup.user_metadata,
           });
-          return reply.redirect(`${redirect}#${frag}`, 303);
+          const u = new URL(redirect);
+          u.searchParams.set("code", code);
+          return reply.redirect(u.toString(), 303);
         }
+        const opened = await openLink(token, type);
+        if (!opened) return reply.redirect(expired(redirect), 303);
         const { used, user } = opened;
         if (used.code_challenge) {
           // PKCE: only the browser holding the verifier can turn this code into a session.
@@ -468,6 +549,12 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         requireApiKey(req);
         const b = parse(VerifyBody, req.body);
         const kind = b.type === "recovery" ? "recovery" : "signup";
+        if (kind === "signup" && (await browserSignup(b.token_hash)))
+          throw idpError(
+            403,
+            "pkce_required",
+            "this sign-up was made with PKCE: open its link in the browser that signed up",
+          );
         const opened = await openLink(b.token_hash, kind);
         if (!opened) throw idpError(403, "otp_expired", "Email link is invalid or has expired");
         return session(req, opened.user, kind === "recovery" ? "recovery" : "otp");
@@ -480,14 +567,14 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           const b = parse(Credentials, req.body);
           const user = await identity.userByEmail(b.email);
           await guessAttempt(req, reply, b.email, user);
-          // An unconfirmed address has no password yet: the newest sign-up's (on its link) only tells the
+          // An unconfirmed address has no password yet: a pending sign-up's (on its link) only tells the
           // person to confirm. Unknown emails are compared against a dummy hash, so timing does not tell.
           const confirmed = Boolean(user?.email_confirmed_at);
-          const signup = user && !confirmed ? await identity.pendingSignup(user.id, SIGNUP_LINK_MS) : null;
-          const hash = confirmed
-            ? user!.password_hash
-            : (signup?.password_hash ?? (await DUMMY_HASH_PROMISE));
-          const ok = await checkPassword(b.password, hash);
+          const ok = confirmed
+            ? await checkPassword(b.password, user!.password_hash)
+            : user
+              ? await matchesPendingSignup(user, b.password)
+              : await checkPassword(b.password, await DUMMY_HASH_PROMISE).then(() => false);
           if (!user || !ok) throw idpError(400, "invalid_credentials", "Invalid login credentials");
           guesses.succeeded(b.email);
           if (!confirmed) throw idpError(400, "email_not_confirmed", "Email not confirmed");
@@ -514,8 +601,17 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           if (!used) throw idpError(404, "flow_state_not_found", "invalid or expired auth code");
           if (used.code_challenge_method !== "s256" || s256(b.code_verifier) !== used.code_challenge)
             throw idpError(400, "bad_code_verifier", "code verifier does not match the challenge");
+          // A sign-up made with PKCE is activated here, by the browser that made it, and nowhere else.
+          if (used.purpose === "signup" && used.password_hash) {
+            const activated = await identity.activateSignup(
+              used.user_id,
+              used.password_hash,
+              used.user_metadata,
+            );
+            if (!activated) throw idpError(404, "flow_state_not_found", "this sign-up is no longer pending");
+          }
           const user = await identity.userById(used.user_id);
-          if (!user) throw idpError(404, "user_not_found", "User not found");
+          if (!user?.email_confirmed_at) throw idpError(404, "user_not_found", "User not found");
           return session(req, user, used.purpose === "recovery" ? "recovery" : "otp");
         }
         throw idpError(400, "unsupported_grant_type", "grant_type must be password, refresh_token or pkce");

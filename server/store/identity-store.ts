@@ -29,7 +29,10 @@ export interface IdentitySession {
 export type OneTimeKind = "signup" | "recovery" | "auth_code";
 
 export interface OneTimeRow {
+  /** The stored hash of the secret: names one link or code without the secret itself. */
+  token_hash: string;
   user_id: string;
+  created: string;
   kind: OneTimeKind;
   code_challenge: string | null;
   code_challenge_method: string | null;
@@ -195,16 +198,35 @@ export class IdentityStore {
     return rows[0] ? toOneTime(rows[0]) : null;
   }
 
-  /** The newest unused sign-up link of a user younger than maxAgeMs (the sign-up that would be confirmed). */
-  async pendingSignup(userId: string, maxAgeMs: number): Promise<OneTimeRow | null> {
+  /** An unused secret younger than maxAgeMs, without using it (a PKCE sign-up link is opened many times). */
+  async peekOneTime(token: string, kinds: OneTimeKind[], maxAgeMs: number): Promise<OneTimeRow | null> {
+    const rows = await this.db.query(
+      `SELECT * FROM identity_one_time
+       WHERE token_hash = $1 AND NOT used AND kind = ANY($2::text[])
+         AND created > now() - ($3::double precision * interval '1 millisecond')`,
+      [hashToken(token), kinds, maxAgeMs],
+    );
+    return rows[0] ? toOneTime(rows[0]) : null;
+  }
+
+  /**
+   * The user's pending sign-ups (unused sign-up links younger than maxAgeMs that carry credentials), oldest
+   * first. Each is one person's sign-up: its own password, metadata and PKCE challenge.
+   */
+  async pendingSignups(userId: string, maxAgeMs: number): Promise<OneTimeRow[]> {
     const rows = await this.db.query(
       `SELECT * FROM identity_one_time
        WHERE user_id = $1 AND kind = 'signup' AND NOT used AND password_hash IS NOT NULL
          AND created > now() - ($2::double precision * interval '1 millisecond')
-       ORDER BY created DESC LIMIT 1`,
+       ORDER BY created, token_hash`,
       [userId, maxAgeMs],
     );
-    return rows[0] ? toOneTime(rows[0]) : null;
+    return rows.map(toOneTime);
+  }
+
+  /** Voids one link or code by its stored hash (a sign-up replaced by its own requester). */
+  async voidOneTime(tokenHash: string): Promise<void> {
+    await this.db.query("UPDATE identity_one_time SET used = true WHERE token_hash = $1", [tokenHash]);
   }
 
   // --- Sessions and refresh tokens ---
@@ -316,7 +338,9 @@ export class IdentityStore {
 
 function toOneTime(r: Row): OneTimeRow {
   return {
+    token_hash: String(r.token_hash),
     user_id: String(r.user_id),
+    created: iso(r.created),
     kind: r.kind as OneTimeKind,
     code_challenge: (r.code_challenge as string | null) ?? null,
     code_challenge_method: (r.code_challenge_method as string | null) ?? null,

@@ -7,6 +7,7 @@
 // account's bot tokens are refused, and the smaller items (refresh reuse interval, timing of recover and
 // resend, HSTS, the Origin check, PKCE S256).
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../server/db/db.ts";
@@ -78,7 +79,7 @@ const refresh = (token: string, on: TestServer = srv) =>
 const dbOf = (s: TestServer) => (s.app.ctx.store as unknown as { db: Db }).db;
 
 describe("1. an early sign-up cannot take an address over", () => {
-  it("the owner's confirmation activates the owner's password only; the squatter's never works", async () => {
+  it("the owner's browser sign-up activates the owner's password only; the squatter's never works", async () => {
     const email = "admin@example.com";
     const squatted = Date.now() - 1;
     const squat = await idp("POST", "/signup", { body: { email, password: "squatter picked this one" } });
@@ -87,20 +88,35 @@ describe("1. an early sign-up cannot take an address over", () => {
     await sleep(5);
     const asked = Date.now();
     await sleep(2);
-    const own = await idp("POST", "/signup", { body: { email, password: "the real owner's passphrase" } });
+    // The owner signs up from a browser (PKCE): recorded beside the squatter's, confirmed only with the verifier.
+    const verifier = "v".repeat(43) + "owner-verifier";
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const own = await idp("POST", "/signup", {
+      body: {
+        email,
+        password: "the real owner's passphrase",
+        code_challenge: challenge,
+        code_challenge_method: "s256",
+      },
+    });
     expect(own.status).toBe(200);
     const ownerLink = await linkTo(email, asked);
     expect(ownerLink).not.toBe(squatterLink);
 
-    // Before any confirmation, neither password signs in; the squatter's does not even reach "confirm".
-    expect((await signIn(email, "squatter picked this one")).body.code).toBe("invalid_credentials");
-    expect((await signIn(email, "the real owner's passphrase")).body.code).toBe("email_not_confirmed");
-    // The squatter's link was replaced by the owner's sign-up: opening it confirms nothing.
-    expect((await open(squatterLink)).error).toBe("otp_expired");
+    // Before any confirmation, neither password signs in.
     expect((await signIn(email, "the real owner's passphrase")).body.code).toBe("email_not_confirmed");
 
-    const confirmed = await open(ownerLink);
-    expect(confirmed.access).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/); // a session's access token (a JWT)
+    const opened = await open(ownerLink);
+    const code = opened.location.searchParams.get("code")!;
+    expect(code).toBeTruthy();
+    // Opening the link confirmed nothing yet; the exchange with the owner's verifier does.
+    expect((await signIn(email, "the real owner's passphrase")).body.code).toBe("email_not_confirmed");
+    const exchanged = await idp("POST", "/token?grant_type=pkce", {
+      body: { auth_code: code, code_verifier: verifier },
+    });
+    expect(exchanged.status).toBe(200);
+    // Confirming the owner's sign-up voided the squatter's link.
+    expect((await open(squatterLink)).error).toBe("otp_expired");
     expect((await signIn(email, "squatter picked this one")).body.code).toBe("invalid_credentials");
     const owner = await signIn(email, "the real owner's passphrase");
     expect(owner.status).toBe(200);

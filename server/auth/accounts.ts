@@ -217,6 +217,8 @@ export class Accounts {
     reply.header("cache-control", "private, no-store");
     reply.header("vary", "Authorization");
     if (!this.enabled) throw errors.accountsDisabled();
+    // As the account routes: a page of another site must not drive an admin's browser session here.
+    this.checkOrigin(req);
     const t = bearer(req);
     if (!t || (t.kind !== "jwt" && t.kind !== "agent_key")) throw errors.adminRequired();
     let caller: Caller;

@@ -17,7 +17,9 @@ import { createLocalJWKSet, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
+import { publicBase } from "../public-address.ts";
 import type { IdentityStore, IdentityUser, OneTimeRow } from "../store/identity-store.ts";
+import { DeviceTrust } from "./device-trust.ts";
 import { GuessThrottle } from "./guessing.ts";
 import { LinkMail, REPEAT_EVERY_MS } from "./links.ts";
 import type { Mailer } from "./mailer.ts";
@@ -35,8 +37,6 @@ const PENDING_SIGNUPS_MAX = 3;
 export const REFRESH_REUSE_MS = 10_000;
 /** A session opened by a recovery link may set a new password without the current one for this long. */
 export const RECOVERY_REAUTH_MS = 10 * 60_000;
-/** An address where the account began a session this recently is let through the guessing delay. */
-const KNOWN_ADDRESS_MS = 30 * 24 * 3600_000;
 
 export interface IdentityProviderDeps {
   config: Config;
@@ -44,6 +44,8 @@ export interface IdentityProviderDeps {
   secrets: IdentitySecrets;
   mailer: Mailer;
   sessions: SessionGate;
+  /** Whether the account behind an identity is banned: it may keep its sessions, but gets no new tokens. */
+  banned(userId: string): Promise<boolean>;
 }
 
 const idpError = (status: number, code: string, msg: string, extra: Record<string, unknown> = {}) =>
@@ -168,6 +170,11 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
   const accountPage = `${config.publicUrl}/account`;
   const links = new LinkMail(d.mailer, base);
   const guesses = new GuessThrottle();
+  const devices = new DeviceTrust(
+    createHmac("sha256", secrets.refreshKey).update("device cookies").digest(),
+    "/auth/v1",
+    config.publicUrl.startsWith("https://"),
+  );
   const localKeys = createLocalJWKSet({ keys: [secrets.publicJwk] });
   const pending = new Set<Promise<void>>();
 
@@ -239,6 +246,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     kind: SessionKind,
     existing?: { sessionId: string; refresh: string },
   ) {
+    await refuseBanned(u.id);
     let r = existing;
     if (!r) {
       const made = await identity.createSession(u.id, { ip: req.ip, recovery: kind === "recovery" });
@@ -254,6 +262,14 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       refresh_token: r.refresh,
       user: userView(fresh),
     };
+  }
+
+  /**
+   * A banned account gets no new session and no new tokens (sign-in, link, code or refresh): SPEC 3.6 keeps
+   * its sessions so that an unban restores everything, but a session must not outlive the ban by refreshing.
+   */
+  async function refuseBanned(userId: string): Promise<void> {
+    if (await d.banned(userId)) throw idpError(403, "account_banned", "this account is banned");
   }
 
   async function mail(kind: "signup" | "recovery", u: IdentityUser, token: string, redirect: string) {
@@ -298,21 +314,24 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
 
   /**
    * Counts a password attempt at an email, or refuses it (429) while the email's guessing delay runs,
-   * unless it comes from an address where the account began a session recently (the owner's own).
+   * unless it carries a device cookie of a browser that signed in to the account before (device-trust.ts;
+   * never an address: behind a proxy or a NAT the attacker may share the owner's). Returns that device.
    */
   async function guessAttempt(
     req: FastifyRequest,
     reply: FastifyReply,
     email: string,
     user: IdentityUser | null,
-  ) {
+  ): Promise<string | null> {
     const wait = guesses.wait(email);
-    if (wait > 0 && !(user && (await identity.knownAddress(user.id, req.ip, KNOWN_ADDRESS_MS)))) {
+    const device = user ? devices.trusted(req, user.id) : null;
+    if (wait > 0 && !device) {
       const s = Math.ceil(wait / 1000);
       reply.header("retry-after", String(s));
       throw idpError(429, "rate_limited", `too many failed sign-ins for this account; try again in ${s} s`);
     }
     guesses.attempt(email);
+    return device;
   }
 
   /**
@@ -378,6 +397,21 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
 
   app.register(
     async (idp) => {
+      // A page of another site may not sign up, sign in, refresh or change anything here (the account
+      // routes' rule). The public documents stay readable from anywhere, and the emailed link is a navigation.
+      const publicGets = new Set([
+        "/auth/v1/health",
+        "/auth/v1/settings",
+        "/auth/v1/.well-known/jwks.json",
+        "/auth/v1/verify",
+      ]);
+      idp.addHook("onRequest", async (req) => {
+        const origin = req.headers.origin;
+        if (typeof origin !== "string" || origin === "") return;
+        if (req.method === "GET" && publicGets.has(req.routeOptions.url ?? "")) return;
+        if (origin !== new URL(publicBase(config, req)).origin)
+          throw idpError(403, "foreign_origin", "requests from another site's pages are refused here");
+      });
       idp.addHook("onSend", async (_req, reply: FastifyReply, payload) => {
         reply.header("x-supabase-api-version", "2024-01-01");
         reply.header("cache-control", "no-store");
@@ -566,7 +600,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         if (grant === "password") {
           const b = parse(Credentials, req.body);
           const user = await identity.userByEmail(b.email);
-          await guessAttempt(req, reply, b.email, user);
+          const device = await guessAttempt(req, reply, b.email, user);
           // An unconfirmed address has no password yet: a pending sign-up's (on its link) only tells the
           // person to confirm. Unknown emails are compared against a dummy hash, so timing does not tell.
           const confirmed = Boolean(user?.email_confirmed_at);
@@ -575,13 +609,21 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
             : user
               ? await matchesPendingSignup(user, b.password)
               : await checkPassword(b.password, await DUMMY_HASH_PROMISE).then(() => false);
-          if (!user || !ok) throw idpError(400, "invalid_credentials", "Invalid login credentials");
+          if (!user || !ok) {
+            if (device) devices.failed(device);
+            throw idpError(400, "invalid_credentials", "Invalid login credentials");
+          }
           guesses.succeeded(b.email);
           if (!confirmed) throw idpError(400, "email_not_confirmed", "Email not confirmed");
-          return session(req, user, "password");
+          const signedIn = await session(req, user, "password");
+          reply.header("set-cookie", devices.cookieFor(user.id));
+          return signedIn;
         }
         if (grant === "refresh_token") {
           const b = parse(Refresh, req.body);
+          // Refused before the rotation, so the token still works after an unban.
+          const owner = await identity.refreshTokenUser(b.refresh_token);
+          if (owner) await refuseBanned(owner);
           const r = await identity.rotateRefresh(b.refresh_token, REFRESH_REUSE_MS, successor);
           if (r && "reused" in r) {
             sessions.forget([r.reused]);
@@ -639,9 +681,11 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
                 "current_password_required",
                 "send current_password to change the password, or use a password reset link",
               );
-            await guessAttempt(req, reply, user.email, user);
-            if (!(await checkPassword(b.current_password, user.password_hash)))
+            const device = await guessAttempt(req, reply, user.email, user);
+            if (!(await checkPassword(b.current_password, user.password_hash))) {
+              if (device) devices.failed(device);
               throw idpError(400, "current_password_mismatch", "the current password is not correct");
+            }
             guesses.succeeded(user.email);
           }
           const ended = await identity.setPassword(user.id, await hashPassword(b.password), sessionId);

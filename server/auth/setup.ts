@@ -66,5 +66,6 @@ export async function setUpAccounts(
     new TokenVerifier(config, { secrets, identity: store.identity, sessions }),
   );
   ctx.identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };
-  return { config, identity: store.identity, secrets, mailer, sessions };
+  const banned = async (userId: string) => Boolean((await store.accounts.account(userId))?.banned_at);
+  return { config, identity: store.identity, secrets, mailer, sessions, banned };
 }

@@ -125,9 +125,11 @@ export class MailService {
     return resolved;
   }
 
-  /** What a token says, for GET (read-only). */
-  inspect(token: string) {
-    const claim = this.tokens.read(token);
+  /** What a token says, for GET (read-only); a token of an account that no longer exists is not valid. */
+  async inspect(token: string) {
+    const read = this.tokens.read(token);
+    const claim =
+      typeof read === "string" || (await this.d.store.accounts.account(read.accountId)) ? read : "invalid";
     if (typeof claim === "string")
       return {
         valid: false,

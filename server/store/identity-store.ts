@@ -307,21 +307,19 @@ export class IdentityStore {
     });
   }
 
+  /** The user a refresh token belongs to, used or not (null when unknown). */
+  async refreshTokenUser(token: string): Promise<string | null> {
+    const rows = await this.db.query("SELECT user_id FROM identity_refresh_tokens WHERE token_hash = $1", [
+      hashToken(token),
+    ]);
+    return rows[0] ? String(rows[0].user_id) : null;
+  }
+
   /** Whether a session is live: not ended, and its user still exists. */
   async sessionActive(sessionId: string): Promise<boolean> {
     const rows = await this.db.query(
       "SELECT 1 FROM identity_sessions WHERE id = $1 AND ended IS NULL LIMIT 1",
       [sessionId],
-    );
-    return rows.length > 0;
-  }
-
-  /** Whether the user has begun a session from this address within maxAgeMs (a known address). */
-  async knownAddress(userId: string, ip: string, maxAgeMs: number): Promise<boolean> {
-    const rows = await this.db.query(
-      `SELECT 1 FROM identity_sessions WHERE user_id = $1 AND ip = $2
-         AND created > now() - ($3::double precision * interval '1 millisecond') LIMIT 1`,
-      [userId, ip, maxAgeMs],
     );
     return rows.length > 0;
   }

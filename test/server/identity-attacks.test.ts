@@ -313,7 +313,8 @@ function postFrom(
   local: string,
   path: string,
   body: unknown,
-): Promise<{ status: number; code: string | undefined; retryAfter: number }> {
+  headers: Record<string, string> = {},
+): Promise<{ status: number; code: string | undefined; retryAfter: number; cookie: string | undefined }> {
   const u = new URL(`${on.url}/auth/v1${path}`);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -323,7 +324,7 @@ function postFrom(
         path: `${u.pathname}${u.search}`,
         method: "POST",
         localAddress: local,
-        headers: { apikey, "content-type": "application/json" },
+        headers: { apikey, "content-type": "application/json", ...headers },
       },
       (res) => {
         let text = "";
@@ -335,6 +336,7 @@ function postFrom(
             status: res.statusCode ?? 0,
             code: (JSON.parse(text || "{}") as { code?: string }).code,
             retryAfter: Number(res.headers["retry-after"] ?? 0),
+            cookie: res.headers["set-cookie"]?.[0]?.split(";")[0],
           }),
         );
       },
@@ -345,13 +347,19 @@ function postFrom(
 }
 
 describe("5. password guessing is slowed per account", () => {
-  it("155 guesses from five addresses check only a handful; the right one from a sixth waits; the owner gets in", async () => {
+  it("155 guesses from five addresses check only a handful; the right one from a sixth waits; the owner's browser gets in", async () => {
     const guarded = await startAccountServer({});
     try {
       apikey = (await guarded.get<{ accounts: { publishable_key: string } }>("/api")).body.accounts
         .publishable_key;
       const email = "kim@example.com";
       await signUp(guarded, email, "kim", "kim's real passphrase"); // confirmed from 127.0.0.1
+      // The owner's browser signs in once before the attack and keeps its device cookie.
+      const before = await postFrom(guarded, "127.0.0.1", "/token?grant_type=password", {
+        email,
+        password: "kim's real passphrase",
+      });
+      expect(before.cookie).toMatch(/^arena_device=/);
       const attackers = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"];
       const started = Date.now();
       const answers = await Promise.all(
@@ -384,11 +392,28 @@ describe("5. password guessing is slowed per account", () => {
       });
       expect(sixth).toMatchObject({ status: 429, code: "rate_limited" });
       expect(sixth.retryAfter).toBeGreaterThan(0);
-      // The owner, from the address where they signed in before, is let through during the attack.
-      const owner = await postFrom(guarded, "127.0.0.1", "/token?grant_type=password", {
+      // The owner's own address proves nothing (a proxy or a NAT may give it to the attacker too)...
+      const sameAddress = await postFrom(guarded, "127.0.0.1", "/token?grant_type=password", {
         email,
         password: "kim's real passphrase",
       });
+      expect(sameAddress).toMatchObject({ status: 429, code: "rate_limited" });
+      // ...a cookie for another account, or a forged one, neither; the owner's browser is let through.
+      const forged = await postFrom(
+        guarded,
+        "127.0.0.7",
+        "/token?grant_type=password",
+        { email, password: "kim's real passphrase" },
+        { cookie: `${before.cookie!.split(".")[0]}.${"A".repeat(43)}` },
+      );
+      expect(forged.status).toBe(429);
+      const owner = await postFrom(
+        guarded,
+        "127.0.0.7",
+        "/token?grant_type=password",
+        { email, password: "kim's real passphrase" },
+        { cookie: before.cookie! },
+      );
       expect(owner.status).toBe(200);
       expect(owner.code).toBeUndefined();
       // An unknown email is slowed alike, so the delay tells nothing about who is registered.

@@ -132,12 +132,17 @@ export const CODES = {
     status: 403,
     message: "this credential may register bots only; the owner must approve retiring and enrolling",
   },
+  insufficient_scope: {
+    status: 403,
+    message: "this client's approval does not cover this tool; the owner must approve the scope it needs",
+  },
   no_such_authorization: { status: 404, message: "no such authorization request, or it has expired" },
   no_such_client: { status: 404, message: "no such approved client" },
   invalid_request: { status: 400, message: "invalid OAuth request" },
   invalid_client: { status: 401, message: "unknown OAuth client" },
   invalid_grant: { status: 400, message: "invalid, used or expired code or refresh token" },
   unsupported_grant_type: { status: 400, message: "unsupported grant type" },
+  invalid_scope: { status: 400, message: "unknown scope, or more than was granted" },
   invalid_redirect_uri: { status: 400, message: "invalid redirect URI" },
   invalid_client_metadata: { status: 400, message: "invalid client metadata" },
   no_such_announcement: { status: 404, message: "no such announcement" },
@@ -363,6 +368,13 @@ export const errors = {
       "permission_required",
       `${tool} needs the owner's approval to manage bots and ladders: create a new agent key, or approve the client again`,
     ),
+  /** An OAuth grant without the scope a tool needs (RFC 6750 3.1's name, in the API's `{error, code}`). */
+  insufficientScope: (tool: string, needed: string, granted: string) =>
+    fail(
+      "insufficient_scope",
+      `${tool} needs the scope ${needed}; this client was approved for "${granted}" only: ask the owner to approve it again with "${granted} ${needed}"`,
+    ),
+  invalidScope: (description: string) => fail("invalid_scope", description),
   noSuchAuthorization: () => fail("no_such_authorization"),
   noSuchClient: (id: string) => fail("no_such_client", `no approved client ${JSON.stringify(id)}`),
   invalidRequest: (description: string) => fail("invalid_request", description),

@@ -11,9 +11,10 @@ const box = document.getElementById("consent");
 const out = document.getElementById("consent-signed-out");
 const loading = document.getElementById("consent-loading");
 
+// What each scope allows (docs/agents.md, server/mcp/scopes.ts); the page lists only the scopes asked for.
 const SCOPES = {
-  "bots:register": "See your account and bots, register bots and delete bots that never played",
-  "bots:manage": "Retire your bots and enroll your account on ladders",
+  "bots:register": "See your account, bots and ladders, and register bots",
+  "bots:manage": "Delete and retire your bots and enroll your account on ladders",
 };
 
 function go(url) {
@@ -52,6 +53,14 @@ async function show() {
   if (view.redirect_url) return go(view.redirect_url);
   box.replaceChildren(
     el("h2", { id: "consent-title" }, `${view.client.client_name} wants to use your account`),
+    // Anyone can register a client under any name: say so, next to where the browser will really go.
+    el(
+      "p",
+      { id: "consent-unverified", class: "small" },
+      "The name “",
+      el("strong", {}, view.client.client_name),
+      "” is self-declared by the application; this ladder has not verified it. Approve only if you started this from an application you trust and the address below is the one you expect.",
+    ),
     el(
       "p",
       {},
@@ -70,7 +79,11 @@ async function show() {
       el("code", {}, view.resource),
     ),
     el("h3", {}, "It will be able to"),
-    el("ul", { id: "consent-scopes" }, ...view.scopes.map((s) => el("li", {}, SCOPES[s] ?? s))),
+    el(
+      "ul",
+      { id: "consent-scopes" },
+      ...view.scopes.map((s) => el("li", { "data-scope": s }, SCOPES[s] ?? s, " ", el("code", {}, s))),
+    ),
     el(
       "p",
       { class: "muted small" },

@@ -11,6 +11,7 @@ import { VERSIONS } from "../../engine/versions.ts";
 import { classify } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError, errors } from "../errors.ts";
+import { DEFAULT_SCOPE, grantScopes, MANAGE } from "./scopes.ts";
 import { allTools, callTool, type ToolCaller } from "./tools.ts";
 
 // The SDK loads with the first request to /mcp, not at start: it is about 13 MiB of the process that a server
@@ -50,7 +51,7 @@ function challenge(reply: FastifyReply, service: McpService, error?: "invalid_to
   reply.header(
     "www-authenticate",
     `Bearer resource_metadata="${meta}"${error ? `, error="${error}"` : ""}${
-      error === "insufficient_scope" ? `, scope="${["bots:register", "bots:manage"].join(" ")}"` : ""
+      error === "insufficient_scope" ? `, scope="${DEFAULT_SCOPE}"` : ""
     }`,
   );
 }
@@ -78,7 +79,7 @@ async function authenticate(
       throw err;
     }
     if (caller.account.banned_at) throw errors.accountBanned();
-    return { caller, manage: await ctx.store.mcp.keyMayManage(caller.keyId) };
+    return { caller, manage: await ctx.store.mcp.keyMayManage(caller.keyId), scopes: null };
   }
   const claims = token.kind === "jwt" ? await service.oauth.verifyAccess(token.value) : null;
   if (!claims) {
@@ -94,9 +95,14 @@ async function authenticate(
     throw errors.mcpConsentRequired();
   }
   if (account.banned_at) throw errors.accountBanned();
+  // What the grant allows, narrowed by the token's own scope (a refresh may ask for less).
+  const granted = grantScopes(grant.manage);
+  const scopes =
+    claims.scope === null ? granted : granted.filter((s) => claims.scope!.split(" ").includes(s));
   return {
     caller: { kind: "mcp_client", account, clientId: claims.clientId, grantId: grant.id, admin: false },
-    manage: grant.manage,
+    manage: scopes.includes(MANAGE),
+    scopes,
   };
 }
 

@@ -12,7 +12,9 @@ import type { IdentitySecrets } from "../auth/signing-keys.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { hashToken } from "../store/rows.ts";
-import type { AuthorizationRow, ClientRow } from "./store.ts";
+import { clientName, redirectUriProblem } from "./client-metadata.ts";
+import { grantScopes, MANAGE, parseScope, REGISTER, SCOPES, type Scope, scopeString } from "./scopes.ts";
+import type { AuthorizationRow, ClientRow, GrantRow } from "./store.ts";
 
 /** Access tokens live ten minutes; a client refreshes them with its refresh token. */
 export const ACCESS_TTL_S = 600;
@@ -20,52 +22,6 @@ export const ACCESS_TTL_S = 600;
 export const REFRESH_TTL_S = 30 * 86_400;
 /** From /oauth/authorize to the code's exchange, at most ten minutes. */
 export const AUTHORIZATION_TTL_S = 600;
-/** What an approval grants: registering, and (explicitly approved) retiring bots and enrolling on ladders. */
-export const SCOPES = ["bots:register", "bots:manage"] as const;
-
-/** Schemes a redirect URI may never use: they run code or read local data in the browser that follows them. */
-const FORBIDDEN_SCHEMES = new Set([
-  "javascript",
-  "data",
-  "vbscript",
-  "file",
-  "blob",
-  "about",
-  "filesystem",
-  "view-source",
-  "ws",
-  "wss",
-  "ftp",
-  "mailto",
-  "tel",
-  "intent",
-  "chrome",
-  "chrome-extension",
-]);
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
-
-/** Why a redirect URI is refused, or null: https anywhere, http on loopback only, or a custom app scheme. */
-export function redirectUriProblem(uri: string): string | null {
-  if (uri.length > 2000) return "redirect URIs are at most 2000 characters";
-  let u: URL;
-  try {
-    u = new URL(uri);
-  } catch {
-    return `${JSON.stringify(uri)} is not an absolute URI`;
-  }
-  const scheme = u.protocol.slice(0, -1).toLowerCase();
-  if (u.hash !== "" || uri.includes("#")) return "redirect URIs must not have a fragment";
-  if (u.username || u.password) return "redirect URIs must not carry credentials";
-  if (scheme === "https") return null;
-  if (scheme === "http")
-    return LOOPBACK_HOSTS.has(u.hostname.toLowerCase())
-      ? null
-      : "http redirect URIs are allowed on loopback addresses only (127.0.0.1, [::1], localhost); use https";
-  if (FORBIDDEN_SCHEMES.has(scheme)) return `the scheme ${scheme}: is not allowed for redirect URIs`;
-  if (!/^[a-z][a-z0-9+.-]*$/.test(scheme)) return `the scheme ${scheme}: is not a valid URI scheme`;
-  return null;
-}
-
 export const ClientRegistration = z.object({
   redirect_uris: z
     .array(z.string({ error: "redirect_uris must be strings" }), { error: "redirect_uris is required" })
@@ -109,6 +65,8 @@ export interface AccessClaims {
   accountId: string;
   clientId: string;
   grantId: string;
+  /** The token's `scope` claim; null on a token without one (the grant's scopes apply). */
+  scope: string | null;
 }
 
 export class McpOAuth {
@@ -173,8 +131,19 @@ export class McpOAuth {
       throw errors.invalidClientMetadata("grant_types: only authorization_code and refresh_token");
     const responses = body.response_types ?? ["code"];
     if (responses.some((r) => r !== "code")) throw errors.invalidClientMetadata("response_types: only code");
-    const name = (body.client_name ?? "").trim() || "Unnamed client";
+    const named = clientName(body.client_name);
+    if ("problem" in named) throw errors.invalidClientMetadata(named.problem);
+    const name = named.name;
+    // A registered scope (RFC 7591 2) bounds what the client may later ask for; unknown values are refused here
+    // as they would be at /oauth/authorize.
+    let scope: string | undefined;
+    if (body.scope !== undefined && body.scope.trim() !== "") {
+      const parsed = parseScope(body.scope);
+      if ("problem" in parsed) throw errors.invalidClientMetadata(`scope: ${parsed.problem}`);
+      scope = scopeString(parsed.scopes);
+    }
     const metadata = {
+      ...(scope ? { scope } : {}),
       ...(body.client_uri ? { client_uri: body.client_uri } : {}),
       ...(body.software_id ? { software_id: body.software_id } : {}),
       ...(body.software_version ? { software_version: body.software_version } : {}),
@@ -211,6 +180,9 @@ export class McpOAuth {
       q.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined);
     if (!redirectUri || !client.redirect_uris.includes(redirectUri))
       return { refuse: errors.invalidRequest("redirect_uri is not one the client registered") };
+    // Checked again here: a client registered before a scheme was refused must not be sent there either.
+    const unsafe = redirectUriProblem(redirectUri);
+    if (unsafe) return { refuse: errors.invalidRedirectUri(unsafe) };
     const back = (error: string, description: string) => ({
       redirect: withQuery(redirectUri, {
         error,
@@ -228,7 +200,13 @@ export class McpOAuth {
     if (q.resource.replace(/\/$/, "") !== this.at.resource)
       return back("invalid_target", `the only resource here is ${this.at.resource}`);
     if (q.state !== undefined && q.state.length > 1000) return back("invalid_request", "state is too long");
-    const scope = SCOPES.join(" ");
+    // No scope asked: the client's registered scope, else the default (RFC 6749 3.3).
+    const registered = typeof client.metadata.scope === "string" ? client.metadata.scope.split(" ") : null;
+    const asked = parseScope(q.scope?.trim() ? q.scope : registered?.join(" "));
+    if ("problem" in asked) return back("invalid_scope", asked.problem);
+    if (registered && asked.scopes.some((s) => !registered.includes(s)))
+      return back("invalid_scope", `this client registered for the scope "${registered.join(" ")}" only`);
+    const scope = scopeString(asked.scopes);
     const a = await this.store.mcp.createAuthorization(
       {
         client_id: client.id,
@@ -269,12 +247,18 @@ export class McpOAuth {
     const callback = new URL(a.redirect_uri);
     return {
       authorization_id: a.id,
-      client: { client_id: client.id, client_name: client.name, registered: client.created },
+      // The name is the client's own claim at registration: the page says so (issue 31).
+      client: {
+        client_id: client.id,
+        client_name: client.name,
+        name_verified: false,
+        registered: client.created,
+      },
       redirect_uri: a.redirect_uri,
       callback:
         callback.protocol === "http:" || callback.protocol === "https:" ? callback.host : callback.protocol,
       resource: a.resource,
-      scopes: a.scope.split(" "),
+      scopes: requestedScopes(a),
       account: { handle: caller.account.handle },
       expires: a.expires,
     };
@@ -309,10 +293,13 @@ export class McpOAuth {
       });
       return { redirect_url: redirectUrl };
     }
+    // The grant carries exactly the scopes the page showed (the request's), never more.
+    const scopes = requestedScopes(a);
+    const manage = scopes.includes(MANAGE);
     const code = `mc_${randomBytes(24).toString("base64url")}`;
     const redirectUrl = withQuery(a.redirect_uri, { code, ...state, iss: this.at.issuer });
     await this.store.work(async (u) => {
-      const grantId = await this.store.mcp.replaceGrant(caller.account.id, client.id, true, u.q);
+      const grantId = await this.store.mcp.replaceGrant(caller.account.id, client.id, manage, u.q);
       if (
         !(await this.store.mcp.decide(
           a.id,
@@ -326,7 +313,7 @@ export class McpOAuth {
         account: caller.account.id,
         action: "approved",
         grant: grantId,
-        scopes: SCOPES,
+        scopes,
         client: clientOf(caller),
       });
     });
@@ -366,7 +353,7 @@ export class McpOAuth {
       throw errors.invalidRequest(`the only resource here is ${this.at.resource}`);
     const grantType = str("grant_type");
     if (grantType === "authorization_code") return this.exchangeCode(client, str);
-    if (grantType === "refresh_token") return this.refresh(client, str("refresh_token"));
+    if (grantType === "refresh_token") return this.refresh(client, str("refresh_token"), str("scope"));
     throw errors.unsupportedGrantType("grant_type must be authorization_code or refresh_token");
   }
 
@@ -376,14 +363,14 @@ export class McpOAuth {
     if (!code) throw errors.invalidRequest("code is required");
     if (!verifier || !VERIFIER.test(verifier))
       throw errors.invalidRequest("code_verifier is required: 43-128 characters of A-Z a-z 0-9 - . _ ~");
-    const taken = await this.store.work(async (u) => this.store.mcp.takeCode(code, u.q));
+    // Only the client the code was issued to can take it (or, by presenting it twice, end its grant).
+    const taken = await this.store.work(async (u) => this.store.mcp.takeCode(code, client.id, u.q));
     if (!taken) {
       // A code presented twice was probably stolen: the grant it made ends (RFC 6749 4.1.2).
-      const grantId = await this.store.mcp.usedCodeGrant(code);
+      const grantId = await this.store.mcp.usedCodeGrant(code, client.id);
       if (grantId) await this.revokeGrant(grantId, "code_reused");
-      throw errors.invalidGrant("the code is unknown, expired or used");
+      throw errors.invalidGrant("the code is unknown, expired, used or issued to another client");
     }
-    if (taken.client_id !== client.id) throw errors.invalidGrant("the code was issued to another client");
     const redirectUri = str("redirect_uri");
     if (redirectUri !== undefined && redirectUri !== taken.redirect_uri)
       throw errors.invalidGrant("redirect_uri differs from the authorization request's");
@@ -391,22 +378,52 @@ export class McpOAuth {
       throw errors.invalidGrant("the code_verifier does not match");
     const grant = taken.grant_id ? await this.store.mcp.grant(taken.grant_id) : null;
     if (!grant || grant.revoked) throw errors.invalidGrant("the approval was revoked");
-    return this.issue(grant.id, grant.account_id, client.id);
+    await this.refuseBanned(grant.account_id);
+    return this.issue(grant, client.id, grantScopes(grant.manage));
   }
 
-  private async refresh(client: ClientRow, token: string | undefined) {
+  /**
+   * Every check comes before the token is used, so a refusal changes nothing: another client's attempt leaves
+   * the owner's token and grant alone, and a banned account's token works again if the ban is lifted. Only
+   * the token's own client presenting it a second time revokes the grant (it was copied).
+   */
+  private async refresh(client: ClientRow, token: string | undefined, scope: string | undefined) {
     if (!token) throw errors.invalidRequest("refresh_token is required");
-    const r = await this.store.work(async (u) => this.store.mcp.rotateRefresh(token, u.q));
-    if (!r) throw errors.invalidGrant("the refresh token is unknown or expired");
-    if (r.kind === "reused") {
-      await this.revokeGrant(r.grantId, "refresh_token_reused");
-      throw errors.invalidGrant("the refresh token was used already; the approval is revoked");
-    }
-    const grant = await this.store.mcp.grant(r.grantId);
+    const t = await this.store.mcp.peekRefresh(token);
+    if (!t || t.clientId !== client.id)
+      throw errors.invalidGrant("the refresh token is unknown, expired or issued to another client");
+    if (t.rotated) return this.reused(t.grantId);
+    if (t.expired)
+      throw errors.invalidGrant("the refresh token is unknown, expired or issued to another client");
+    const grant = await this.store.mcp.grant(t.grantId);
     if (!grant || grant.revoked) throw errors.invalidGrant("the approval was revoked");
-    if (grant.client_id !== client.id)
-      throw errors.invalidGrant("the refresh token belongs to another client");
-    return this.issue(grant.id, grant.account_id, client.id);
+    await this.refuseBanned(grant.account_id);
+    // RFC 6749 6: a refresh may ask for less than the grant, never more.
+    const granted = grantScopes(grant.manage);
+    let scopes = granted;
+    if (scope !== undefined && scope.trim() !== "") {
+      const asked = parseScope(scope);
+      if ("problem" in asked) throw errors.invalidScope(asked.problem);
+      if (asked.scopes.some((s) => !granted.includes(s)))
+        throw errors.invalidScope(`the approval covers "${scopeString(granted)}" only`);
+      scopes = asked.scopes;
+    }
+    const r = await this.store.work(async (u) => this.store.mcp.rotateRefresh(token, u.q));
+    // Used by a concurrent request between the look and the rotation: that is a second use.
+    if (r?.kind !== "fresh") return this.reused(t.grantId);
+    return this.issue(grant, client.id, scopes);
+  }
+
+  private async reused(grantId: string): Promise<never> {
+    await this.revokeGrant(grantId, "refresh_token_reused");
+    throw errors.invalidGrant("the refresh token was used already; the approval is revoked");
+  }
+
+  /** A banned account gets no token (SPEC 3.6): refused at the token endpoint, not only at /mcp. */
+  private async refuseBanned(accountId: string): Promise<void> {
+    const account = await this.store.accounts.account(accountId);
+    if (!account || account.banned_at)
+      throw errors.invalidGrant("the account is banned; its clients get no tokens (account_banned)");
   }
 
   private async revokeGrant(grantId: string, reason: string): Promise<void> {
@@ -416,10 +433,13 @@ export class McpOAuth {
     });
   }
 
-  private async issue(grantId: string, accountId: string, clientId: string) {
+  /** A new access token (carrying `scopes`) and refresh token (for the whole grant). */
+  private async issue(grant: GrantRow, clientId: string, scopes: Scope[]) {
     const refresh = `mr_${randomBytes(32).toString("base64url")}`;
-    await this.store.work(async (u) => this.store.mcp.addRefresh(grantId, refresh, REFRESH_TTL_S, u.q));
-    const access = await new SignJWT({ client_id: clientId, gid: grantId, scope: SCOPES.join(" ") })
+    const scope = scopeString(scopes);
+    await this.store.work(async (u) => this.store.mcp.addRefresh(grant.id, refresh, REFRESH_TTL_S, u.q));
+    const accountId = grant.account_id;
+    const access = await new SignJWT({ client_id: clientId, gid: grant.id, scope })
       .setProtectedHeader({ alg: "ES256", kid: this.keys.kid, typ: "at+jwt" })
       .setIssuer(this.at.issuer)
       .setAudience(this.at.resource)
@@ -433,7 +453,7 @@ export class McpOAuth {
       token_type: "Bearer",
       expires_in: ACCESS_TTL_S,
       refresh_token: refresh,
-      scope: SCOPES.join(" "),
+      scope,
     };
   }
 
@@ -452,11 +472,22 @@ export class McpOAuth {
         typeof payload.gid !== "string"
       )
         return null;
-      return { accountId: payload.sub, clientId: payload.client_id, grantId: payload.gid };
+      return {
+        accountId: payload.sub,
+        clientId: payload.client_id,
+        grantId: payload.gid,
+        scope: typeof payload.scope === "string" ? payload.scope : null,
+      };
     } catch {
       return null;
     }
   }
+}
+
+/** The scopes an authorization request asked for (stored canonical; a malformed row grants registration only). */
+function requestedScopes(a: AuthorizationRow): Scope[] {
+  const parsed = parseScope(a.scope);
+  return "scopes" in parsed ? parsed.scopes : [REGISTER];
 }
 
 function withQuery(uri: string, params: Record<string, string>): string {

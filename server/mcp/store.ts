@@ -146,21 +146,27 @@ export class McpStore {
     return rows.length > 0;
   }
 
-  /** Takes an approved code once: the authorization it belongs to, now marked used, or null. */
-  async takeCode(code: string, q: Queryable): Promise<AuthorizationRow | null> {
+  /**
+   * Takes an approved code once: the authorization it belongs to, now marked used, or null. Only the client it
+   * was issued to can take it: another client's attempt leaves it for its owner (issue 31).
+   */
+  async takeCode(code: string, clientId: string, q: Queryable): Promise<AuthorizationRow | null> {
     const rows = await q.query(
       `UPDATE mcp_authorizations SET status = 'used'
-       WHERE code_hash = $1 AND status = 'approved' AND expires > now() RETURNING *`,
-      [hashToken(code)],
+       WHERE code_hash = $1 AND client_id = $2 AND status = 'approved' AND expires > now() RETURNING *`,
+      [hashToken(code), clientId],
     );
     return rows[0] ? toAuthorization(rows[0]) : null;
   }
 
-  /** A code that was presented before: its grant (to revoke, RFC 6749 4.1.2), or null for an unknown code. */
-  async usedCodeGrant(code: string): Promise<string | null> {
+  /**
+   * A code its client presented before: its grant (to revoke, RFC 6749 4.1.2), or null for an unknown code or
+   * one of another client.
+   */
+  async usedCodeGrant(code: string, clientId: string): Promise<string | null> {
     const rows = await this.db.query(
-      "SELECT grant_id FROM mcp_authorizations WHERE code_hash = $1 AND status = 'used'",
-      [hashToken(code)],
+      "SELECT grant_id FROM mcp_authorizations WHERE code_hash = $1 AND client_id = $2 AND status = 'used'",
+      [hashToken(code), clientId],
     );
     return (rows[0]?.grant_id as string | null | undefined) ?? null;
   }
@@ -233,6 +239,30 @@ export class McpStore {
        VALUES ($1, $2, now() + make_interval(secs => $3))`,
       [hashToken(token), grantId, ttlS],
     );
+  }
+
+  /**
+   * What a refresh token is, without using it: its grant and the grant's client, whether it was rotated and
+   * whether it expired. Null for an unknown token. The service checks the client before rotating, so another
+   * client presenting the token changes nothing (issue 31).
+   */
+  async peekRefresh(
+    token: string,
+  ): Promise<{ grantId: string; clientId: string; rotated: boolean; expired: boolean } | null> {
+    const rows = await this.db.query(
+      `SELECT t.grant_id, g.client_id, t.rotated IS NOT NULL AS rotated, t.expires <= now() AS expired
+       FROM mcp_refresh_tokens t JOIN mcp_grants g ON g.id = t.grant_id WHERE t.token_hash = $1`,
+      [hashToken(token)],
+    );
+    const r = rows[0];
+    return r
+      ? {
+          grantId: String(r.grant_id),
+          clientId: String(r.client_id),
+          rotated: Boolean(r.rotated),
+          expired: Boolean(r.expired),
+        }
+      : null;
   }
 
   /**

@@ -9,6 +9,7 @@ import { errors } from "../errors.ts";
 import { parseInput } from "../kernel/input.ts";
 import type { AnyOperation, ToolDescriptor } from "../kernel/operation.ts";
 import { allOperations } from "../operations.ts";
+import { type Scope, scopeFor } from "./scopes.ts";
 
 export interface Tool {
   tool: ToolDescriptor;
@@ -45,10 +46,12 @@ export function allTools(): Tool[] {
   return tools;
 }
 
-/** An account caller on the tool endpoint, with whether the owner approved managing (retire, enroll). */
+/** An account caller on the tool endpoint, with whether the owner approved managing (delete, retire, enroll). */
 export interface ToolCaller {
   caller: Caller;
   manage: boolean;
+  /** An OAuth client's scopes (its grant's, narrowed by its token); null for an agent key. */
+  scopes: Scope[] | null;
 }
 
 /** Runs a tool as its operation would run over HTTP, with the tool endpoint's caller. */
@@ -60,6 +63,11 @@ export async function callTool(
   ctx: AppContext,
 ): Promise<unknown> {
   const { op, tool } = t;
+  // Every tool names the scope it needs: an OAuth grant without it gets insufficient_scope, an agent key made
+  // before managing existed gets permission_required.
+  const needed = scopeFor(tool.permission);
+  if (who.scopes && !who.scopes.includes(needed))
+    throw errors.insufficientScope(tool.name, needed, who.scopes.join(" "));
   if (tool.permission === "manage" && !who.manage) throw errors.permissionRequired(tool.name);
   // The auth rule's account requirements (the credential itself was checked by the endpoint).
   if ((op.auth === "session_handle" || op.auth === "registrant") && !who.caller.account.handle)

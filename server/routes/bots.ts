@@ -88,8 +88,9 @@ export const BOT_OPERATIONS = [
       {
         name: "delete_bot",
         description:
-          "Delete one of the account's bots that never played (its name is freed). A bot that played answers bot_has_played: retire it instead.",
-        permission: "register",
+          "Delete one of the account's bots that never played (its name is freed). A bot that played answers bot_has_played: retire it instead. Needs the owner's approval to manage bots.",
+        // Undoing is managing, not registering: a registration-only grant cannot remove bots (issue 31).
+        permission: "manage",
       },
     ],
     handle: async ({ params, caller }, ctx) => {

@@ -1,6 +1,6 @@
 // The tool endpoint's consent page and the account page's "AI applications" card in real headless Chromium:
 // a client registered by HTTP sends the browser to /oauth/authorize; signed out, the page asks to sign in;
-// signed in, it names the client and the callback, and Approve sends the browser back with a code that the
+// signed in, it names the client (as self-declared), the callback and the scopes, and Approve sends the browser back with a code that the
 // token endpoint takes. The account page then lists the client and revokes it, after which /mcp refuses its token.
 import { createHash, randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
@@ -77,7 +77,15 @@ describe("the consent page in headless Chromium", () => {
     await page.locator("#consent-title").waitFor();
     expect(await page.locator("#consent-title").textContent()).toContain("Browser agent");
     expect(await page.locator("#consent-callback").textContent()).toBe(new URL(redirect).host);
-    expect(await page.locator("#consent-scopes li").count()).toBe(2);
+    // The name is the client's own claim (issue 31): the page says so beside where the browser will go.
+    expect(await page.locator("#consent-unverified").textContent()).toContain("self-declared");
+    expect(await page.locator("#consent-unverified").textContent()).toContain("Browser agent");
+    // No scope asked: the default, both scopes, each shown with its name.
+    expect(
+      await page
+        .locator("#consent-scopes li")
+        .evaluateAll((lis) => lis.map((li) => li.getAttribute("data-scope"))),
+    ).toEqual(["bots:register", "bots:manage"]);
     await page.getByRole("button", { name: "Approve" }).click();
     await page.waitForURL((u) => u.toString().startsWith(redirect));
     const back = returned as URL | null;

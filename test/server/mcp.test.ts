@@ -130,7 +130,7 @@ describe("the tool endpoint with an agent key", () => {
     await client.close();
   });
 
-  it("keeps keys made before this release to registration (no retire, no enroll)", async () => {
+  it("keeps keys made before this release to registration (no delete, retire or enroll)", async () => {
     const who = await signUp(srv, "old-key@example.com", "old-key-owner");
     const key = await agentKey(srv.url, who.access);
     await srv.app.ctx.store.work((u) =>
@@ -142,7 +142,9 @@ describe("the tool endpoint with an agent key", () => {
     expect(retire.structuredContent).toMatchObject({ code: "permission_required" });
     const enroll = await tool(client, "enroll_ladder", { id: "club" });
     expect(enroll.structuredContent).toMatchObject({ code: "permission_required" });
-    expect(data(await tool(client, "delete_bot", { name: "old-key-bot" })).outcome).toBe("deleted");
+    // Deleting undoes a registration: it needs the manage approval too (issue 31).
+    const del = await tool(client, "delete_bot", { name: "old-key-bot" });
+    expect(del.structuredContent).toMatchObject({ code: "permission_required" });
     await client.close();
   });
 });

@@ -1,6 +1,10 @@
 // The built-in identity provider's emailed links (sign-up confirmation, password reset): what they say and
 // how often an address receives one. At most three emails of a kind per address in a quarter of an hour,
-// and a resent confirmation at most once a minute: a mail cannon is not a feature.
+// and a resent confirmation at most once a minute: a mail cannon is not a feature. The mail is queued in the
+// durable email outbox (server/mail/identity.ts), never handed to the transport here: the outbox's one sender
+// paces it with all other mail (identity mail first) and turns a hung mail server into an incident. The link
+// is a secret: it is never logged, and the outbox drops it from the stored body once the mail is settled.
+import { IdentityOutbox } from "../mail/identity.ts";
 import type { Mailer } from "./mailer.ts";
 
 const WINDOW_MS = 15 * 60_000;
@@ -12,10 +16,19 @@ export type LinkKind = "signup" | "recovery";
 export class LinkMail {
   private readonly sent = new Map<string, number[]>();
 
+  private readonly outbox: IdentityOutbox;
+
+  /** `mailer` must be the outbox's IdentityOutbox (its type stays Mailer for the provider's deps). */
   constructor(
-    private readonly mailer: Mailer,
+    mailer: Mailer,
     private readonly base: string,
-  ) {}
+  ) {
+    if (!(mailer instanceof IdentityOutbox))
+      throw new Error(
+        "LinkMail needs the email outbox (IdentityOutbox), not a transport: identity mail is paced there",
+      );
+    this.outbox = mailer;
+  }
 
   /** Whether an email of this kind may go to this address now; `gapMs` since the last one. */
   allowed(kind: LinkKind, email: string, gapMs: number): boolean {
@@ -25,7 +38,11 @@ export class LinkMail {
     return times.length < PER_WINDOW && now - last >= gapMs;
   }
 
-  /** Sends a link; a failed delivery is not counted, so the person may ask again at once. */
+  /**
+   * Queues a link in the outbox (resolves once committed there; the outbox sends it in its turn). A failed
+   * enqueue throws (the provider answers 503 email_send_failed) and is not counted, so the person may ask
+   * again at once.
+   */
   async send(kind: LinkKind, email: string, token: string, redirect: string): Promise<void> {
     const key = `${kind}:${email.toLowerCase()}`;
     const now = Date.now();
@@ -43,7 +60,7 @@ export class LinkMail {
       : "Open the link in the same browser you used to ask for it. It works once, and only the newest link works";
     const valid = signup ? "for 24 hours" : "for one hour";
     try {
-      await this.mailer.send({
+      await this.outbox.send({
         to: email,
         subject,
         text: `${lead}\n\n${link}\n\n${note}, ${valid}.\n`,

@@ -68,11 +68,11 @@ export class MailService {
     const interrupted = await this.store.interrupted();
     if (interrupted.length > 0) {
       this.d.log.warn({ interrupted: interrupted.length }, "emails interrupted mid-send marked unknown");
-      const which = interrupted.length === 1 ? "email" : "emails";
+      const which = interrupted.length === 1 ? "email was" : "emails were";
       await this.openIncident(
         INTERRUPTED_SCOPE,
-        `${interrupted.length} ${which} (outbox id ${interrupted.join(", ")}) were being sent when the server ` +
-          "stopped: each may or may not have arrived and is not resent (state unknown)",
+        `${interrupted.length} ${which} being sent when the server stopped (outbox id ${interrupted.join(", ")}): ` +
+          "each may or may not have arrived and is not resent (state unknown)",
       );
     }
     this.sender = new OutboxSender({

@@ -49,6 +49,11 @@ const FLAGS = {
     help: "sender address of account emails",
     def: "Arena Ladder <no-reply@localhost>",
   },
+  "smtp-timeout": {
+    type: "string",
+    help: "seconds the SMTP server may take to connect and greet, and to answer each step of a send",
+    def: "30",
+  },
   "auth-rate-limit": {
     type: "string",
     help: "sign-in, sign-up and recovery requests per minute per client address (one budget for all)",
@@ -185,6 +190,8 @@ const Schema = z.object({
     .regex(/^smtps?:\/\//, "--smtp-url must start with smtp:// or smtps://")
     .optional(),
   mailFrom: z.string().min(3),
+  // A hung mail server must cost seconds, not nodemailer's 10-minute socket default (issue 31, part 8).
+  smtpTimeoutMs: num("smtp-timeout", 0.5, 600, false).transform((s) => Math.round(s * 1000)),
   authRateLimit: num("auth-rate-limit", 1, 1_000_000),
   registrationRateLimit: num("registration-rate-limit", 1, 1_000_000),
   matchIntervalMs: num("match-interval", 0, 3600, false).transform((s) => Math.round(s * 1000)),
@@ -291,6 +298,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     adminEmails: values["admin-emails"] ?? env.ADMIN_EMAILS ?? "",
     smtpUrl: values["smtp-url"] ?? (env.SMTP_URL || undefined),
     mailFrom: get("mail-from"),
+    smtpTimeoutMs: get("smtp-timeout"),
     authRateLimit: get("auth-rate-limit"),
     registrationRateLimit: get("registration-rate-limit"),
     matchIntervalMs: get("match-interval"),

@@ -1,6 +1,10 @@
 // The built-in identity provider's emailed links (sign-up confirmation, password reset): what they say and
 // how often an address receives one. At most three emails of a kind per address in a quarter of an hour,
-// and a resent confirmation at most once a minute: a mail cannon is not a feature.
+// and a resent confirmation at most once a minute: a mail cannon is not a feature. The mail is queued in the
+// durable email outbox (server/mail/identity.ts), never handed to the transport here: the outbox's one sender
+// paces it with all other mail (identity mail first) and turns a hung mail server into an incident. The link
+// is a secret: it is never logged, and the outbox drops it from the stored body once the mail is settled.
+import { IdentityOutbox } from "../mail/identity.ts";
 import type { Mailer } from "./mailer.ts";
 
 const WINDOW_MS = 15 * 60_000;
@@ -14,10 +18,19 @@ export type MailKind = LinkKind | "notice" | "resend";
 export class LinkMail {
   private readonly sent = new Map<string, number[]>();
 
+  private readonly outbox: IdentityOutbox;
+
+  /** `mailer` must be the outbox's IdentityOutbox (its type stays Mailer for the provider's deps). */
   constructor(
-    private readonly mailer: Mailer,
+    mailer: Mailer,
     private readonly base: string,
-  ) {}
+  ) {
+    if (!(mailer instanceof IdentityOutbox))
+      throw new Error(
+        "LinkMail needs the email outbox (IdentityOutbox), not a transport: identity mail is paced there",
+      );
+    this.outbox = mailer;
+  }
 
   /** Whether an email of this kind may go to this address now; `gapMs` since the last one. */
   allowed(kind: MailKind, email: string, gapMs: number): boolean {
@@ -34,7 +47,11 @@ export class LinkMail {
     this.sent.set(key, [...(this.sent.get(key) ?? []).filter((t) => now - t < WINDOW_MS), now]);
   }
 
-  /** Sends a link; a failed delivery is not counted, so the person may ask again at once. */
+  /**
+   * Queues a link in the outbox (resolves once committed there; the outbox sends it in its turn). A failed
+   * enqueue throws (the provider answers 503 email_send_failed) and is not counted, so the person may ask
+   * again at once.
+   */
   async send(kind: LinkKind, email: string, token: string, redirect: string): Promise<void> {
     const key = `${kind}:${email.toLowerCase()}`;
     const now = Date.now();
@@ -52,7 +69,7 @@ export class LinkMail {
       : "Open the link in the same browser you used to ask for it. It works once, and only the newest link works";
     const valid = signup ? "for 24 hours" : "for one hour";
     try {
-      await this.mailer.send({
+      await this.outbox.send({
         to: email,
         subject,
         text: `${lead}\n\n${link}\n\n${note}, ${valid}.\n`,
@@ -76,7 +93,7 @@ export class LinkMail {
     const lead = `Someone just signed up with this email address, but an earlier sign-up made at ${waitingSince} is still waiting for its confirmation, so the new one was not recorded and has no link.`;
     const advice = `If you made the earlier sign-up, use the link in its email. If you did not, do not open that link: it would set a password someone else chose. To create the account yourself, sign up at ${accountPage} in a browser: a browser sign-up is confirmed only in the browser that made it.`;
     try {
-      await this.mailer.send({
+      await this.outbox.send({
         to: email,
         subject: "A second sign-up with your email address was not recorded",
         text: `${lead}\n\n${advice}\n`,

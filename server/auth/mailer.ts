@@ -23,14 +23,27 @@ export function makeMailer(opts: {
   smtpUrl: string | undefined;
   from: string;
   dataDir: string;
+  /**
+   * How long the SMTP server may take to accept the connection and greet (together), and how long the
+   * connection may stay silent at any later step (after DATA included). Without it nodemailer waits up to
+   * 2 minutes to connect and 10 minutes on a silent socket, and the one outbox sender waits with it.
+   */
+  timeoutMs: number;
   /** Called with the outbox file when mail is not sent (development console hint). */
   onOutbox?: (file: string, mail: Mail) => void;
 }): Mailer {
   if (opts.smtpUrl) {
     // nodemailer loads when SMTP is configured, not in every server (docs/performance-live-path.md, "Memory at start").
     const smtpUrl = opts.smtpUrl;
+    const t = opts.timeoutMs;
+    // Settings in the URL's query (e.g. ?socketTimeout=) still win: nodemailer applies these where it sets none.
     const transport: Promise<Transporter> = import("nodemailer").then((m) =>
-      m.default.createTransport(smtpUrl),
+      m.default.createTransport({
+        url: smtpUrl,
+        connectionTimeout: t,
+        greetingTimeout: t,
+        socketTimeout: t,
+      }),
     );
     transport.catch(() => {}); // a failure is thrown by the first send
     return {

@@ -5,6 +5,7 @@ import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { IdentityOutbox } from "../mail/identity.ts";
 import { Accounts } from "./accounts.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
 import { makeMailer } from "./mailer.ts";
@@ -50,6 +51,7 @@ export async function setUpAccounts(
     smtpUrl: config.smtpUrl,
     from: config.mailFrom,
     dataDir: config.dataDir,
+    timeoutMs: config.smtpTimeoutMs,
     onOutbox: (file, mail) => {
       log.info({ file }, "account email written to the outbox (no SMTP configured)");
       // On a development machine, the link goes to the console (not the structured log, which never
@@ -67,5 +69,8 @@ export async function setUpAccounts(
   );
   ctx.identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };
   const banned = async (userId: string) => Boolean((await store.accounts.account(userId))?.banned_at);
-  return { config, identity: store.identity, secrets, mailer, sessions, banned };
+  // The provider's links go through the paced, durable outbox (server/mail/identity.ts), whose sender
+  // delivers them with `mailer` like every other mail: nothing reaches the transport around the outbox.
+  const outbox = new IdentityOutbox(store, mailer);
+  return { config, identity: store.identity, secrets, mailer: outbox, sessions, banned };
 }

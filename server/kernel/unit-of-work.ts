@@ -15,18 +15,24 @@ export const EMAIL_CATEGORIES = [
   "announcements",
 ] as const;
 export type EmailCategory = (typeof EMAIL_CATEGORIES)[number];
+/**
+ * What the outbox carries: the categories above, and `identity` (the built-in identity provider's sign-up
+ * and recovery links: transactional, never opted out of, addressed before any account exists).
+ */
+export type OutboxCategory = EmailCategory | "identity";
 
-/** An email for the outbox: rendered already; the address is looked up when it is sent. */
-export interface OutboxMail {
-  category: EmailCategory;
-  accountId: string;
+/**
+ * An email for the outbox: rendered already. An account's address is looked up when it is sent; identity
+ * mail names its address (`to`) instead of an account.
+ */
+export type OutboxMail = {
   subject: string;
   text: string;
   html: string;
   /** A mail that must go at most once: a second write with the same key is ignored. */
   dedupeKey?: string;
   announcementId?: string;
-}
+} & ({ category: EmailCategory; accountId: string } | { category: "identity"; to: string });
 
 export interface Unit {
   /** Statements on the open transaction. */
@@ -49,9 +55,19 @@ export function auditIn(q: Queryable, kind: string, subject: string, detail: Rec
 
 export async function outboxIn(q: Queryable, m: OutboxMail): Promise<boolean> {
   const rows = await q.query(
-    `INSERT INTO email_outbox (category, account_id, subject, text_body, html_body, dedupe_key, announcement_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
-    [m.category, m.accountId, m.subject, m.text, m.html, m.dedupeKey ?? null, m.announcementId ?? null],
+    `INSERT INTO email_outbox (category, account_id, to_address, subject, text_body, html_body, dedupe_key,
+       announcement_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
+    [
+      m.category,
+      m.category === "identity" ? null : m.accountId,
+      m.category === "identity" ? m.to : null,
+      m.subject,
+      m.text,
+      m.html,
+      m.dedupeKey ?? null,
+      m.announcementId ?? null,
+    ],
   );
   return rows.length > 0;
 }

@@ -17,6 +17,13 @@ import { type MailStore, optOut } from "./store.ts";
 import { CATEGORY_LABELS, type MailParts, render } from "./templates.ts";
 import { UnsubscribeTokens } from "./tokens.ts";
 
+/**
+ * The incident scope for mail cut off by a crash (found `sending` at start). It pauses nothing (no recipient
+ * domain is called that, and it is not `*`): the mail server is not at fault, but an operator should know
+ * that some mail may or may not have arrived and will not be resent.
+ */
+export const INTERRUPTED_SCOPE = "interrupted";
+
 export interface MailDeps {
   config: Config;
   store: Store;
@@ -43,7 +50,12 @@ export class MailService {
     this.store = d.store.mail;
     this.mailer =
       d.mailer ??
-      makeMailer({ smtpUrl: d.config.smtpUrl, from: d.config.mailFrom, dataDir: d.config.dataDir });
+      makeMailer({
+        smtpUrl: d.config.smtpUrl,
+        from: d.config.mailFrom,
+        dataDir: d.config.dataDir,
+        timeoutMs: d.config.smtpTimeoutMs,
+      });
   }
 
   /** "smtp": mail is sent; "outbox": no SMTP configured, mail is kept in the outbox table. */
@@ -54,7 +66,15 @@ export class MailService {
   async start(): Promise<void> {
     this.tokens = new UnsubscribeTokens(await this.store.secret());
     const interrupted = await this.store.interrupted();
-    if (interrupted > 0) this.d.log.warn({ interrupted }, "emails interrupted mid-send marked unknown");
+    if (interrupted.length > 0) {
+      this.d.log.warn({ interrupted: interrupted.length }, "emails interrupted mid-send marked unknown");
+      const which = interrupted.length === 1 ? "email was" : "emails were";
+      await this.openIncident(
+        INTERRUPTED_SCOPE,
+        `${interrupted.length} ${which} being sent when the server stopped (outbox id ${interrupted.join(", ")}): ` +
+          "each may or may not have arrived and is not resent (state unknown)",
+      );
+    }
     this.sender = new OutboxSender({
       store: this.store,
       mailer: this.mailer,
@@ -97,15 +117,20 @@ export class MailService {
   /** Opens an incident for a scope (once while open), audited, with a warning mail to each admin. */
   async openIncident(scope: string, problem: string): Promise<void> {
     const admins = await this.d.admins();
+    const pauses = scope !== INTERRUPTED_SCOPE;
     const opened = await this.d.store.work(async (u) => {
       if (!(await this.store.openIncident(scope, problem, u.q))) return false;
       await u.audit("email_incident", scope, { action: "opened", problem });
       for (const id of admins)
         await this.queue(u, "admin_warnings", id, {
-          subject: `Email sending paused for ${scope === "*" ? "all mail" : scope}`,
+          subject: pauses
+            ? `Email sending paused for ${scope === "*" ? "all mail" : scope}`
+            : "Emails in doubt after a restart",
           paragraphs: [
             `An email incident was opened for the scope ${scope}: ${problem}`,
-            "Mail of this scope waits in the outbox until an operator resolves the incident in the admin console (Emails).",
+            pauses
+              ? "Mail of this scope waits in the outbox until an operator resolves the incident in the admin console (Emails)."
+              : "Other mail keeps going. Check the mail server's log for these emails, then resolve the incident in the admin console (Emails).",
           ],
           link: { label: "Open the admin console", url: `${this.d.config.publicUrl}/admin` },
         });

@@ -94,7 +94,10 @@ export const MAIL_OPERATIONS = [
         interval_ms: ctx.settings.limits().emailIntervalMs,
         submitted_since_start: mail.sender.submitted,
         pending: await mail.store.pendingCount(),
-        categories: Object.entries(CATEGORY_LABELS).map(([id, label]) => ({ id, label })),
+        categories: [
+          ...Object.entries(CATEGORY_LABELS).map(([id, label]) => ({ id, label })),
+          { id: "identity", label: "Account links (sign-up, password reset)" },
+        ],
         totals: await mail.store.totals(),
         history: history.map((m) => ({
           id: m.id,
@@ -107,7 +110,8 @@ export const MAIL_OPERATIONS = [
           created: m.created,
           updated: m.updated,
           sent_at: m.sent_at,
-          text: m.text,
+          // An identity mail's body is its single-use link: never shown, not even while it waits.
+          text: m.category === "identity" ? "(an account link: not shown)" : m.text,
         })),
         incidents: await mail.store.incidents(50),
       };

@@ -6,6 +6,10 @@
 // submitted). A transport that breaks opens the global incident `*`, a temporary refusal for a recipient opens
 // one for the recipient's domain; mail of a scope with an open incident waits until an operator resolves it.
 // A recipient who opted out, was banned or deleted, or has no known address is `skipped` without a send.
+// Identity mail (sign-up and recovery links) goes first, is never opted out of, and without SMTP is the only
+// mail delivered (as an .eml file, unpaced: the pacing protects a mail server). The SMTP transport has
+// connection, greeting and socket timeouts (--smtp-timeout), so a hung server costs seconds and opens an
+// incident as soon as a send is in doubt.
 import type { Logger } from "pino";
 import type { Mailer } from "../auth/mailer.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
@@ -15,6 +19,8 @@ import type { UnsubscribeTokens } from "./tokens.ts";
 
 /** How often an idle sender looks for mail queued without a wake-up (another server on the same database). */
 const IDLE_POLL_MS = 30_000;
+/** Identity mail older than this is skipped: the longest-lived link it can carry (sign-up, 24 h) is dead. */
+export const IDENTITY_MAIL_TTL_MS = 24 * 3_600_000;
 
 export type Outcome =
   | { state: "accepted"; detail: string }
@@ -28,6 +34,8 @@ interface SmtpError {
   responseCode?: number;
   response?: string;
   message?: string;
+  /** nodemailer: which of its timeouts fired (CONNECT_TIMEOUT, GREETING_TIMEOUT, SOCKET_TIMEOUT). */
+  timeoutType?: string;
 }
 
 /**
@@ -42,6 +50,21 @@ export function classify(err: unknown): Exclude<Outcome, { state: "accepted" }> 
   const e = (err ?? {}) as SmtpError;
   const said = (e.response ?? e.message ?? String(err)).slice(0, 300);
   const rc = e.responseCode;
+  // Connecting or waiting for the greeting (or a STARTTLS upgrade) took too long: nothing was submitted.
+  if (e.timeoutType === "CONNECT_TIMEOUT" || e.timeoutType === "GREETING_TIMEOUT")
+    return {
+      state: "pending",
+      detail: `not sent: ${said}`,
+      incident: { scope: "*", problem: `transport: the SMTP server did not answer in time (${said})` },
+    };
+  // The server went silent later: nodemailer does not say at which step, and after DATA the message may
+  // have been taken, so the mail is in doubt (never resent) and sending pauses.
+  if (e.timeoutType === "SOCKET_TIMEOUT")
+    return {
+      state: "unknown",
+      detail: `outcome unknown: the SMTP server stopped answering (${said})`,
+      incident: `delivery in doubt: the SMTP server stopped answering in the middle of a send (${said})`,
+    };
   if (rc && rc >= 500) return { state: "failed", detail: `refused: ${said}` };
   if (rc && rc >= 400) {
     const scope = e.command === "RCPT TO" ? ("domain" as const) : ("*" as const);
@@ -94,8 +117,9 @@ export class OutboxSender implements ScheduledJob {
   }
 
   nextAt(now: number): number | null {
-    if (this.busy || this.stopped || this.d.mailer.mode !== "smtp") return null;
+    if (this.busy || this.stopped) return null;
     if (this.idle) return now + IDLE_POLL_MS;
+    if (this.d.mailer.mode !== "smtp") return now;
     return Math.max(now, this.lastSubmit + this.d.intervalMs());
   }
 
@@ -128,12 +152,12 @@ export class OutboxSender implements ScheduledJob {
       return;
     }
     for (;;) {
-      const c = await this.d.store.nextPending();
+      const c = await this.d.store.nextPending(this.d.mailer.mode !== "smtp");
       if (!c) {
         this.idle = true;
         return;
       }
-      const skip = skipReason(c);
+      const skip = skipReason(c, (this.d.clock ?? Date.now)());
       if (skip) {
         await this.d.store.settle(c.id, "pending", "skipped", skip);
         continue;
@@ -162,6 +186,23 @@ export class OutboxSender implements ScheduledJob {
   }
 
   private async submit(c: Candidate, address: string): Promise<Outcome> {
+    // Identity mail is transactional: no unsubscribe link or headers (there is nothing to opt out of).
+    if (c.category === "identity" || c.account_id === null) {
+      try {
+        await this.d.mailer.send({
+          to: address,
+          subject: c.subject,
+          text: c.text,
+          html: c.html,
+          headers: { "X-Ladder-Category": "identity" },
+        });
+        const where =
+          this.d.mailer.mode === "smtp" ? "accepted by the SMTP server" : "written to the outbox folder";
+        return { state: "accepted", detail: where };
+      } catch (err) {
+        return classify(err);
+      }
+    }
     const token = encodeURIComponent(this.d.tokens.issue(c.account_id, c.category));
     // People follow the link to a page with a button; mail clients post one-click to the header's address.
     const page = `${this.d.publicUrl}/email/unsubscribe?token=${token}`;
@@ -186,7 +227,15 @@ export class OutboxSender implements ScheduledJob {
 }
 
 /** Why a pending mail is not sent at all, or null. */
-export function skipReason(c: Candidate): string | null {
+export function skipReason(c: Candidate, now: number): string | null {
+  // Identity mail goes to the address it was asked for, whatever the account's state or settings: the
+  // identity provider decided it may go. Only a link that can no longer work is dropped.
+  if (c.category === "identity") {
+    if (!c.address) return "no address is known for the account";
+    return now - Date.parse(c.created) > IDENTITY_MAIL_TTL_MS
+      ? "the account link expired before it was sent"
+      : null;
+  }
   if (!c.account_exists) return "the account no longer exists";
   if (c.banned) return "the account is banned";
   if (!c.address) return "no address is known for the account";

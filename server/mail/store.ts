@@ -3,17 +3,24 @@
 // committed before the next step (a claim is committed before the SMTP submission starts).
 import { randomBytes } from "node:crypto";
 import type { Db, Queryable, Row } from "../db/db.ts";
-import { EMAIL_CATEGORIES, type EmailCategory } from "../kernel/unit-of-work.ts";
+import { EMAIL_CATEGORIES, type EmailCategory, type OutboxCategory } from "../kernel/unit-of-work.ts";
 import { iso, isoOrNull } from "../store/rows.ts";
 
 export const EMAIL_STATES = ["pending", "sending", "accepted", "failed", "unknown", "skipped"] as const;
 export type EmailState = (typeof EMAIL_STATES)[number];
 export type DeliveryCounts = Record<EmailState, number>;
 
+/** What an identity mail's body becomes once it is settled: its single-use link is not kept. */
+export const REDACTED_BODY = "(an account link: removed from the outbox once the mail was settled)";
+
+/** Every category the outbox holds (the totals of the emails screen). */
+export const OUTBOX_CATEGORIES: readonly OutboxCategory[] = [...EMAIL_CATEGORIES, "identity"];
+
 export interface OutboxRow {
   id: number;
-  category: EmailCategory;
-  account_id: string;
+  category: OutboxCategory;
+  /** The recipient's account; null for identity mail (addressed before an account exists). */
+  account_id: string | null;
   subject: string;
   text: string;
   html: string;
@@ -52,8 +59,8 @@ export const emptyCounts = (): DeliveryCounts =>
 function toOutbox(r: Row): OutboxRow {
   return {
     id: Number(r.id),
-    category: String(r.category) as EmailCategory,
-    account_id: String(r.account_id),
+    category: String(r.category) as OutboxCategory,
+    account_id: r.account_id == null ? null : String(r.account_id),
     subject: String(r.subject),
     text: String(r.text_body),
     html: String(r.html_body),
@@ -94,30 +101,48 @@ export class MailStore {
     return Buffer.from(String(rows[0]!.secret), "base64");
   }
 
-  /** At start: a send that was under way when the process died may have reached the server: `unknown`. */
-  async interrupted(): Promise<number> {
+  /**
+   * At start: a send that was under way when the process died may have reached the server: `unknown`
+   * (never resent; an identity mail's link is removed like any settled one). Returns their ids.
+   */
+  async interrupted(): Promise<number[]> {
     const rows = await this.db.query(
       `UPDATE email_outbox SET state = 'unknown', updated = now(),
-         detail = 'interrupted mid-send (the server stopped); not resent' WHERE state = 'sending' RETURNING id`,
+         detail = 'interrupted mid-send (the server stopped); not resent',
+         text_body = CASE WHEN category = 'identity' THEN $1 ELSE text_body END,
+         html_body = CASE WHEN category = 'identity' THEN $1 ELSE html_body END
+       WHERE state = 'sending' RETURNING id`,
+      [REDACTED_BODY],
     );
-    return rows.length;
+    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
   }
 
   /**
-   * The oldest pending mail whose scope has no open incident, with its recipient's address and preferences.
+   * The oldest pending mail whose scope has no open incident, with its recipient's address and preferences;
+   * identity mail first (someone is waiting for the link), then the rest (announcements included) in order.
    * A recipient domain under an open incident waits; a global incident (`*`) is checked by the caller.
+   * `identityOnly`: without SMTP only identity mail is delivered (as files); the rest stays queued.
    */
-  async nextPending(): Promise<Candidate | null> {
+  async nextPending(identityOnly = false): Promise<Candidate | null> {
+    for (const identity of identityOnly ? [true] : [true, false]) {
+      const c = await this.pendingOf(identity);
+      if (c) return c;
+    }
+    return null;
+  }
+
+  private async pendingOf(identity: boolean): Promise<Candidate | null> {
     const rows = await this.db.query(
       `SELECT o.*, (a.id IS NOT NULL) AS account_exists, a.banned_at, a.handle, a.email_announcements,
-              a.email_preferences, coalesce(iu.email, a.email) AS address
+              a.email_preferences, coalesce(o.to_address, iu.email, a.email) AS address
        FROM email_outbox o
        LEFT JOIN accounts a ON a.id = o.account_id
        LEFT JOIN identity_users iu ON iu.id = o.account_id
-       WHERE o.state = 'pending'
-         AND lower(split_part(coalesce(iu.email, a.email, ''), '@', 2)) NOT IN
+       WHERE o.state = 'pending' AND (o.category = 'identity') = $1
+         AND lower(split_part(coalesce(o.to_address, iu.email, a.email, ''), '@', 2)) NOT IN
              (SELECT scope FROM email_incidents WHERE resolved IS NULL)
        ORDER BY o.id LIMIT 1`,
+      [identity],
     );
     const r = rows[0];
     if (!r) return null;
@@ -142,13 +167,19 @@ export class MailStore {
     return rows.length > 0;
   }
 
-  /** The outcome of a claim (or a skip of a pending row). */
+  /**
+   * The outcome of a claim (or a skip of a pending row). An identity mail that is settled (anything but back
+   * to pending) loses its body: the single-use link it carries is not kept in the database once it went out,
+   * was refused, is in doubt or was skipped.
+   */
   async settle(id: number, from: EmailState, state: EmailState, detail: string | null): Promise<void> {
     await this.db.query(
       `UPDATE email_outbox SET state = $3, detail = $4, updated = now(),
-         sent_at = CASE WHEN $3 = 'accepted' THEN now() ELSE sent_at END
+         sent_at = CASE WHEN $3 = 'accepted' THEN now() ELSE sent_at END,
+         text_body = CASE WHEN category = 'identity' AND $3 <> 'pending' THEN $5 ELSE text_body END,
+         html_body = CASE WHEN category = 'identity' AND $3 <> 'pending' THEN $5 ELSE html_body END
        WHERE id = $1 AND state = $2`,
-      [id, from, state, detail],
+      [id, from, state, detail, REDACTED_BODY],
     );
   }
 
@@ -173,16 +204,16 @@ export class MailStore {
   }
 
   /** Totals by category and state (the emails screen). */
-  async totals(): Promise<Record<EmailCategory, DeliveryCounts>> {
-    const out = Object.fromEntries(EMAIL_CATEGORIES.map((c) => [c, emptyCounts()])) as Record<
-      EmailCategory,
+  async totals(): Promise<Record<OutboxCategory, DeliveryCounts>> {
+    const out = Object.fromEntries(OUTBOX_CATEGORIES.map((c) => [c, emptyCounts()])) as Record<
+      OutboxCategory,
       DeliveryCounts
     >;
     const rows = await this.db.query(
       "SELECT category, state, count(*)::int AS n FROM email_outbox GROUP BY category, state",
     );
     for (const r of rows) {
-      const c = out[String(r.category) as EmailCategory];
+      const c = out[String(r.category) as OutboxCategory];
       if (c) c[String(r.state) as EmailState] = Number(r.n);
     }
     return out;

@@ -1,8 +1,9 @@
 // A real SMTP server on loopback (smtp-server) that the email tests steer: it records each message with the
 // time its MAIL FROM came, refuses chosen recipients with 550, drops the connection in the middle of chosen
 // recipients' messages, or holds a message's end-of-data answer (to kill the sending server meanwhile). Also
-// a sign-up through the built-in identity provider whose confirmation link comes by this SMTP server.
-import type { Socket } from "node:net";
+// a sign-up through the built-in identity provider whose confirmation link comes by this SMTP server. A
+// front (startFront) stands before it and can hang: accept connections and never say a word.
+import { createServer, connect as netConnect, type Socket } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { linkIn } from "./accounts.ts";
 
@@ -23,6 +24,8 @@ export interface Sink {
   drop: Set<string>;
   /** The next announcement message to each of these is never answered. */
   hold: Set<string>;
+  /** While true, no message (any category) gets its end-of-data answer: the server goes silent after DATA. */
+  stall: boolean;
   /** Resolves with the recipient when a held message has been received in full (its answer is withheld). */
   held(): Promise<string>;
   /** Waits until `pred` holds for the messages so far. */
@@ -68,6 +71,7 @@ export async function startSink(): Promise<Sink> {
           sockets.get(session.remotePort)?.destroy();
           return;
         }
+        if (sink.stall) return; // silent: the sender cannot know whether the message was taken
         if (hold.has(to) && category === "announcements") {
           hold.delete(to);
           const w = heldWaiters.shift();
@@ -87,13 +91,14 @@ export async function startSink(): Promise<Sink> {
   server.on("error", () => {});
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.server.address() as { port: number }).port;
-  return {
+  const sink: Sink = {
     port,
     messages,
     submissions,
     refuse,
     drop,
     hold,
+    stall: false,
     held: () =>
       new Promise((resolve) => {
         const q = heldQueue.shift();
@@ -124,6 +129,50 @@ export async function startSink(): Promise<Sink> {
         server.close(() => resolve());
       }),
   };
+  return sink;
+}
+
+export interface Front {
+  port: number;
+  /** While true, new connections are accepted and then left silent (no greeting, nothing forwarded). */
+  hang: boolean;
+  /** Connections accepted while hanging. */
+  hung: number;
+  close(): Promise<void>;
+}
+
+/** A TCP front for the sink: passes connections through, or (hang) accepts them and never answers. */
+export async function startFront(target: number): Promise<Front> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    client.on("error", () => {});
+    if (front.hang) {
+      front.hung++;
+      return; // accepted, never greeted: the mail server "hangs"
+    }
+    const upstream = netConnect(target, "127.0.0.1");
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    upstream.on("error", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const front: Front = {
+    port: (server.address() as { port: number }).port,
+    hang: false,
+    hung: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  return front;
 }
 
 /** Signs up through the built-in provider; the confirmation link comes by the sink (implicit flow). */

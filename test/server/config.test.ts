@@ -199,3 +199,14 @@ describe("server/main.ts", () => {
     }
   });
 });
+
+describe("--smtp-timeout (issue 31, part 8)", () => {
+  it("defaults to 30 s, takes seconds (fractions too) and refuses what is not 0.5-600", () => {
+    expect((parseConfig(["--anonymous-dev"], {}) as Config).smtpTimeoutMs).toBe(30_000);
+    expect((parseConfig(["--anonymous-dev", "--smtp-timeout", "2.5"], {}) as Config).smtpTimeoutMs).toBe(
+      2500,
+    );
+    for (const bad of ["0", "0.1", "601", "soon"])
+      expect(failure(["--smtp-timeout", bad])).toContain("--smtp-timeout");
+  });
+});

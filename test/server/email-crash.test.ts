@@ -1,6 +1,7 @@
 // The outbox survives kill -9 in the middle of a delivery: the server (a child process) is killed while the
 // SMTP server holds its answer to one message, then restarted on the same data. Nothing accepted is sent
-// again, nothing pending is lost, and the interrupted message is `unknown` and never resent.
+// again, nothing pending is lost, and the interrupted message is `unknown` and never resent; the restart opens
+// an incident for it (scope `interrupted`, which pauses nothing) with an admin warning (issue 31, part 8).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -79,10 +80,16 @@ describe("email outbox across kill -9", () => {
     // The interrupted message was submitted once, never again.
     expect(sink.submissions.filter((s) => s.to === "u2@crash.test").length).toBe(2); // confirmation + the held one
     const history = await call(url, "GET", "/api/admin/emails", { token: boss.access });
-    const unknown = (history.body.history as { state: string; detail: string }[]).filter(
+    const unknown = (history.body.history as { id: number; state: string; detail: string }[]).filter(
       (h) => h.state === "unknown",
     );
     expect(unknown.length).toBe(1);
     expect(unknown[0]!.detail).toContain("interrupted");
+    // The mail in doubt opened an incident at the restart, naming it; it paused nothing (the rest was sent).
+    const incidents = history.body.incidents as { scope: string; problem: string; resolved: string | null }[];
+    const doubt = incidents.find((i) => i.scope === "interrupted" && i.resolved === null);
+    expect(doubt?.problem).toContain(`outbox id ${unknown[0]!.id}`);
+    expect(incidents.some((i) => i.scope === "*" && i.resolved === null)).toBe(false);
+    await sink.until((m) => m.some((x) => x.to === "boss@crash.test" && x.category === "admin_warnings"));
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import { setUpAccounts } from "./auth/setup.ts";
 import { BotDirectory } from "./bots/directory.ts";
 import { clientAddress, trustRule } from "./client-address.ts";
 import type { Config } from "./config.ts";
+import type { ConnectionCap } from "./connection-cap.ts";
 import type { AppContext } from "./context.ts";
 import { isDbUnavailable } from "./db/db.ts";
 import { timeQueries } from "./db/timed.ts";
@@ -111,6 +112,8 @@ export interface App {
   metrics: Metrics | null;
   /** Where the separate metrics listener (--metrics-listen) is bound, once listen() has run; else null. */
   metricsAddress(): AddressInfo | null;
+  /** The server-wide connection cap with its counts (open, evicted idle, refused). */
+  connectionCap: ConnectionCap;
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
@@ -566,6 +569,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     ctx,
     metrics,
     metricsAddress: () => metricsAddress,
+    connectionCap: connections.cap,
     async listen() {
       await http.listen({ port: config.port, host: config.host, backlog: config.listenBacklog });
       if (metricsListener && config.metricsListen)

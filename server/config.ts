@@ -220,24 +220,22 @@ const Schema = z.object({
   upgradesPerSecond: num("upgrades-per-second", 0, 10_000_000),
   // The proxies' addresses as proxy-addr reads them (the rule Fastify's trustProxy uses): a malformed entry
   // stops the start here, naming the flag.
-  trustProxy: z
-    .string()
-    .transform((s, ctx) => {
-      const list = s
-        .split(",")
-        .map((e) => e.trim())
-        .filter(Boolean);
-      try {
-        trustRule(list);
-      } catch (err) {
-        ctx.addIssue({
-          code: "custom",
-          message: `--trust-proxy must be comma-separated IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (${(err as Error).message})`,
-        });
-        return z.NEVER;
-      }
-      return list;
-    }),
+  trustProxy: z.string().transform((s, ctx) => {
+    const list = s
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
+    try {
+      trustRule(list);
+    } catch (err) {
+      ctx.addIssue({
+        code: "custom",
+        message: `--trust-proxy must be comma-separated IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (${(err as Error).message})`,
+      });
+      return z.NEVER;
+    }
+    return list;
+  }),
   listenBacklog: num("listen-backlog", 1, 65_535),
   headersTimeoutMs: num("headers-timeout", 0.1, 3600, false).transform((s) => Math.round(s * 1000)),
   requestTimeoutMs: num("request-timeout", 0.1, 3600, false).transform((s) => Math.round(s * 1000)),

@@ -57,7 +57,8 @@ export class ConnectionCap {
     }
     if (this.stats.open >= this.cap) {
       this.stats.refused++;
-      return this.onRefused(socket);
+      this.onRefused(socket);
+      return;
     }
     this.counted.add(socket);
     this.stats.open++;

@@ -4,6 +4,7 @@
 // limit, the per-address connection cap for upgraded sockets); from any other peer the header is ignored, so
 // a made-up X-Forwarded-For buys no fresh budget. The proxy is 127.0.6.1 (Linux routes all of 127/8 to lo).
 import { request } from "node:http";
+import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { clientAddress, trustRule } from "../../server/client-address.ts";
@@ -55,6 +56,20 @@ function signIn(url: string, localAddress: string, forwardedFor: string): Promis
   });
 }
 
+/** A keep-alive `GET /api` from `localAddress` whose connection stays open: its status and socket. */
+function heldGet(port: number, localAddress: string): Promise<{ status: number; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: "127.0.0.1", localAddress });
+    let got = "";
+    socket.on("error", reject);
+    socket.once("connect", () => socket.write("GET /api HTTP/1.1\r\nHost: ladder\r\n\r\n"));
+    socket.on("data", (d: Buffer) => {
+      got += d.toString("latin1");
+      if (got.includes("\r\n\r\n")) resolve({ status: Number(got.slice(9, 12)), socket });
+    });
+  });
+}
+
 describe("--trust-proxy", () => {
   let srv: TestServer;
   beforeAll(async () => {
@@ -63,6 +78,7 @@ describe("--trust-proxy", () => {
       socketAuthFailuresPerMinute: 2,
       socketConnectsPerMinute: 100_000,
       authRateLimit: 2,
+      maxConnectionsPerAddress: 2,
     });
   });
   afterAll(async () => {
@@ -100,6 +116,38 @@ describe("--trust-proxy", () => {
     expect(await signIn(srv.url, STRANGER, "198.51.100.5")).not.toBe(429);
     expect(await signIn(srv.url, STRANGER, "198.51.100.6")).not.toBe(429);
     expect(await signIn(srv.url, STRANGER, "198.51.100.7")).toBe(429);
+  });
+
+  it("does not cap the proxy's own connections per address, but caps each client's WebSockets through it", async () => {
+    // Three connections held open at once from the proxy's address, over a cap of two: all served.
+    const port = Number(new URL(srv.url).port);
+    const held = await Promise.all([1, 2, 3].map(() => heldGet(port, PROXY)));
+    expect(held.map((h) => h.status)).toEqual([200, 200, 200]);
+    for (const h of held) h.socket.destroy();
+    // One at a time: this test's own fetches come from 127.0.0.1, under the same cap of two.
+    const tokens: string[] = [];
+    for (const i of [1, 2, 3, 4]) tokens.push(await srv.register(`proxied-${i}`));
+    const open = (token: string, forwardedFor: string) =>
+      new Promise<WebSocket | number>((resolve) => {
+        const ws = new WebSocket(srv.wsUrl, {
+          headers: { authorization: `Bearer ${token}`, "x-forwarded-for": forwardedFor },
+          localAddress: PROXY,
+        });
+        ws.on("unexpected-response", (_req, res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        ws.on("open", () => resolve(ws));
+        ws.on("error", () => {});
+      });
+    const e1 = await open(tokens[0]!, "198.51.100.30");
+    const e2 = await open(tokens[1]!, "198.51.100.30");
+    expect(e1).toBeInstanceOf(WebSocket);
+    expect(e2).toBeInstanceOf(WebSocket);
+    expect(await open(tokens[2]!, "198.51.100.30")).toBe(429); // that client's cap of two
+    const f = await open(tokens[3]!, "198.51.100.31"); // another client behind the same proxy
+    expect(f).toBeInstanceOf(WebSocket);
+    for (const w of [e1, e2, f]) (w as WebSocket).close();
   });
 
   it("reads the flag as proxy-addr does, and refuses a malformed entry at start", () => {

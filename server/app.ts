@@ -2,7 +2,7 @@
 // hub and the HTTP routes. main.ts only parses config, listens and wires signals; tests call buildApp and
 // listen on port 0.
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { HOUSE_BOTS } from "../engine/bots/index.ts";
@@ -11,7 +11,9 @@ import { MatchPool } from "../pool/pool.ts";
 import { identityProvider } from "./auth/identity-provider.ts";
 import { setUpAccounts } from "./auth/setup.ts";
 import { BotDirectory } from "./bots/directory.ts";
+import { clientAddress, trustRule } from "./client-address.ts";
 import type { Config } from "./config.ts";
+import type { ConnectionCap } from "./connection-cap.ts";
 import type { AppContext } from "./context.ts";
 import { isDbUnavailable } from "./db/db.ts";
 import { timeQueries } from "./db/timed.ts";
@@ -19,7 +21,7 @@ import { ApiError, CODES } from "./errors.ts";
 import { imageBodies } from "./events/image.ts";
 import { eventPageRoutes } from "./events/pages.ts";
 import { Events, Flags } from "./events/service.ts";
-import { capConnections, serverOptions } from "./http-limits.ts";
+import { capConnections, endUpgrade, serverOptions } from "./http-limits.ts";
 import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
 import { inputRule } from "./kernel/input.ts";
@@ -50,6 +52,7 @@ import { playPageRoutes } from "./routes/play-page.ts";
 import { StallClock } from "./runner/stall-clock.ts";
 import { AddressLimits, tooManyConnects } from "./socket/address-limits.ts";
 import { BotHub } from "./socket/hub.ts";
+import { serverBusy, UpgradeBudget } from "./socket/upgrade-budget.ts";
 import { openStore } from "./store/sql-store.ts";
 import type { MatchRecord, Store } from "./store/types.ts";
 import { sendErrorPage, sendUnavailablePage } from "./web/layout.ts";
@@ -109,9 +112,12 @@ export interface App {
   metrics: Metrics | null;
   /** Where the separate metrics listener (--metrics-listen) is bound, once listen() has run; else null. */
   metricsAddress(): AddressInfo | null;
+  /** The server-wide connection cap with its counts (open, evicted idle, refused). */
+  connectionCap: ConnectionCap;
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
+  const trust = trustRule(config.trustProxy);
   const http = Fastify({
     logger: {
       level: config.logLevel,
@@ -136,10 +142,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     },
     bodyLimit: 64 * 1024,
     forceCloseConnections: true,
+    // `req.ip` (rate-limit keys, sessions, logs) is the client behind a trusted proxy (server/client-address.ts).
+    trustProxy: trust ?? false,
     // Slow senders, greedy clients and requests Node refuses (server/http-limits.ts).
     ...serverOptions(config),
   });
-  capConnections(http.server, config);
+  const connections = capConnections(http.server, config, trust);
   const log = http.log as unknown as Logger;
   // Before every route: what no route accepts is refused here, once (server/kernel/input.ts).
   inputRule(http);
@@ -338,8 +346,10 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     connectsPerMinute: config.socketConnectsPerMinute,
     authFailuresPerMinute: config.socketAuthFailuresPerMinute,
   });
+  const upgradeBudget = new UpgradeBudget(config.upgradesPerSecond);
   const hub = new BotHub({
     authFailed: (addr) => addressLimits.failed(addr),
+    authenticated: () => upgradeBudget.give(),
     config,
     store,
     lobby,
@@ -510,20 +520,24 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   eventPageRoutes(http, ctx);
   unsubscribePage(http);
 
-  http.server.on("upgrade", (req, socket, head) => {
+  // The WebSocket doors. Every refusal here is one small write before any work: the client's address
+  // budgets (the real client's address, behind a trusted proxy), then the server's budget of unauthenticated
+  // upgrades; only then the handshake and the token or ticket check.
+  http.server.on("upgrade", (req, socket: Socket, head) => {
     const path = (req.url ?? "").split("?")[0];
-    if (path === "/human" || path === "/bot") {
-      const wait = addressLimits.admit(req.socket.remoteAddress ?? "");
-      if (wait !== null) return void socket.end(tooManyConnects(wait));
-    }
-    if (path === "/human") return humanPlay.handleUpgrade(req, socket, head);
-    if (path !== "/bot") {
-      socket.end(
+    if (path !== "/human" && path !== "/bot")
+      return endUpgrade(
+        socket,
         'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n{"error":"no WebSocket at this path","code":"not_found"}',
       );
-      return;
-    }
-    hub.handleUpgrade(req, socket, head);
+    const addr = clientAddress(req, trust);
+    if (!connections.holdUpgrade(socket, addr)) return;
+    const wait = addressLimits.admit(addr);
+    if (wait !== null) return endUpgrade(socket, tooManyConnects(wait));
+    const busy = upgradeBudget.take();
+    if (busy !== null) return endUpgrade(socket, serverBusy(busy));
+    if (path === "/human") return humanPlay.handleUpgrade(req, socket, head);
+    hub.handleUpgrade(req, socket, head, addr);
   });
 
   let closed = false;
@@ -555,6 +569,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     ctx,
     metrics,
     metricsAddress: () => metricsAddress,
+    connectionCap: connections.cap,
     async listen() {
       await http.listen({ port: config.port, host: config.host, backlog: config.listenBacklog });
       if (metricsListener && config.metricsListen)

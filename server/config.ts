@@ -4,6 +4,7 @@
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { trustRule } from "./client-address.ts";
 
 /**
  * Match worker threads by default: one per core but one, at least one. The front's thread (sockets, runner,
@@ -99,6 +100,15 @@ const FLAGS = {
     help: "failed bot-token checks per minute per client address before its connects are answered 429",
     def: "120",
   },
+  "upgrades-per-second": {
+    type: "string",
+    help: "unauthenticated WebSocket upgrades per second, all addresses together (more are answered 503 before any token check; 0: no budget)",
+    def: "200",
+  },
+  "trust-proxy": {
+    type: "string",
+    help: "reverse proxies whose X-Forwarded-For is believed: comma-separated addresses, CIDR ranges or loopback, linklocal, uniquelocal (default: none)",
+  },
   "listen-backlog": {
     type: "string",
     help: "connections the kernel may hold waiting to be accepted",
@@ -114,14 +124,19 @@ const FLAGS = {
     help: "seconds a client has to send a whole request, body included (at least --headers-timeout)",
     def: "30",
   },
+  "keep-alive-timeout": {
+    type: "string",
+    help: "seconds an idle keep-alive HTTP connection stays open",
+    def: "5",
+  },
   "max-connections": {
     type: "string",
-    help: "open connections (HTTP and WebSocket) at once, whole server; more are refused",
+    help: "open connections (HTTP and WebSocket) at once, whole server; beyond it the longest-idle HTTP connections are closed, else new ones refused",
     def: "10000",
   },
   "max-connections-per-address": {
     type: "string",
-    help: "open connections at once from one client address (429 beyond it; 0: no cap, e.g. behind a proxy)",
+    help: "open connections at once from one client address (429 beyond it; 0: no cap; a --trust-proxy's own connections are not capped)",
     def: "256",
   },
   "metrics-token": {
@@ -209,9 +224,29 @@ const Schema = z.object({
   pingIntervalMs: num("ping-interval", 0.05, 3600, false).transform((s) => Math.round(s * 1000)),
   socketConnectsPerMinute: num("socket-connects-per-minute", 1, 10_000_000),
   socketAuthFailuresPerMinute: num("socket-auth-failures-per-minute", 1, 10_000_000),
+  upgradesPerSecond: num("upgrades-per-second", 0, 10_000_000),
+  // The proxies' addresses as proxy-addr reads them (the rule Fastify's trustProxy uses): a malformed entry
+  // stops the start here, naming the flag.
+  trustProxy: z.string().transform((s, ctx) => {
+    const list = s
+      .split(",")
+      .map((e) => e.trim())
+      .filter(Boolean);
+    try {
+      trustRule(list);
+    } catch (err) {
+      ctx.addIssue({
+        code: "custom",
+        message: `--trust-proxy must be comma-separated IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (${(err as Error).message})`,
+      });
+      return z.NEVER;
+    }
+    return list;
+  }),
   listenBacklog: num("listen-backlog", 1, 65_535),
   headersTimeoutMs: num("headers-timeout", 0.1, 3600, false).transform((s) => Math.round(s * 1000)),
   requestTimeoutMs: num("request-timeout", 0.1, 3600, false).transform((s) => Math.round(s * 1000)),
+  keepAliveTimeoutMs: num("keep-alive-timeout", 0.1, 600, false).transform((s) => Math.round(s * 1000)),
   maxConnections: num("max-connections", 1, 1_000_000),
   maxConnectionsPerAddress: num("max-connections-per-address", 0, 1_000_000),
   // A token short enough to guess, or one with spaces or control characters (it travels in a header), is
@@ -316,9 +351,12 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     pingIntervalMs: get("ping-interval"),
     socketConnectsPerMinute: get("socket-connects-per-minute"),
     socketAuthFailuresPerMinute: get("socket-auth-failures-per-minute"),
+    upgradesPerSecond: get("upgrades-per-second"),
+    trustProxy: values["trust-proxy"] ?? "",
     listenBacklog: get("listen-backlog"),
     headersTimeoutMs: get("headers-timeout"),
     requestTimeoutMs: get("request-timeout"),
+    keepAliveTimeoutMs: get("keep-alive-timeout"),
     maxConnections: get("max-connections"),
     maxConnectionsPerAddress: get("max-connections-per-address"),
     metricsToken: values["metrics-token"] ?? (env.METRICS_TOKEN || undefined),

@@ -51,6 +51,7 @@ export const CODES = {
   request_timeout: { status: 408, message: "the request was not sent in time" },
   headers_too_large: { status: 431, message: "the request's headers are too large" },
   too_many_connections: { status: 429, message: "too many open connections from this address" },
+  server_busy: { status: 503, message: "the server is busy; retry after the seconds in Retry-After" },
   server_draining: {
     status: 503,
     message: "the server is shutting down; no new matches or games start",

@@ -1,10 +1,13 @@
 // What a slow or greedy client can hold of the server: the time to send a request (--headers-timeout,
-// --request-timeout), open connections at once (--max-connections for the whole server,
-// --max-connections-per-address for one client), and the answers to requests Node refuses before Fastify sees
-// them (a late request, oversized headers, a malformed request line), in the SPEC's error shape.
+// --request-timeout) or to keep an idle connection (--keep-alive-timeout), open connections at once
+// (--max-connections for the whole server, idle ones closed first; --max-connections-per-address for one
+// client), and the answers to requests Node refuses before Fastify sees them (a late request, oversized
+// headers, a malformed request line), in the SPEC's error shape.
 import type { Socket } from "node:net";
 import type { FastifyServerOptions } from "fastify";
+import { fromTrustedProxy, type Trust } from "./client-address.ts";
 import type { Config } from "./config.ts";
+import { ConnectionCap } from "./connection-cap.ts";
 import { CODES, type Code } from "./errors.ts";
 
 /**
@@ -14,12 +17,15 @@ import { CODES, type Code } from "./errors.ts";
  */
 export function serverOptions(config: Config): Pick<
   FastifyServerOptions,
-  "requestTimeout" | "clientErrorHandler"
+  "requestTimeout" | "clientErrorHandler" | "keepAliveTimeout"
 > & {
   http: { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number };
 } {
   return {
     requestTimeout: config.requestTimeoutMs,
+    // Fastify's own default keeps an idle keep-alive connection 72 s; a place on the server is not held that
+    // long by a client that is not asking for anything (--keep-alive-timeout).
+    keepAliveTimeout: config.keepAliveTimeoutMs,
     http: {
       headersTimeout: config.headersTimeoutMs,
       requestTimeout: config.requestTimeoutMs,
@@ -39,7 +45,7 @@ export function serverOptions(config: Config): Pick<
 }
 
 /** Answers on a raw socket (no request was read, or none completely) and closes it. */
-function refuse(socket: Socket, code: Code, message?: string): void {
+export function refuse(socket: Socket, code: Code, message?: string, retryAfterS?: number): void {
   const status = CODES[code].status ?? 400;
   const body = JSON.stringify({ error: message ?? CODES[code].message, code });
   // Nothing more is read: the request (if any) is not served.
@@ -47,6 +53,7 @@ function refuse(socket: Socket, code: Code, message?: string): void {
   if (socket.writable)
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nContent-Type: application/json\r\n` +
+        (retryAfterS !== undefined ? `Retry-After: ${retryAfterS}\r\n` : "") +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
     );
   // Gone as soon as the answer is written: under a flood of refused connections, sockets left half-open for
@@ -61,28 +68,31 @@ const STATUS_TEXT: Record<number, string> = {
   408: "Request Timeout",
   429: "Too Many Requests",
   431: "Request Header Fields Too Large",
+  503: "Service Unavailable",
 };
 
 /**
- * Caps open connections: Node drops those beyond --max-connections; beyond --max-connections-per-address one
- * client's further connections are answered 429 and closed, so one address (a slow-loris run) cannot take
- * every place while others still get in.
+ * Caps open connections: beyond --max-connections the longest-idle connections are closed to make room
+ * (server/connection-cap.ts); beyond --max-connections-per-address one client's further connections are
+ * answered 429 and closed, so one address (a slow-loris run) cannot take every place while others still get
+ * in. A trusted proxy's connections (--trust-proxy) carry many clients, so the per-address cap does not count
+ * them at accept; a WebSocket through the proxy is one client's, and counts against that client's address
+ * when it is upgraded (`holdUpgrade`).
  */
-export function capConnections(server: import("node:http").Server, config: Config): void {
-  server.maxConnections = config.maxConnections;
+export function capConnections(
+  server: import("node:http").Server,
+  config: Config,
+  trust: Trust | null = null,
+): { cap: ConnectionCap; holdUpgrade(socket: Socket, address: string): boolean } {
+  const cap = new ConnectionCap(server, config.maxConnections, (socket) =>
+    refuse(socket, "server_busy", "every connection place is in use; retry shortly", 1),
+  );
   const perAddress = config.maxConnectionsPerAddress;
-  if (perAddress === 0) return;
   const open = new Map<string, number>();
-  server.on("connection", (socket: Socket) => {
-    const address = socket.remoteAddress ?? "";
+  /** Counts the socket against the address until it closes; false (counting nothing) when at the cap. */
+  const hold = (socket: Socket, address: string): boolean => {
     const n = open.get(address) ?? 0;
-    // A refused connection takes no place: it is on its way out (and gone within a second).
-    if (n >= perAddress)
-      return refuse(
-        socket,
-        "too_many_connections",
-        `at most ${perAddress} open connections per client address`,
-      );
+    if (n >= perAddress) return false;
     open.set(address, n + 1);
     // The place is free once the server has finished writing (a refused or timed-out connection is on its
     // way out then), or at the close, whichever comes first.
@@ -96,5 +106,33 @@ export function capConnections(server: import("node:http").Server, config: Confi
     };
     socket.once("finish", release);
     socket.once("close", release);
-  });
+    return true;
+  };
+  const limit = `at most ${perAddress} open connections per client address`;
+  if (perAddress > 0)
+    server.on("connection", (socket: Socket) => {
+      if (fromTrustedProxy(socket.remoteAddress, trust)) return;
+      // A refused connection takes no place: it is on its way out (and gone within a second).
+      if (!hold(socket, socket.remoteAddress ?? "")) refuse(socket, "too_many_connections", limit);
+    });
+  return {
+    cap,
+    holdUpgrade(socket, address) {
+      if (perAddress === 0 || !fromTrustedProxy(socket.remoteAddress, trust)) return true;
+      if (hold(socket, address)) return true;
+      refuse(socket, "too_many_connections", limit);
+      return false;
+    },
+  };
+}
+
+/**
+ * Writes a refusal (a complete HTTP answer) on an upgrade's socket and closes it: at once when written, and
+ * within a second when the peer does not read, so refused upgrades cannot pile up half-open.
+ */
+export function endUpgrade(socket: Socket, answer: string): void {
+  socket.pause();
+  socket.end(answer);
+  socket.once("finish", () => socket.destroy());
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }

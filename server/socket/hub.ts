@@ -53,6 +53,8 @@ export interface HubDeps {
   poke(): void;
   /** A socket from this client address offered no token or an unknown one (its address budget pays). */
   authFailed?(addr: string): void;
+  /** A socket's token checked out (its unit of the server's unauthenticated-upgrade budget comes back). */
+  authenticated?(): void;
   /** The bot a token belongs to (from memory: a connect flood must not become database work). */
   botByToken(token: string): Promise<BotRow | null>;
   /** Account rules beyond the token (no owner account, banned account): a connection error, or null. */
@@ -91,7 +93,8 @@ export class BotHub {
     return this.conns.size;
   }
 
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  /** `addr`: the client's address (behind a trusted proxy, the forwarded one; server/client-address.ts). */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, addr: string): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       // Messages that arrive while the token is being looked up are kept, not lost.
       const early: { data: Buffer; binary: boolean }[] = [];
@@ -104,8 +107,8 @@ export class BotHub {
           const late = typeof found === "string" ? undefined : this.refused.get(found.id);
           const bot = late && late.before >= started ? late.code : found;
           // Charged even when the peer has gone already: hanging up early must not make guessing free.
-          if (bot === "missing_authorization" || bot === "invalid_token")
-            this.d.authFailed?.(req.socket.remoteAddress ?? "");
+          if (bot === "missing_authorization" || bot === "invalid_token") this.d.authFailed?.(addr);
+          else if (typeof bot !== "string") this.d.authenticated?.();
           // The peer may have gone while its token was looked up: a closed socket must not be registered
           // (its close event has passed, so the bot would stay online in the lobby for good).
           if (ws.readyState !== ws.OPEN) return;

@@ -38,6 +38,10 @@ const ISSUE_FLAGS = [
   "owner-concurrency",
   "hourly-quota",
   "drain-timeout",
+  // issue 31: connections idle clients cannot lock, a storm's budget, addresses behind a proxy
+  "keep-alive-timeout",
+  "upgrades-per-second",
+  "trust-proxy",
   "help",
 ];
 
@@ -58,6 +62,9 @@ describe("parseConfig", () => {
       requestTimeoutMs: 30_000,
       maxConnections: 10_000,
       maxConnectionsPerAddress: 256,
+      keepAliveTimeoutMs: 5_000,
+      upgradesPerSecond: 200,
+      trustProxy: [],
       houseBots: true,
       publicUrl: "http://localhost:8080",
     });

@@ -194,7 +194,7 @@ function world(): World {
         handleUpgrade: (_req: unknown, _socket: unknown, _head: unknown, cb: (ws: FakeWs) => void) => cb(ws),
       };
       const req = { headers: { authorization: `Bearer ${id}` }, socket: { remoteAddress: "127.0.0.1" } };
-      w.hub.handleUpgrade(req as unknown as IncomingMessage, {} as Duplex, Buffer.alloc(0));
+      w.hub.handleUpgrade(req as unknown as IncomingMessage, {} as Duplex, Buffer.alloc(0), "127.0.0.1");
       await settle();
       expect(w.lobby.get(id)?.conn).toBeTruthy();
       return ws;

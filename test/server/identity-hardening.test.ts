@@ -1,10 +1,14 @@
-// Issue 31, items 7 and 9 (the identity provider's and the account routes' parts): a banned account gets no new
+// Issue 31, items 4, 7 and 9 (the identity provider's and the account routes' parts): a guess attack through a
+// trusted reverse proxy is limited per real client (X-Forwarded-For) and slowed per account, while the owner's
+// browser (its device cookie), not the owner's address, still gets in; a banned account gets no new
 // session and no new tokens (sign-in, refresh) while its old refresh token survives for the unban; admin routes and
 // /auth/v1 refuse a foreign Origin as the account routes do; an unsubscribe token of a deleted account is not
 // called valid.
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
-import type { TestServer } from "../helpers/server.ts";
+import { freePort } from "../helpers/ports.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
 let apikey: string;
@@ -122,5 +126,92 @@ describe("9. foreign origins and deleted accounts' tokens", () => {
     expect(look.status).toBe(200);
     expect(look.body).toMatchObject({ valid: false, reason: "invalid" });
     expect((await call(srv.url, "POST", "/api/email/unsubscribe", { body: { token } })).status).toBe(400);
+  });
+});
+
+describe("4. a guess attack through a trusted proxy", () => {
+  const PROXY = "127.0.8.1";
+  let behind: TestServer;
+  let key = "";
+
+  beforeAll(async () => {
+    const port = await freePort();
+    behind = await startServer({
+      port,
+      host: "127.0.0.1",
+      publicUrl: `http://127.0.0.1:${port}`,
+      anonymousDev: false,
+      trustProxy: [PROXY],
+      authRateLimit: 8,
+    });
+    key = (await behind.get<{ accounts: { publishable_key: string } }>("/api")).body.accounts.publishable_key;
+  }, 60_000);
+  afterAll(async () => {
+    await behind?.stop();
+  });
+
+  /** A sign-in sent by the proxy on behalf of `client` (X-Forwarded-For), with optional extra headers. */
+  function viaProxy(client: string, password: string, headers: Record<string, string> = {}) {
+    const body = JSON.stringify({ email: "lee@example.com", password });
+    return new Promise<{ status: number; code: string | undefined; cookie: string | undefined }>(
+      (resolve, reject) => {
+        const req = request(
+          `${behind.url}/auth/v1/token?grant_type=password`,
+          {
+            method: "POST",
+            localAddress: PROXY,
+            agent: false,
+            headers: {
+              apikey: key,
+              "content-type": "application/json",
+              "x-forwarded-for": client,
+              ...headers,
+            },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (c: Buffer) => {
+              text += c.toString();
+            });
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                code: (JSON.parse(text || "{}") as { code?: string }).code,
+                cookie: res.headers["set-cookie"]?.[0]?.split(";")[0],
+              }),
+            );
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      },
+    );
+  }
+
+  it("limits each forwarded client, slows the account, and lets the owner's browser in but not the owner's address", async () => {
+    await signUp(behind, "lee@example.com", "lee", "lee's real long passphrase");
+    const OWNER = "198.51.100.7";
+    const before = await viaProxy(OWNER, "lee's real long passphrase");
+    expect(before.status).toBe(200);
+    expect(before.cookie).toMatch(/^arena_device=/);
+
+    // One forwarded client is held to --auth-rate-limit (8 a minute): the limit falls on it, not on the proxy.
+    const one = [];
+    for (let i = 0; i < 10; i++) one.push(await viaProxy("203.0.113.1", `guess ${i} of one client`));
+    expect(one.filter((r) => r.code === "rate_limited").length).toBeGreaterThanOrEqual(2);
+    // Forty more clients behind the same proxy each have a budget of their own; the account's guessing delay
+    // still holds them: most guesses are refused without the password being looked at.
+    const spread = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => viaProxy(`203.0.113.${10 + i}`, `guess from client ${i}`)),
+    );
+    expect(spread.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(30);
+    expect(spread.filter((r) => r.code === "invalid_credentials").length).toBeLessThan(10);
+
+    // The attacker claiming the owner's address gets nothing for it, and neither does the owner without the
+    // browser that signed in before; with its device cookie the owner gets in during the attack.
+    const sameAddress = await viaProxy(OWNER, "lee's real long passphrase");
+    expect([sameAddress.status, sameAddress.code]).toEqual([429, "rate_limited"]);
+    const owner = await viaProxy("192.0.2.44", "lee's real long passphrase", { cookie: before.cookie! });
+    expect(owner.status).toBe(200);
   });
 });

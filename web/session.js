@@ -128,6 +128,8 @@ async function refresh(current) {
       saveSession(t);
       return read();
     } catch (err) {
+      // A banned account keeps its session (an unban restores it) but gets no new tokens: say so.
+      if (err instanceof ApiError && err.code === "account_banned") throw err;
       // The provider refused the refresh token (used, revoked, expired): the session is over.
       if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 429) {
         localStorage.removeItem(KEY);

@@ -1,0 +1,103 @@
+// The import rules of the server, the match pool and the engine (issue 32), checked by `npm run check`:
+//   (a) no import circle of more than one file (`no-circular`);
+//   (b) no import from a lower layer to a higher one (`layer-<name>`: what that layer may not import).
+// The layers are written down once, in LAYERS below, bottom to top; the rules are derived from that list.
+//
+// Imports count as written: type-only imports (`import type`, `import { type X }`) are arrows like any other.
+// They are erased at run time, but they are what a file's source depends on: a file that names
+// `AppContext` in a signature has to change when AppContext does, and moves with it. (The issue counts them
+// the same way: AppContext reaches kernel/operation.ts only as a type, and that closes the largest circle.)
+//
+// Known violations: the code breaks both rules today. They are recorded in
+// .dependency-cruiser-known-violations.json, and `npm run check` runs with `--ignore-known`, so it passes now
+// and fails on any new circle or upward arrow. The file is meant to shrink to empty as features move. When a
+// change removes violations, drop them from the file without admitting new ones:
+//   npx depcruise server pool engine --baseline --baseline-mode shrink-only
+// A moved file with a violation it keeps counts as new (its path changed): fix it, or record it on purpose
+// with `npx depcruise server pool engine --output-type baseline > .dependency-cruiser-known-violations.json`
+// and say so in the commit. A circle is known by the set of files on the path reported for it, so cutting one
+// arrow of a big circle can make a different path through the same files show up as new: check that it names
+// no file outside today's circles (`npx depcruise server pool engine --no-ignore-known`), then record it.
+
+/** Leaf modules of server/: they import engine/, pool/ and each other only. */
+const BASE_FOLDERS = ["db", "kernel"];
+const BASE_FILES = [
+  "errors", // the code catalog
+  "config", // the frozen start-up configuration
+  "root", // the repository's root directory
+  "client-address",
+  "public-address",
+  "connection-cap",
+  "http-limits",
+  "malloc-tuning",
+  "proxy-addr.d",
+];
+/** The files that put the server together: they may import anything; nothing below imports them. */
+const COMPOSITION_FILES = [
+  "app", // buildApp
+  "serve", // the process around it
+  "main", // reads the environment and listens
+  "context", // AppContext: every service in one object (the issue's service locator; to dissolve)
+  "operations", // the list of every feature's operations (to become the feature list)
+];
+
+const any = (names) => names.map((n) => n.replace(/[.]/g, "\\.")).join("|");
+const base = `^server/(?:(?:${any(BASE_FOLDERS)})/|(?:${any(BASE_FILES)})\\.ts$)`;
+const composition = `^server/(?:${any(COMPOSITION_FILES)})\\.ts$`;
+
+/**
+ * Bottom to top. A file may import files of its own layer and of the layers below it.
+ * - engine: the rules, the match, the protocol, house bots and the simulator (engine/assembly is the
+ *   AssemblyScript source of the wasm module: no TypeScript imports reach it, and it is not cruised).
+ * - pool: the match worker pool; plays matches with the engine.
+ * - server-base: the storage seam (db/), the kernel (operation definitions, bus, unit of work, settings,
+ *   scheduler) and the leaf modules listed in BASE_FILES. A feature builds on them; they know no feature.
+ * - server-domain: every other folder and file of server/: the domains and features (ladders, play, ratings,
+ *   bots, accounts, mail, events, mcp, routes, the store registry, ...). They are one layer: an import
+ *   between two of them is allowed, a circle between them is not (rule a).
+ * - composition: the files in COMPOSITION_FILES.
+ */
+const LAYERS = [
+  { name: "engine", path: "^engine/" },
+  { name: "pool", path: "^pool/" },
+  { name: "server-base", path: base },
+  {
+    name: "server-domain",
+    path: `^server/(?!(?:${any(BASE_FOLDERS)})/|(?:${any([...BASE_FILES, ...COMPOSITION_FILES])})\\.ts$)`,
+  },
+  { name: "composition", path: composition },
+];
+
+const upward = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `layer-${layer.name}`,
+  comment: `${layer.name} imports nothing above it (${LAYERS.slice(i + 1)
+    .map((l) => l.name)
+    .join(", ")}): see LAYERS in .dependency-cruiser.cjs`,
+  severity: "error",
+  from: { path: layer.path },
+  to: { path: LAYERS.slice(i + 1).map((l) => l.path) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment:
+        "an import circle of more than one file: the files cannot be understood, moved or loaded apart",
+      severity: "error",
+      from: { path: "^(?:server|pool|engine)/" },
+      to: { circular: true },
+    },
+    ...upward,
+  ],
+  options: {
+    includeOnly: "^(?:server|pool|engine)/",
+    exclude: { path: "^engine/assembly/" },
+    doNotFollow: { path: "node_modules" },
+    // "specify": type-only imports are in the graph, marked `type-only` (see the top of this file).
+    tsPreCompilationDeps: "specify",
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".js", ".mjs", ".cjs", ".json"] },
+  },
+};

@@ -38,7 +38,8 @@ const COMPOSITION_FILES = [
   "serve", // the process around it
   "main", // reads the environment and listens
   "context", // AppContext: every service in one object (the service locator; to dissolve)
-  "operations", // the list of every feature's operations (to become the feature list)
+  "operations", // the list of every operation: the legacy domains' and the features' (to dissolve)
+  "features", // the feature list (server/kernel/feature.ts): one line per feature
 ];
 
 const any = (names) => names.map((n) => n.replace(/[.]/g, "\\.")).join("|");

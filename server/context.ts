@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import type { Events } from "./events/service.ts";
 import type { HumanPlay } from "./human/human-play.ts";
 import type { EventBus } from "./kernel/bus.ts";
+import type { Services } from "./kernel/feature.ts";
 import type { Scheduler } from "./kernel/scheduler.ts";
 import type { Settings } from "./kernel/settings.ts";
 import type { Lobby } from "./ladder/lobby.ts";
@@ -65,4 +66,6 @@ export interface AppContext {
   draining: boolean;
   /** The tool endpoint and its OAuth server (server/mcp); null on a ladder without accounts. */
   mcp: McpService | null;
+  /** The features' services (server/features.ts), for the domains not moved into features yet. */
+  services: Services;
 }

@@ -5,8 +5,8 @@
 
 import { ADMIN_OPERATIONS } from "./admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
-import { ANNOUNCEMENT_OPERATIONS } from "./announcements/routes.ts";
 import { EVENT_OPERATIONS } from "./events/routes.ts";
+import { FEATURES } from "./features.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
 import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
@@ -20,11 +20,21 @@ import { DOCS_OPERATIONS } from "./routes/docs.ts";
 import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
 import { REPLAY_OPERATIONS } from "./routes/matches.ts";
 
-let all: readonly AnyOperation[] | null = null;
+let legacy: readonly AnyOperation[] | null = null;
+let all: readonly AnyOperation<unknown>[] | null = null;
 
-/** In the order of the public document: discovery and documents, data, registration and bots, ladders. */
-export function allOperations(): readonly AnyOperation[] {
-  all ??= [
+/** Every operation, the features' included: what /openapi.json documents and the tool list is made from. */
+export function allOperations(): readonly AnyOperation<unknown>[] {
+  all ??= [...legacyOperations(), ...FEATURES.flatMap((f) => f.operations ?? [])];
+  return all;
+}
+
+/**
+ * The operations of the domains not moved into features yet (app.ts mounts them with the server's context),
+ * in the order of the public document: discovery and documents, data, registration and bots, ladders.
+ */
+export function legacyOperations(): readonly AnyOperation[] {
+  legacy ??= [
     ...DISCOVERY_OPERATIONS,
     ...DOCS_OPERATIONS,
     ...DOWNLOAD_OPERATIONS,
@@ -38,8 +48,7 @@ export function allOperations(): readonly AnyOperation[] {
     ...MCP_OPERATIONS,
     ...EVENT_OPERATIONS,
     ...MAIL_OPERATIONS,
-    ...ANNOUNCEMENT_OPERATIONS,
     ...OPS_OPERATIONS,
   ] as readonly AnyOperation[];
-  return all;
+  return legacy;
 }

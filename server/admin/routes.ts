@@ -3,7 +3,6 @@
 // answers privately; a change and its audit entry are one unit of work. A ban is announced as AccountBanned: the bot sockets of the
 // account are closed by the listener that app.ts wires, not here.
 import { z } from "zod";
-import { Announcements } from "../announcements/service.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { defineOperation } from "../kernel/operation.ts";
@@ -91,7 +90,7 @@ export const ADMIN_OPERATIONS = [
             .filter((b) => b.status === "suspended" || b.status === "banned")
             .map((b) => ({ name: b.name, status: b.status, owner: b.owner })),
         },
-        announcements: await new Announcements(ctx).list(),
+        announcements: await ctx.services.announcements.list(),
         audit: await ctx.store.auditEntries(null, 20),
       };
     },

@@ -2,8 +2,10 @@
 // (preview, edit, publish, archive, retry, delete), each change one audited unit of work in the service.
 import { z } from "zod";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
-import { Announcements, publicView } from "./service.ts";
+import { operationFor } from "../kernel/operation.ts";
+import { type Announcements, publicView } from "./service.ts";
+
+const defineOperation = operationFor<Announcements>();
 
 /** Control characters other than line breaks and tabs are not plain text. */
 const CONTROL = { test: (s: string) => [...s].some((c) => isControl(c.codePointAt(0)!)) };
@@ -50,10 +52,10 @@ export const ANNOUNCEMENT_OPERATIONS = [
     summary: "The latest 100 published in-game announcements, newest first",
     auth: "none",
     doc: { tag: "data", ok: z.array(PublicAnnouncement) },
-    handle: async ({ reply }, ctx) => {
+    handle: async ({ reply }, announcements) => {
       // Polled by every page every 15 s; a new announcement must show at the next poll.
       reply.header("cache-control", "no-cache");
-      return (await ctx.store.announcements.published(100)).map(publicView);
+      return (await announcements.published(100)).map(publicView);
     },
   }),
   defineOperation({
@@ -62,7 +64,7 @@ export const ANNOUNCEMENT_OPERATIONS = [
     operationId: "adminAnnouncements",
     summary: "The latest 100 drafts and announcements with delivery counts",
     auth: "admin",
-    handle: async (_input, ctx) => new Announcements(ctx).list(),
+    handle: async (_input, announcements) => announcements.list(),
   }),
   defineOperation({
     method: "POST",
@@ -71,7 +73,7 @@ export const ANNOUNCEMENT_OPERATIONS = [
     summary: "Save a draft with its email audience and rendered email; sends nothing",
     auth: "admin",
     body: PreviewBody,
-    handle: async ({ body, caller }, ctx) => new Announcements(ctx).preview(body, caller.account.id),
+    handle: async ({ body, caller }, announcements) => announcements.preview(body, caller.account.id),
   }),
   defineOperation({
     method: "PUT",
@@ -82,8 +84,8 @@ export const ANNOUNCEMENT_OPERATIONS = [
     params: IdParams,
     invalidParams: (p) => errors.noSuchAnnouncement(String((p as { id?: unknown }).id ?? "")),
     body: EditBody,
-    handle: async ({ params, body, caller }, ctx) =>
-      new Announcements(ctx).edit(params.id, body.title, body.body, caller.account.id),
+    handle: async ({ params, body, caller }, announcements) =>
+      announcements.edit(params.id, body.title, body.body, caller.account.id),
   }),
   defineOperation({
     method: "DELETE",
@@ -93,7 +95,7 @@ export const ANNOUNCEMENT_OPERATIONS = [
     auth: "admin",
     params: IdParams,
     invalidParams: (p) => errors.noSuchAnnouncement(String((p as { id?: unknown }).id ?? "")),
-    handle: async ({ params, caller }, ctx) => new Announcements(ctx).remove(params.id, caller.account.id),
+    handle: async ({ params, caller }, announcements) => announcements.remove(params.id, caller.account.id),
   }),
   ...(["publish", "archive", "retry"] as const).map((action) =>
     defineOperation({
@@ -109,7 +111,8 @@ export const ANNOUNCEMENT_OPERATIONS = [
       auth: "admin",
       params: IdParams,
       invalidParams: (p) => errors.noSuchAnnouncement(String((p as { id?: unknown }).id ?? "")),
-      handle: async ({ params, caller }, ctx) => new Announcements(ctx)[action](params.id, caller.account.id),
+      handle: async ({ params, caller }, announcements) =>
+        announcements[action](params.id, caller.account.id),
     }),
   ),
 ];

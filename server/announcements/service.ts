@@ -4,14 +4,14 @@
 // archive discards a draft or hides a published one in game (its email goes on); delete cancels queued mail;
 // retry requeues only `failed` mail. Every change is audited in its own transaction.
 import { randomBytes } from "node:crypto";
-import type { AppContext } from "../context.ts";
 import type { Queryable } from "../db/db.ts";
 import { errors } from "../errors.ts";
-import type { EmailCategory } from "../kernel/unit-of-work.ts";
+import type { EmailCategory, Unit } from "../kernel/unit-of-work.ts";
+import type { MailService } from "../mail/mail.ts";
 import { announcement } from "../mail/messages.ts";
 import { type DeliveryCounts, emptyCounts } from "../mail/store.ts";
 import { render } from "../mail/templates.ts";
-import type { AnnouncementRow, AudienceCounts } from "./store.ts";
+import type { AnnouncementRow, AnnouncementStore, AudienceCounts } from "./store.ts";
 
 export const DRAFT_TTL_MS = 3600_000;
 const CATEGORY: EmailCategory = "announcements";
@@ -27,16 +27,28 @@ export function publicView(a: AnnouncementRow) {
   return { id: a.id, title: a.title, body: a.body, published: a.published };
 }
 
-export class Announcements {
-  constructor(private readonly ctx: AppContext) {}
+/** What the announcements need: their own store, the unit of work, and the outbox they queue mail in. */
+export interface AnnouncementDeps {
+  store: AnnouncementStore;
+  work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
+  mail: MailService;
+}
 
-  private get store() {
-    return this.ctx.store.announcements;
+export class Announcements {
+  private readonly store: AnnouncementStore;
+
+  constructor(private readonly d: AnnouncementDeps) {
+    this.store = d.store;
+  }
+
+  /** The latest published announcements, newest first (the in-game list). */
+  published(limit: number) {
+    return this.store.published(limit);
   }
 
   /** The admin view: the public fields, the frozen email, channels, times and delivery counts. */
   async adminView(a: AnnouncementRow, counts?: DeliveryCounts, recipients?: AudienceCounts) {
-    const delivery = counts ?? (await this.ctx.store.mail.counts([a.id])).get(a.id) ?? emptyCounts();
+    const delivery = counts ?? (await this.d.mail.store.counts([a.id])).get(a.id) ?? emptyCounts();
     const expires = new Date(Date.parse(a.previewed) + DRAFT_TTL_MS).toISOString();
     return {
       ...publicView(a),
@@ -61,7 +73,7 @@ export class Announcements {
 
   async list() {
     const rows = await this.store.latest(100);
-    const counts = await this.ctx.store.mail.counts(rows.map((r) => r.id));
+    const counts = await this.d.mail.store.counts(rows.map((r) => r.id));
     return Promise.all(rows.map((r) => this.adminView(r, counts.get(r.id))));
   }
 
@@ -71,10 +83,10 @@ export class Announcements {
   }
 
   async preview(d: Draft, by: string) {
-    if (d.email && this.ctx.mail.mode !== "smtp") throw errors.emailNotConfigured();
+    if (d.email && this.d.mail.mode !== "smtp") throw errors.emailNotConfigured();
     const audience = d.email ? await this.store.audience() : null;
     const id = `an_${randomBytes(9).toString("base64url")}`;
-    const row = await this.ctx.store.work(async (u) => {
+    const row = await this.d.work(async (u) => {
       const a = await this.store.insert(
         {
           id,
@@ -105,7 +117,7 @@ export class Announcements {
   }
 
   async publish(id: string, by: string) {
-    const row = await this.ctx.store.work(async (u) => {
+    const row = await this.d.work(async (u) => {
       const a = await this.require(id, u.q);
       if (a.state === "published") return a; // a repeat answers the same announcement
       if (a.state === "discarded") throw errors.announcementDiscarded();
@@ -133,7 +145,7 @@ export class Announcements {
   }
 
   async edit(id: string, title: string, body: string, by: string) {
-    const row = await this.ctx.store.work(async (u) => {
+    const row = await this.d.work(async (u) => {
       const a = await this.require(id, u.q);
       // A draft's email follows its text; a published one was frozen at publication.
       const email = a.state === "draft" && a.email ? this.renderEmail(title, body) : {};
@@ -145,7 +157,7 @@ export class Announcements {
   }
 
   async archive(id: string, by: string) {
-    const row = await this.ctx.store.work(async (u) => {
+    const row = await this.d.work(async (u) => {
       const a = await this.require(id, u.q);
       if (a.state === "discarded" || a.archived) return a;
       const updated =
@@ -159,9 +171,9 @@ export class Announcements {
   }
 
   async remove(id: string, by: string) {
-    await this.ctx.store.work(async (u) => {
+    await this.d.work(async (u) => {
       await this.require(id, u.q);
-      const cancelled = await this.ctx.store.mail.cancelAnnouncement(id, u.q);
+      const cancelled = await this.d.mail.store.cancelAnnouncement(id, u.q);
       await this.store.remove(id, u.q);
       await u.audit("announcement", id, { action: "delete", by, cancelled });
     });
@@ -169,13 +181,13 @@ export class Announcements {
   }
 
   async retry(id: string, by: string) {
-    const row = await this.ctx.store.work(async (u) => {
+    const row = await this.d.work(async (u) => {
       const a = await this.require(id, u.q);
-      const requeued = await this.ctx.store.mail.retryAnnouncement(id, u.q);
+      const requeued = await this.d.mail.store.retryAnnouncement(id, u.q);
       await u.audit("announcement", id, { action: "retry", by, requeued });
       return a;
     });
-    this.ctx.mail.sender.wake();
+    this.d.mail.sender.wake();
     return this.adminView(row);
   }
 }

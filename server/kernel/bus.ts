@@ -52,7 +52,7 @@ export interface DomainEvents {
 }
 
 export type EventName = keyof DomainEvents;
-type Listener<K extends EventName> = (event: DomainEvents[K]) => void | Promise<void>;
+export type Listener<K extends EventName> = (event: DomainEvents[K]) => void | Promise<void>;
 
 export class EventBus {
   private readonly listeners = new Map<EventName, Listener<EventName>[]>();

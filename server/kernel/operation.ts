@@ -1,8 +1,9 @@
 // One definition per route: method, path, schemas, auth rule and handler. From it come the Fastify route
 // (validation, the auth check as the route's own preHandler, the handler) and, for documented operations, the
 // OpenAPI entry (`openApiOperation`); a later MCP tool is derived from the same definition instead of a third
-// copy. Definitions are static values; the handler receives the parsed input, the resolved caller and the
-// running server's context, calls a service and returns the response body.
+// copy. Definitions are static values; the handler receives the parsed input, the resolved caller and its
+// feature's services (server/kernel/feature.ts; the domains not moved yet get the running server's context),
+// calls a service and returns the response body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { AgentCaller, Caller, Registrant } from "../auth/accounts.ts";
@@ -69,6 +70,8 @@ export interface OperationDef<
   P extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
+  /** What the handler is handed: its feature's services (server/kernel/feature.ts), or the legacy context. */
+  C = AppContext,
 > {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Fastify path, `:name` for parameters. */
@@ -100,7 +103,7 @@ export interface OperationDef<
       req: FastifyRequest;
       reply: FastifyReply;
     },
-    ctx: AppContext,
+    ctx: C,
   ): Promise<unknown>;
 }
 
@@ -114,17 +117,33 @@ export function defineOperation<
   return def;
 }
 
+/**
+ * `defineOperation` for a feature's operations: their handler is handed the feature's services. Curried so
+ * that the services' type is given once and the rest is still inferred: `const op = operationFor<Svc>()`.
+ */
+export function operationFor<C>() {
+  return <
+    A extends AuthRule,
+    P extends z.ZodType | undefined = undefined,
+    Q extends z.ZodType | undefined = undefined,
+    B extends z.ZodType | undefined = undefined,
+  >(
+    def: OperationDef<A, P, Q, B, C>,
+  ): OperationDef<A, P, Q, B, C> => def;
+}
+
 export type Authenticate = (
   rule: AuthRule,
   req: FastifyRequest,
   reply: FastifyReply,
 ) => Promise<CallerOf<AuthRule>>;
 
-export type AnyOperation = OperationDef<
+export type AnyOperation<C = AppContext> = OperationDef<
   AuthRule,
   z.ZodType | undefined,
   z.ZodType | undefined,
-  z.ZodType | undefined
+  z.ZodType | undefined,
+  C
 >;
 
 /**
@@ -133,10 +152,10 @@ export type AnyOperation = OperationDef<
  * credential is a 401 or 403 whatever the body), then params, query and body are validated (a body's unknown
  * fields are refused), then the handler runs.
  */
-export function mountOperations(
+export function mountOperations<C>(
   app: FastifyInstance,
-  ops: readonly AnyOperation[],
-  ctx: AppContext,
+  ops: readonly AnyOperation<C>[],
+  ctx: C,
   authenticate: Authenticate,
 ): void {
   void app.register(async (scope) => {
@@ -178,7 +197,7 @@ export function mountOperations(
 }
 
 /** The OpenAPI shape of a documented operation (server/openapi.ts lists these with its own). */
-export function openApiOperation(op: AnyOperation) {
+export function openApiOperation(op: AnyOperation<unknown>) {
   if (!op.doc) throw new Error(`${op.operationId} is not documented`);
   return {
     method: op.method.toLowerCase() as "get" | "post" | "delete",

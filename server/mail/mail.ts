@@ -38,6 +38,13 @@ export interface MailDeps {
   ladders: () => Ladders;
 }
 
+declare module "../kernel/feature.ts" {
+  interface Services {
+    /** The outbox, for features that queue or count mail (provided by app.ts until mail is a feature). */
+    mail: MailService;
+  }
+}
+
 export class MailService {
   readonly mailer: Mailer;
   readonly store: MailStore;

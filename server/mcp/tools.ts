@@ -8,7 +8,7 @@ import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { parseInput } from "../kernel/input.ts";
 import type { AnyOperation, ToolDescriptor } from "../kernel/operation.ts";
-import { allOperations } from "../operations.ts";
+import { legacyOperations } from "../operations.ts";
 import { type Scope, scopeFor } from "./scopes.ts";
 
 export interface Tool {
@@ -42,7 +42,8 @@ function toTool(op: AnyOperation, tool: ToolDescriptor): Tool {
 let tools: Tool[] | null = null;
 /** Every tool, in the order of the operations. */
 export function allTools(): Tool[] {
-  tools ??= allOperations().flatMap((op) => (op.tools ?? []).map((t) => toTool(op, t)));
+  // Features' operations are no tools yet (server/kernel/feature.ts refuses one): the legacy list has them all.
+  tools ??= legacyOperations().flatMap((op) => (op.tools ?? []).map((t) => toTool(op, t)));
   return tools;
 }
 

@@ -2,7 +2,6 @@
 // out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
 import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
-import { AnnouncementStore } from "../announcements/store.ts";
 import { type Db, type DbPlace, openDb, type Queryable, type Row, withTx } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { type Reachability, watchReachability } from "../db/reachability.ts";
@@ -107,12 +106,12 @@ export class SqlStore implements Store {
   readonly mcp: McpStore;
   readonly events: EventStore;
   readonly mail: MailStore;
-  readonly announcements: AnnouncementStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
   readonly reachability: Reachability;
-  private readonly db: Db;
+  /** The database as every store of the server sees it (write tracking and reachability included). */
+  readonly db: Db;
 
   constructor(
     raw: Db,
@@ -130,7 +129,6 @@ export class SqlStore implements Store {
     this.mcp = new McpStore(db);
     this.events = new EventStore(db);
     this.mail = new MailStore(db);
-    this.announcements = new AnnouncementStore(db);
   }
 
   // --- Bots and tokens ---

@@ -2,8 +2,7 @@
 // (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
 // transaction; a match result is written once (idempotent on match id).
 import type { MatchStatsT } from "../../engine/protocol.ts";
-import type { AnnouncementStore } from "../announcements/store.ts";
-import type { Queryable } from "../db/db.ts";
+import type { Db, Queryable } from "../db/db.ts";
 import type { Reachability } from "../db/reachability.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { EventStore } from "../events/store.ts";
@@ -142,12 +141,12 @@ export interface Store {
   readonly events: EventStore;
   /** The email outbox, its incidents and the unsubscribe key (server/mail/). */
   readonly mail: MailStore;
-  /** Announcements (server/announcements/). */
-  readonly announcements: AnnouncementStore;
   /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
   readonly botWrites: WriteCounter;
   /** Whether the database answered the store's last statement (server/db/reachability.ts). */
   readonly reachability: Reachability;
+  /** The database, for the stores that features keep in their own folders (server/kernel/feature.ts). */
+  readonly db: Db;
   /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
   /** Called after each unit of work that queued mail has committed (the mail sender listens). */

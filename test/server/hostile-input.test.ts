@@ -472,7 +472,7 @@ async function routesToSweep(): Promise<Route[]> {
         ...(body ? { body } : {}),
       });
     }
-  const ops: AnyOperation[] = [
+  const ops: AnyOperation<unknown>[] = [
     ...DATA_OPERATIONS,
     ...ACCOUNT_OPERATIONS,
     ...LADDER_OPERATIONS,

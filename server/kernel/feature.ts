@@ -1,0 +1,99 @@
+// The feature contract (issue 32). A feature is one folder that declares, in one value: its name, the features
+// whose services it uses, how it builds its services from the kernel's and theirs, its operations (routes,
+// OpenAPI entries; MCP tools later) and its bus listeners. `composeFeatures` builds an ordered list of them; nothing
+// else wires a feature in, so a new feature is a new folder plus one line in `server/features.ts`.
+//
+// Services are typed by their feature, not listed here: a feature adds its entry to `Services` by module
+// augmentation (`declare module "../kernel/feature.ts" { interface Services { name: TheService } }`), so the
+// kernel never imports a feature and a dependent sees exactly the type the feature built. A feature receives
+// only the services it names in `needs` (and the kernel's), never the whole server.
+//
+// The domains not yet moved into features are handed in by the composition root as `provided` services under
+// the same names (for example `mail`), so a feature may depend on them today and keep working when they move.
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/db.ts";
+import type { EventBus, EventName, Listener } from "./bus.ts";
+import { type AnyOperation, type Authenticate, mountOperations } from "./operation.ts";
+import type { Settings } from "./settings.ts";
+import type { Unit } from "./unit-of-work.ts";
+
+/** Every feature's services by feature name; each feature adds its own entry (see the header). */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in each feature's folder
+export interface Services {}
+
+/** What the kernel hands every feature. */
+export interface Kernel {
+  config: Config;
+  log: Logger;
+  /** The database, for the feature's own store (its SQL lives in its folder). */
+  db: Db;
+  /** One unit of work: the change, its audit entry and its outbox rows in one transaction. */
+  work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
+  bus: EventBus;
+  /** The one reader of live limits. */
+  settings: Settings;
+}
+
+export type BusListeners = { [K in EventName]?: Listener<K> };
+
+export interface FeatureDef<N extends keyof Services, D extends keyof Services> {
+  name: N;
+  /** The features (or provided services) this one uses; they are built before it. */
+  needs: readonly D[];
+  build(kernel: Kernel, deps: Pick<Services, D>): Services[N];
+  /** Routes, each handed this feature's services (never the whole server's context). */
+  operations?: readonly AnyOperation<Services[N]>[];
+  listeners?(services: Services[N]): BusListeners;
+}
+
+/** A feature of any name, as the feature list holds them. */
+// biome-ignore lint/suspicious/noExplicitAny: the list mixes features whose names and needs differ
+export type AnyFeature = FeatureDef<any, any>;
+
+/** Keeps a feature's literal name and needs, so `build` sees exactly the services it named. */
+export function defineFeature<N extends keyof Services, D extends keyof Services = never>(
+  def: FeatureDef<N, D>,
+): FeatureDef<N, D> {
+  return def;
+}
+
+/**
+ * Builds the features in list order and mounts their operations and listeners. A feature that names one not
+ * built before it (later in the list, or unknown) is refused at start, so the list is a checked graph. Returns
+ * every service by name, for the domains that are not features yet.
+ */
+export function composeFeatures(
+  app: FastifyInstance,
+  kernel: Kernel,
+  features: readonly AnyFeature[],
+  provided: Partial<Services>,
+  authenticate: Authenticate,
+): Partial<Services> {
+  const built: Record<string, unknown> = { ...provided };
+  for (const f of features) {
+    const name = String(f.name);
+    if (name in built) throw new Error(`feature ${name} is listed twice or shadows a provided service`);
+    const deps: Record<string, unknown> = {};
+    for (const need of f.needs as readonly string[]) {
+      if (!(need in built))
+        throw new Error(
+          `feature ${name} needs ${need}, which is not built before it (order the feature list)`,
+        );
+      deps[need] = built[need];
+    }
+    const services = f.build(kernel, deps as never);
+    built[name] = services;
+    if (f.operations) {
+      // The tool endpoint still runs a tool with the legacy context (server/mcp/tools.ts): until it is handed
+      // each feature's services, an operation that is also a tool stays outside the features.
+      const tool = f.operations.find((op: AnyOperation<unknown>) => op.tools?.length);
+      if (tool) throw new Error(`feature ${name}: ${tool.operationId} is an MCP tool, not yet possible here`);
+      mountOperations(app, f.operations, services, authenticate);
+    }
+    for (const [event, listener] of Object.entries(f.listeners?.(services) ?? {}))
+      kernel.bus.on(event as EventName, listener as Listener<EventName>);
+  }
+  return built as Partial<Services>;
+}

@@ -1,0 +1,116 @@
+// The feature contract (server/kernel/feature.ts): features are built in list order, each handed only the
+// services it names; a need that is not built before it, a name listed twice and an MCP tool among a feature's
+// operations are refused at start; a feature's operations are mounted with its own services and its listeners
+// subscribed on the bus.
+import Fastify from "fastify";
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { EventBus } from "../../server/kernel/bus.ts";
+import { type AnyFeature, composeFeatures, type Kernel } from "../../server/kernel/feature.ts";
+import type { Authenticate } from "../../server/kernel/operation.ts";
+
+const log = pino({ level: "silent" });
+const noAuth: Authenticate = async () => null;
+
+function kernel(bus = new EventBus(log)): Kernel {
+  return {
+    config: {} as Kernel["config"],
+    log,
+    db: {} as Kernel["db"],
+    work: async () => {
+      throw new Error("no database here");
+    },
+    bus,
+    settings: {} as Kernel["settings"],
+  };
+}
+
+/** Features given as plain values: the names are the tests' own, not the server's. */
+const feature = (f: Record<string, unknown>) => f as unknown as AnyFeature;
+
+describe("composeFeatures", () => {
+  it("builds in order, hands each feature only what it names, mounts its operations with its services", async () => {
+    const app = Fastify();
+    const seen: Record<string, unknown> = {};
+    const built = composeFeatures(
+      app,
+      kernel(),
+      [
+        feature({
+          name: "first",
+          needs: ["outside"],
+          build: (_k: Kernel, deps: Record<string, unknown>) => {
+            seen.first = Object.keys(deps);
+            return { hello: () => `first with ${deps.outside}` };
+          },
+          operations: [
+            {
+              method: "GET",
+              path: "/first",
+              operationId: "first",
+              summary: "",
+              auth: "none",
+              handle: async (_input: unknown, svc: { hello(): string }) => ({ said: svc.hello() }),
+            },
+          ],
+        }),
+        feature({
+          name: "second",
+          needs: ["first"],
+          build: (_k: Kernel, deps: Record<string, unknown>) => {
+            seen.second = Object.keys(deps);
+            return {};
+          },
+        }),
+      ],
+      { outside: "a provided service" } as never,
+      noAuth,
+    );
+    expect(seen).toEqual({ first: ["outside"], second: ["first"] });
+    expect(Object.keys(built).sort()).toEqual(["first", "outside", "second"]);
+    await app.ready();
+    const res = await app.inject({ method: "GET", url: "/first" });
+    expect(res.json()).toEqual({ said: "first with a provided service" });
+    await app.close();
+  });
+
+  it("refuses a need built later or unknown, a name listed twice, and a tool among the operations", () => {
+    const build = () => ({});
+    const later = [feature({ name: "a", needs: ["b"], build }), feature({ name: "b", needs: [], build })];
+    expect(() => composeFeatures(Fastify(), kernel(), later, {}, noAuth)).toThrow(
+      /needs b, which is not built/,
+    );
+    const twice = [feature({ name: "a", needs: [], build }), feature({ name: "a", needs: [], build })];
+    expect(() => composeFeatures(Fastify(), kernel(), twice, {}, noAuth)).toThrow(/listed twice/);
+    const tool = feature({
+      name: "t",
+      needs: [],
+      build,
+      operations: [{ operationId: "x", tools: [{ name: "x" }] }],
+    });
+    expect(() => composeFeatures(Fastify(), kernel(), [tool], {}, noAuth)).toThrow(/is an MCP tool/);
+  });
+
+  it("subscribes a feature's listeners on the bus with its services", async () => {
+    const bus = new EventBus(log);
+    const heard: string[] = [];
+    composeFeatures(
+      Fastify(),
+      kernel(bus),
+      [
+        feature({
+          name: "listener",
+          needs: [],
+          build: () => ({ note: (s: string) => heard.push(s) }),
+          listeners: (svc: { note(s: string): void }) => ({
+            SettingsChanged: (e: { by: string }) => svc.note(`settings by ${e.by}`),
+          }),
+        }),
+      ],
+      {},
+      noAuth,
+    );
+    await bus.emit("SettingsChanged", { revision: 2, by: "root" });
+    expect(heard).toEqual(["settings by root"]);
+  });
+});

@@ -1,38 +1,51 @@
 // The built-in identity provider, served at /auth/v1 with the GoTrue shape SPEC 5.5 describes, so the same
 // client code (for example @supabase/auth-js) works against it and against a hosted provider:
-//   POST /signup?redirect_to=    email + password; the confirmation link carries this sign-up's password
-//                                 and opening it makes that password the account's (signup never bypasses it)
-//   GET  /verify?token&type&redirect_to   the emailed link: confirms, then redirects with a PKCE code
-//                                 (?code=) or, without PKCE, the session in the fragment
-//   POST /verify                  {type, token_hash} -> session
+//   POST /signup?redirect_to=    email + password; the sign-up waits with its own password on its own link,
+//                                 and no later sign-up replaces it (signups.ts; signup never bypasses it)
+//   GET  /verify?token&type&redirect_to   the emailed link: a sign-up without PKCE is confirmed and the
+//                                 session comes in the fragment; a PKCE link redirects with a code (?code=),
+//                                 and a PKCE sign-up is confirmed only when that code is exchanged
+//   POST /verify                  {type, token_hash} -> session (refused for a PKCE sign-up)
 //   POST /token?grant_type=password | refresh_token | pkce
 //   POST /resend, POST /recover, GET/PUT /user, POST /logout, GET /.well-known/jwks.json, GET /settings
-// Access tokens are ES256 JWTs (one hour) naming their session; a session ends at sign-out, a password
-// change (every other session), a refresh-token reuse or the account's deletion, and its access tokens stop
-// working at once. Refresh tokens rotate on every use. Errors carry GoTrue's `msg` and `error_code` next to
-// the service's `{error, code}`, and the 2024-01-01 API version header tells clients to read `code`.
-import { createHash, createHmac, randomUUID } from "node:crypto";
+// Access tokens are ES256 JWTs (one hour) naming their session (session-tokens.ts); a session ends at sign-out,
+// a password change (every other session), a refresh-token reuse or the account's deletion, and its access
+// tokens stop working at once; a banned account gets no new tokens. Refresh tokens rotate on every use. Inputs
+// and errors are in idp-shapes.ts: GoTrue's `msg` and `error_code` next to the service's `{error, code}`, and
+// the 2024-01-01 API version header tells clients to read `code`.
+import { createHmac } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createLocalJWKSet, jwtVerify, SignJWT } from "jose";
-import { z } from "zod";
 import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
 import { publicBase } from "../public-address.ts";
-import type { IdentityStore, IdentityUser, OneTimeRow } from "../store/identity-store.ts";
+import type { IdentityStore, IdentityUser } from "../store/identity-store.ts";
 import { DeviceTrust } from "./device-trust.ts";
 import { GuessThrottle } from "./guessing.ts";
-import { LinkMail, REPEAT_EVERY_MS } from "./links.ts";
+import {
+  Credentials,
+  idpError,
+  Pkce,
+  parse,
+  Recover,
+  Refresh,
+  Resend,
+  requireStrong,
+  Signup,
+  s256,
+  signupView,
+  UpdateUser,
+  userView,
+  VerifyBody,
+} from "./idp-shapes.ts";
+import { LinkMail } from "./links.ts";
 import type { Mailer } from "./mailer.ts";
-import { checkPassword, DUMMY_HASH_PROMISE, hashPassword, weakPassword } from "./passwords.ts";
+import { checkPassword, DUMMY_HASH_PROMISE, hashPassword } from "./passwords.ts";
+import { type SessionKind, SessionTokens } from "./session-tokens.ts";
 import type { SessionGate } from "./sessions.ts";
 import type { IdentitySecrets } from "./signing-keys.ts";
+import { PendingSignups, SIGNUP_LINK_MS } from "./signups.ts";
 
-export const ACCESS_TOKEN_SECONDS = 3600;
-const SIGNUP_LINK_MS = 24 * 3600_000;
 const RECOVERY_LINK_MS = 3600_000;
 const AUTH_CODE_MS = 5 * 60_000;
-/** Sign-ups of one address that may wait at once: the first, and browser-bound ones beside it. */
-const PENDING_SIGNUPS_MAX = 3;
 /** GoTrue's refresh_token_reuse_interval: a token just replaced still answers (two tabs refreshing). */
 export const REFRESH_REUSE_MS = 10_000;
 /** A session opened by a recovery link may set a new password without the current one for this long. */
@@ -48,134 +61,19 @@ export interface IdentityProviderDeps {
   banned(userId: string): Promise<boolean>;
 }
 
-const idpError = (status: number, code: string, msg: string, extra: Record<string, unknown> = {}) =>
-  new ApiError(status, code, msg, { msg, error_code: code, ...extra });
-
-const Email = z
-  .string({ error: "email is required" })
-  .trim()
-  .max(254, "email is too long")
-  .pipe(z.email({ error: "email is not a valid address" }));
-const Password = z
-  .string({ error: "password is required" })
-  .min(8, "password must be at least 8 characters")
-  .max(200, "password must be at most 200 characters");
-// PKCE with S256 only (SPEC 5 rule 7): `plain` would hand the verifier to whoever reads the link's request.
-const Challenge = {
-  code_challenge: z.string().min(43).max(128).nullish(),
-  code_challenge_method: z.enum(["s256", "S256"], { error: "code_challenge_method must be s256" }).nullish(),
-};
-const Signup = z.object({
-  email: Email,
-  password: Password,
-  data: z.record(z.string(), z.unknown()).optional(),
-  ...Challenge,
-});
-const Credentials = z.object({
-  email: Email,
-  password: z.string({ error: "password is required" }).max(200),
-});
-const Refresh = z.object({ refresh_token: z.string({ error: "refresh_token is required" }).min(1).max(200) });
-const Pkce = z.object({
-  auth_code: z.string({ error: "auth_code is required" }).min(1).max(200),
-  code_verifier: z.string({ error: "code_verifier is required" }).min(43).max(128),
-});
-const Resend = z.object({ type: z.enum(["signup"], { error: "type must be signup" }), email: Email });
-const Recover = z.object({ email: Email, ...Challenge });
-const VerifyBody = z.object({
-  type: z.enum(["signup", "email", "recovery", "magiclink"], {
-    error: "type must be signup, email or recovery",
-  }),
-  token_hash: z.string({ error: "token_hash is required" }).min(1).max(200),
-});
-const UpdateUser = z.object({
-  password: Password.optional(),
-  current_password: z.string().max(200).optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
-});
-
-/**
- * GoTrue's validation: unknown fields are ignored, as GoTrue does (its clients send extras such as
- * gotrue_meta_security); an absent body is `{}`, a JSON `null` is not.
- */
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
-  const r = schema.safeParse(value === undefined ? {} : value);
-  if (!r.success) {
-    const msg = r.error.issues.map((i) => i.message).join("; ");
-    const short = r.error.issues.some((i) => i.path[0] === "password" && i.code === "too_small");
-    if (short) throw idpError(422, "weak_password", msg, { weak_password: { reasons: ["length"] } });
-    throw idpError(400, "validation_failed", msg);
-  }
-  return r.data;
-}
-
-/** Common and context-derived passwords are refused with GoTrue's weak_password answer. */
-async function requireStrong(password: string, email: string): Promise<void> {
-  const [local = "", domain = ""] = email.toLowerCase().split("@");
-  const problem = await weakPassword(password, [
-    email,
-    local,
-    ...local.split(/[._+-]/),
-    ...domain.split("."),
-  ]);
-  if (problem)
-    throw idpError(422, "weak_password", `password is too easy to guess: ${problem}`, {
-      weak_password: { reasons: ["pwned"] },
-    });
-}
-
-function s256(verifier: string): string {
-  return createHash("sha256").update(verifier).digest("base64url");
-}
-
-export function userView(u: IdentityUser) {
-  return {
-    id: u.id,
-    aud: "authenticated",
-    role: "authenticated",
-    email: u.email,
-    email_confirmed_at: u.email_confirmed_at,
-    confirmed_at: u.email_confirmed_at,
-    last_sign_in_at: u.last_sign_in,
-    app_metadata: { provider: "email", providers: ["email"] },
-    user_metadata: u.user_metadata,
-    identities: [],
-    created_at: u.created,
-    updated_at: u.updated,
-    is_anonymous: false,
-  };
-}
-
-/** What every sign-up answers, new address or not (GoTrue's stand-in user): nothing about a stored user. */
-function signupView(email: string, data: Record<string, unknown>) {
-  const now = new Date().toISOString();
-  return userView({
-    id: randomUUID(),
-    email,
-    password_hash: "",
-    email_confirmed_at: null,
-    user_metadata: data,
-    created: now,
-    updated: now,
-    last_sign_in: null,
-  });
-}
-
-type SessionKind = "password" | "otp" | "recovery";
-
 export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps): void {
   const { config, identity, secrets, sessions } = d;
   const base = `${config.publicUrl}/auth/v1`;
-  const issuer = base;
   const accountPage = `${config.publicUrl}/account`;
   const links = new LinkMail(d.mailer, base);
+  const signups = new PendingSignups(identity, links, accountPage);
   const guesses = new GuessThrottle();
   const devices = new DeviceTrust(
     createHmac("sha256", secrets.refreshKey).update("device cookies").digest(),
     "/auth/v1",
     config.publicUrl.startsWith("https://"),
   );
-  const localKeys = createLocalJWKSet({ keys: [secrets.publicJwk] });
+  const tokens = new SessionTokens({ identity, secrets, sessions, banned: d.banned, issuer: base });
   const pending = new Set<Promise<void>>();
 
   /** A refresh token's successor, derived from it with a key only this server holds. */
@@ -219,97 +117,11 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       );
   }
 
-  async function accessToken(u: IdentityUser, sessionId: string, kind: SessionKind): Promise<string> {
-    return new SignJWT({
-      email: u.email,
-      role: "authenticated",
-      session_id: sessionId,
-      aal: "aal1",
-      amr: [{ method: kind, timestamp: Math.floor(Date.now() / 1000) }],
-      is_anonymous: false,
-      app_metadata: { provider: "email", providers: ["email"] },
-      user_metadata: u.user_metadata,
-    })
-      .setProtectedHeader({ alg: "ES256", kid: secrets.kid, typ: "JWT" })
-      .setIssuer(issuer)
-      .setAudience("authenticated")
-      .setSubject(u.id)
-      .setIssuedAt()
-      .setExpirationTime(`${ACCESS_TOKEN_SECONDS}s`)
-      .sign(secrets.privateKey);
-  }
-
-  /** A new session (sign-in, link, code), or new tokens for an existing one (refresh). */
-  async function session(
-    req: FastifyRequest,
-    u: IdentityUser,
-    kind: SessionKind,
-    existing?: { sessionId: string; refresh: string },
-  ) {
-    await refuseBanned(u.id);
-    let r = existing;
-    if (!r) {
-      const made = await identity.createSession(u.id, { ip: req.ip, recovery: kind === "recovery" });
-      r = { sessionId: made.sessionId, refresh: made.token };
-      await identity.signedIn(u.id);
-    }
-    const fresh = (await identity.userById(u.id)) ?? u;
-    return {
-      access_token: await accessToken(fresh, r.sessionId, kind),
-      token_type: "bearer",
-      expires_in: ACCESS_TOKEN_SECONDS,
-      expires_at: Math.floor(Date.now() / 1000) + ACCESS_TOKEN_SECONDS,
-      refresh_token: r.refresh,
-      user: userView(fresh),
-    };
-  }
-
-  /**
-   * A banned account gets no new session and no new tokens (sign-in, link, code or refresh): SPEC 3.6 keeps
-   * its sessions so that an unban restores everything, but a session must not outlive the ban by refreshing.
-   */
-  async function refuseBanned(userId: string): Promise<void> {
-    if (await d.banned(userId)) throw idpError(403, "account_banned", "this account is banned");
-  }
-
-  async function mail(kind: "signup" | "recovery", u: IdentityUser, token: string, redirect: string) {
-    try {
-      await links.send(kind, u.email, token, redirect);
-    } catch {
-      throw idpError(503, "email_send_failed", "the email could not be sent; try again shortly with /resend");
-    }
-  }
-
   function requireApiKey(req: FastifyRequest): void {
     const key = req.headers.apikey;
     if (typeof key !== "string" || key === "")
       throw idpError(401, "no_api_key", "send the header apikey: <publishable key>");
     if (key !== secrets.publishableKey) throw idpError(401, "invalid_api_key", "invalid apikey");
-  }
-
-  /** The user and live session behind an access token; an ended session is refused like a bad token. */
-  async function userFromAccess(req: FastifyRequest): Promise<{ user: IdentityUser; sessionId: string }> {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
-    if (!m) throw idpError(401, "no_authorization", "send Authorization: Bearer <access token>");
-    let sub: string;
-    let sessionId: string;
-    try {
-      const { payload } = await jwtVerify(m[1]!, localKeys, {
-        issuer,
-        audience: "authenticated",
-        algorithms: ["ES256"],
-      });
-      if (typeof payload.sub !== "string" || typeof payload.session_id !== "string")
-        throw new Error("claims");
-      sub = payload.sub;
-      sessionId = payload.session_id;
-    } catch {
-      throw idpError(401, "bad_jwt", "invalid or expired access token");
-    }
-    const user = (await sessions.active(sessionId, sub)) ? await identity.userById(sub) : null;
-    if (!user)
-      throw idpError(403, "session_not_found", "Session from session_id claim in JWT does not exist");
-    return { user, sessionId };
   }
 
   /**
@@ -332,61 +144,6 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
     }
     guesses.attempt(email);
     return device;
-  }
-
-  /**
-   * Records a sign-up for an unconfirmed address, so that no sign-up can take another's place (issue 31):
-   * - one that repeats a pending sign-up's password is that sign-up's own requester again: it replaces it;
-   * - one made with PKCE is recorded beside the pending ones: its link confirms only in its requester's
-   *   browser, so the address's owner opening it by mistake activates nothing;
-   * - one made without PKCE while another person's sign-up waits is not recorded: its link would confirm its
-   *   password for whoever opened the newest email. The address is told instead (a notice, no link).
-   * Past the address's email allowance nothing is recorded (same answer): every recorded sign-up has had its
-   * own email, so a resend never mails credentials nobody was told about.
-   */
-  async function recordSignup(
-    user: IdentityUser,
-    b: { password: string; data?: Record<string, unknown> | undefined; code_challenge?: string | null },
-    redirect: string,
-  ): Promise<void> {
-    const pending = await identity.pendingSignups(user.id, SIGNUP_LINK_MS);
-    let same: OneTimeRow | undefined;
-    for (const p of pending.slice(-PENDING_SIGNUPS_MAX))
-      if (p.password_hash && (await checkPassword(b.password, p.password_hash))) same = p;
-    const others = pending.filter((p) => p !== same);
-    if (others.length > 0 && !b.code_challenge) {
-      if (links.allowed("notice", user.email, 0)) await notice(user.email, others[0]!.created);
-      return;
-    }
-    if (others.length >= PENDING_SIGNUPS_MAX || !links.allowed("signup", user.email, 0)) return;
-    const token = await identity.createOneTime(user.id, "signup", {
-      codeChallenge: b.code_challenge ?? null,
-      method: b.code_challenge ? "s256" : null,
-      passwordHash: await hashPassword(b.password),
-      metadata: b.data ?? {},
-    });
-    if (same) await identity.voidOneTime(same.token_hash);
-    await mail("signup", user, token, redirect);
-  }
-
-  async function notice(email: string, waitingSince: string) {
-    try {
-      await links.notice(email, waitingSince, accountPage);
-    } catch {
-      throw idpError(503, "email_send_failed", "the email could not be sent; try again shortly");
-    }
-  }
-
-  /** Whether a password is one of the address's pending sign-ups' (the newest few; each costs a hash). */
-  async function matchesPendingSignup(user: IdentityUser, password: string): Promise<boolean> {
-    const pending = (await identity.pendingSignups(user.id, SIGNUP_LINK_MS)).slice(-PENDING_SIGNUPS_MAX);
-    if (pending.length === 0) {
-      await checkPassword(password, await DUMMY_HASH_PROMISE);
-      return false;
-    }
-    for (const p of pending)
-      if (p.password_hash && (await checkPassword(password, p.password_hash))) return true;
-    return false;
   }
 
   // One budget per client address for every route that takes a password, an email or a link (sign-in,
@@ -441,7 +198,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
         const made = await identity.createUser(b.email, {});
         const user = made === "exists" ? await identity.userByEmail(b.email) : made;
-        if (user && !user.email_confirmed_at) await recordSignup(user, b, redirect);
+        if (user && !user.email_confirmed_at) await signups.record(user, b, redirect);
         return signupView(b.email, b.data ?? {});
       });
 
@@ -453,24 +210,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
         const redirect = redirectTarget((req.query as Record<string, unknown>).redirect_to);
         later("resend", async () => {
           const user = await identity.userByEmail(b.email);
-          if (!user || user.email_confirmed_at) return;
-          // At most one resend a minute, and within the address's sign-up email allowance.
-          if (
-            !links.allowed("resend", user.email, REPEAT_EVERY_MS) ||
-            !links.allowed("signup", user.email, 0)
-          )
-            return;
-          links.note("resend", user.email);
-          for (const signup of await identity.pendingSignups(user.id, SIGNUP_LINK_MS)) {
-            const token = await identity.createOneTime(user.id, "signup", {
-              codeChallenge: signup.code_challenge,
-              method: signup.code_challenge_method,
-              passwordHash: signup.password_hash,
-              metadata: signup.user_metadata,
-            });
-            await identity.voidOneTime(signup.token_hash);
-            await links.send("signup", user.email, token, redirect);
-          }
+          if (user && !user.email_confirmed_at) await signups.resend(user, redirect);
         });
         return {};
       });
@@ -567,7 +307,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           u.searchParams.set("code", code);
           return reply.redirect(u.toString(), 303);
         }
-        const s = await session(req, user, type === "recovery" ? "recovery" : "otp");
+        const s = await tokens.issue(req, user, type === "recovery" ? "recovery" : "otp");
         const frag = new URLSearchParams({
           access_token: s.access_token,
           expires_at: String(s.expires_at),
@@ -591,7 +331,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           );
         const opened = await openLink(b.token_hash, kind);
         if (!opened) throw idpError(403, "otp_expired", "Email link is invalid or has expired");
-        return session(req, opened.user, kind === "recovery" ? "recovery" : "otp");
+        return tokens.issue(req, opened.user, kind === "recovery" ? "recovery" : "otp");
       });
 
       idp.post("/token", limited, async (req, reply) => {
@@ -607,7 +347,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           const ok = confirmed
             ? await checkPassword(b.password, user!.password_hash)
             : user
-              ? await matchesPendingSignup(user, b.password)
+              ? await signups.matches(user, b.password)
               : await checkPassword(b.password, await DUMMY_HASH_PROMISE).then(() => false);
           if (!user || !ok) {
             if (device) devices.failed(device);
@@ -615,7 +355,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           }
           guesses.succeeded(b.email);
           if (!confirmed) throw idpError(400, "email_not_confirmed", "Email not confirmed");
-          const signedIn = await session(req, user, "password");
+          const signedIn = await tokens.issue(req, user, "password");
           reply.header("set-cookie", devices.cookieFor(user.id));
           return signedIn;
         }
@@ -623,7 +363,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           const b = parse(Refresh, req.body);
           // Refused before the rotation, so the token still works after an unban.
           const owner = await identity.refreshTokenUser(b.refresh_token);
-          if (owner) await refuseBanned(owner);
+          if (owner) await tokens.refuseBanned(owner);
           const r = await identity.rotateRefresh(b.refresh_token, REFRESH_REUSE_MS, successor);
           if (r && "reused" in r) {
             sessions.forget([r.reused]);
@@ -635,7 +375,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           if (!user) throw idpError(400, "user_not_found", "User not found");
           const started = await identity.session(r.sessionId);
           const kind: SessionKind = started?.recovery_at ? "recovery" : "password";
-          return session(req, user, kind, { sessionId: r.sessionId, refresh: r.token });
+          return tokens.issue(req, user, kind, { sessionId: r.sessionId, refresh: r.token });
         }
         if (grant === "pkce") {
           const b = parse(Pkce, req.body);
@@ -654,21 +394,21 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           }
           const user = await identity.userById(used.user_id);
           if (!user?.email_confirmed_at) throw idpError(404, "user_not_found", "User not found");
-          return session(req, user, used.purpose === "recovery" ? "recovery" : "otp");
+          return tokens.issue(req, user, used.purpose === "recovery" ? "recovery" : "otp");
         }
         throw idpError(400, "unsupported_grant_type", "grant_type must be password, refresh_token or pkce");
       });
 
       idp.get("/user", async (req) => {
         requireApiKey(req);
-        return userView((await userFromAccess(req)).user);
+        return userView((await tokens.fromAccess(req)).user);
       });
 
       // A new password needs the current one, or a session opened by a recovery link minutes ago. It voids
       // every reset link and ends every other session of the account.
       idp.put("/user", limited, async (req, reply) => {
         requireApiKey(req);
-        const { user, sessionId } = await userFromAccess(req);
+        const { user, sessionId } = await tokens.fromAccess(req);
         const b = parse(UpdateUser, req.body);
         if (b.password) {
           await requireStrong(b.password, user.email);
@@ -698,7 +438,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
       // scope: local (this session, the default), global (every session) or others (all but this one).
       idp.post("/logout", async (req, reply) => {
         requireApiKey(req);
-        const { user, sessionId } = await userFromAccess(req);
+        const { user, sessionId } = await tokens.fromAccess(req);
         const scope = (req.query as Record<string, unknown>).scope ?? "local";
         // As GoTrue: an unknown scope is refused, not taken for the default (it would end this session).
         if (scope !== "local" && scope !== "global" && scope !== "others")

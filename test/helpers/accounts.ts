@@ -1,6 +1,7 @@
 // Account test helpers: a real SMTP server on loopback (smtp-server) that collects what the service sends,
 // a free port so the server's public address (and so its token issuer and email links) is the real one,
 // and a quick signed-in account through the built-in identity provider's HTTP routes.
+import { request as httpRequest } from "node:http";
 import { SMTPServer } from "smtp-server";
 import type { AppDeps } from "../../server/app.ts";
 import type { Config } from "../../server/config.ts";
@@ -212,4 +213,47 @@ export async function startAccountServer(
     { port, host: "127.0.0.1", publicUrl: `http://127.0.0.1:${port}`, anonymousDev: false, ...over },
     deps,
   );
+}
+
+/**
+ * A POST to the built-in identity provider (`/auth/v1` + `path`) sent from a given local address (a loopback
+ * alias), with `headers` (the apikey among them): its status, code, Retry-After and the device cookie it set.
+ */
+export function idpPostFrom(
+  url: string,
+  local: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; code: string | undefined; retryAfter: number; cookie: string | undefined }> {
+  const u = new URL(`${url}/auth/v1${path}`);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `${u.pathname}${u.search}`,
+        method: "POST",
+        localAddress: local,
+        agent: false,
+        headers: { "content-type": "application/json", ...headers },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            code: (JSON.parse(text || "{}") as { code?: string }).code,
+            retryAfter: Number(res.headers["retry-after"] ?? 0),
+            cookie: res.headers["set-cookie"]?.[0]?.split(";")[0],
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
 }

@@ -8,10 +8,16 @@
 // resend, HSTS, the Origin check, PKCE S256).
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../server/db/db.ts";
-import { call, outboxMail, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import {
+  call,
+  idpPostFrom,
+  outboxMail,
+  type SignedIn,
+  signUp,
+  startAccountServer,
+} from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
@@ -308,43 +314,13 @@ describe("4. a configured admin's status comes from the list alone", () => {
 });
 
 /** A POST to the identity provider sent from a given local address (a loopback alias). */
-function postFrom(
+const postFrom = (
   on: TestServer,
   local: string,
   path: string,
   body: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; code: string | undefined; retryAfter: number; cookie: string | undefined }> {
-  const u = new URL(`${on.url}/auth/v1${path}`);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: `${u.pathname}${u.search}`,
-        method: "POST",
-        localAddress: local,
-        headers: { apikey, "content-type": "application/json", ...headers },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c: Buffer) => {
-          text += c.toString();
-        });
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            code: (JSON.parse(text || "{}") as { code?: string }).code,
-            retryAfter: Number(res.headers["retry-after"] ?? 0),
-            cookie: res.headers["set-cookie"]?.[0]?.split(";")[0],
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
-}
+) => idpPostFrom(on.url, local, path, body, { apikey, ...headers });
 
 describe("5. password guessing is slowed per account", () => {
   it("155 guesses from five addresses check only a handful; the right one from a sixth waits; the owner's browser gets in", async () => {

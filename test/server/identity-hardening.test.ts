@@ -4,9 +4,8 @@
 // session and no new tokens (sign-in, refresh) while its old refresh token survives for the unban; admin routes and
 // /auth/v1 refuse a foreign Origin as the account routes do; an unsubscribe token of a deleted account is not
 // called valid.
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { call, idpPostFrom, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { freePort } from "../helpers/ports.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -151,42 +150,14 @@ describe("4. a guess attack through a trusted proxy", () => {
   });
 
   /** A sign-in sent by the proxy on behalf of `client` (X-Forwarded-For), with optional extra headers. */
-  function viaProxy(client: string, password: string, headers: Record<string, string> = {}) {
-    const body = JSON.stringify({ email: "lee@example.com", password });
-    return new Promise<{ status: number; code: string | undefined; cookie: string | undefined }>(
-      (resolve, reject) => {
-        const req = request(
-          `${behind.url}/auth/v1/token?grant_type=password`,
-          {
-            method: "POST",
-            localAddress: PROXY,
-            agent: false,
-            headers: {
-              apikey: key,
-              "content-type": "application/json",
-              "x-forwarded-for": client,
-              ...headers,
-            },
-          },
-          (res) => {
-            let text = "";
-            res.on("data", (c: Buffer) => {
-              text += c.toString();
-            });
-            res.on("end", () =>
-              resolve({
-                status: res.statusCode ?? 0,
-                code: (JSON.parse(text || "{}") as { code?: string }).code,
-                cookie: res.headers["set-cookie"]?.[0]?.split(";")[0],
-              }),
-            );
-          },
-        );
-        req.on("error", reject);
-        req.end(body);
-      },
+  const viaProxy = (client: string, password: string, headers: Record<string, string> = {}) =>
+    idpPostFrom(
+      behind.url,
+      PROXY,
+      "/token?grant_type=password",
+      { email: "lee@example.com", password },
+      { apikey: key, "x-forwarded-for": client, ...headers },
     );
-  }
 
   it("limits each forwarded client, slows the account, and lets the owner's browser in but not the owner's address", async () => {
     await signUp(behind, "lee@example.com", "lee", "lee's real long passphrase");

@@ -2,39 +2,12 @@
 // limited, answered `429 rate_limited` with Retry-After before any upgrade, and a bot token is checked from
 // memory (the bot directory), not with a query per connect.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { AddressLimits } from "../../server/socket/address-limits.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
+import { socketAttempt } from "../helpers/socket-attempt.ts";
 
 /** Opens a socket and says how it went: the server's first message and close code, or the HTTP refusal. */
-function attempt(
-  url: string,
-  token: string | null,
-): Promise<{ status?: number; retryAfter?: string; body?: unknown; first?: unknown; close?: number }> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
-    let first: unknown;
-    ws.on("unexpected-response", (_req, res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => {
-        text += c.toString();
-      });
-      res.on("end", () => {
-        resolve({
-          status: res.statusCode!,
-          retryAfter: String(res.headers["retry-after"]),
-          body: JSON.parse(text),
-        });
-        ws.terminate();
-      });
-    });
-    ws.on("message", (d) => {
-      first ??= JSON.parse(d.toString());
-    });
-    ws.on("close", (code) => resolve({ first, close: code }));
-    ws.on("error", () => {});
-  });
-}
+const attempt = (url: string, token: string | null) => socketAttempt(url, token);
 
 describe("per-address limits on bot and human sockets", () => {
   let srv: TestServer;

@@ -4,39 +4,13 @@
 // tokens still get in (a bot whose token checks out gives its unit back, so reconnect bursts pass).
 // Timing figures for the storm are in the benchmark (`npm run bench -- --storm`), not here.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { UpgradeBudget } from "../../server/socket/upgrade-budget.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
-
-type Outcome = { status?: number; retryAfter?: string; body?: { code?: string }; first?: { code?: string } };
+import { socketAttempt } from "../helpers/socket-attempt.ts";
 
 /** One upgrade with `token` from `localAddress`: the HTTP refusal, or the socket's first message. */
-function attempt(url: string, token: string, localAddress: string): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, localAddress });
-    let first: Outcome["first"];
-    ws.on("unexpected-response", (_req, res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => {
-        text += c.toString();
-      });
-      res.on("end", () => {
-        resolve({
-          status: res.statusCode!,
-          retryAfter: String(res.headers["retry-after"]),
-          body: JSON.parse(text),
-        });
-        ws.terminate();
-      });
-    });
-    ws.on("message", (d) => {
-      first ??= JSON.parse(d.toString());
-      ws.close();
-    });
-    ws.on("close", () => resolve({ first }));
-    ws.on("error", () => {});
-  });
-}
+const attempt = (url: string, token: string, localAddress: string) =>
+  socketAttempt(url, token, { localAddress, hangUpAfterFirst: true });
 
 describe("the server's budget of unauthenticated upgrades", () => {
   let srv: TestServer;

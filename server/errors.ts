@@ -453,6 +453,31 @@ export const SOCKET_ERRORS = Object.fromEntries(
 ) as Record<SocketErrorCode, string>;
 
 /**
+ * WebSocket close codes (RFC 6455 7.4.1) and reasons the sockets close with, by what the close means, as
+ * `close(...CLOSES.restarting)` takes them; every close of the bot and human sockets takes its code from here
+ * (SPEC 3.10 names 1012 "server restarting").
+ */
+export const CLOSES: Record<"replaced" | "restarting" | "unavailable" | "internal", Close> = {
+  /** A newer connection with the same token took over (SPEC 7.2 `replaced`, sent first). */
+  replaced: [1000, "replaced"],
+  /** Draining ended or the server stops: reconnect with backoff (SPEC 3.10). */
+  restarting: [1012, "server restarting"],
+  /** The database is unreachable for a moment: try again later. */
+  unavailable: [1013, "try again later"],
+  /** The server failed on this connection. */
+  internal: [1011, "internal error"],
+};
+
+/** A close frame's code and reason. */
+export type Close = readonly [code: number, reason: string];
+
+/** The close after a socket error from the catalog: policy (1008) with the code as reason, but for the two above. */
+export function closeFor(code: SocketErrorCode): Close {
+  if (code === "unavailable" || code === "internal") return CLOSES[code];
+  return [1008, code];
+}
+
+/**
  * Bot-socket codes after which a bot should not reconnect or queue again: retrying cannot help (SPEC 7.2).
  * The starter bots' stop lists are tested against this set.
  */

@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { AppContext } from "../context.ts";
 import { isDbUnavailable } from "../db/db.ts";
-import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
+import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import { newParticipant, type Participant } from "../ladder/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { BotConnection } from "../socket/connection.ts";
@@ -83,10 +83,10 @@ export class HumanPlay {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const refuse = (code: SocketErrorCode, message: string) => {
         ws.send(JSON.stringify({ type: "error", code, message }));
-        ws.close(1008, code);
+        ws.close(...closeFor(code));
         setTimeout(() => ws.terminate(), 5_000).unref();
       };
-      if (this.conns.closing) return void ws.close(1012, "server restarting");
+      if (this.conns.closing) return void ws.close(...CLOSES.restarting);
       if (!ticket) return refuse("invalid_ticket", SOCKET_ERRORS.invalid_ticket);
       void this.admit(ticket, opponent).then(
         (r) => {
@@ -99,10 +99,7 @@ export class HumanPlay {
           this.d.ctx.log.error({ err }, "human play admission failed");
           if (ws.readyState !== ws.OPEN) return;
           ws.send(JSON.stringify({ type: "error", code, message: SOCKET_ERRORS[code] }));
-          ws.close(
-            code === "unavailable" ? 1013 : 1011,
-            code === "unavailable" ? "try again later" : "internal error",
-          );
+          ws.close(...closeFor(code));
         },
       );
     });
@@ -162,7 +159,7 @@ export class HumanPlay {
       if (conn.closed) return;
       if (!match.playing) {
         const r = conn.rate(IDLE_MESSAGES_PER_SECOND, Date.now());
-        if (r === "flood") return void conn.close(1008, "rate_limited");
+        if (r === "flood") return void conn.close(...closeFor("rate_limited"));
         if (r === "limited") return;
       }
       let msg: unknown = binary ? null : data.toString("utf8");

@@ -1,6 +1,7 @@
 // The live sockets of one kind (bot sockets, human-play sockets) and what the server does to all of them:
 // liveness Pings (SPEC 6: every ping interval; a socket that did not answer the last one is dropped), the
 // drain notice of SPEC 3.10 (also to sockets accepted later) and the final close with 1012.
+import { CLOSES } from "../errors.ts";
 import type { BotConnection } from "./connection.ts";
 
 export class ConnectionSet {
@@ -38,7 +39,7 @@ export class ConnectionSet {
 
   closeAll(): void {
     this.closing = true;
-    for (const c of this.conns) c.close(1012, "server restarting");
+    for (const c of this.conns) c.close(...CLOSES.restarting);
     this.conns.clear();
     clearInterval(this.pinger);
   }

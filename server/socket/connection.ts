@@ -3,7 +3,7 @@
 import type { WebSocket } from "ws";
 import type { ServerMessageT } from "../../engine/protocol.ts";
 import type { SocketErrorCode } from "../errors.ts";
-import { SOCKET_ERRORS } from "../errors.ts";
+import { closeFor, SOCKET_ERRORS } from "../errors.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
 
 let nextId = 1;
@@ -56,7 +56,7 @@ export class BotConnection {
   /** Sends a connection error and closes: the client must not reconnect for these (SPEC 7.2). */
   refuse(code: SocketErrorCode): void {
     this.error(code);
-    this.close(1008, code);
+    this.close(...closeFor(code));
   }
 
   close(code: number, reason: string): void {

@@ -9,7 +9,7 @@ import { WebSocketServer } from "ws";
 import { type QueuedMessageT, QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../config.ts";
 import { isDbUnavailable } from "../db/db.ts";
-import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
+import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
@@ -114,12 +114,12 @@ export class BotHub {
           if (ws.readyState !== ws.OPEN) return;
           // Accepted after closeAll() (the server is stopping): close it the same way.
           if (this.conns.closing) {
-            ws.close(1012, "server restarting");
+            ws.close(...CLOSES.restarting);
             return;
           }
           if (typeof bot === "string") {
             ws.send(JSON.stringify({ type: "error", code: bot, message: SOCKET_ERRORS[bot] }));
-            ws.close(1008, bot);
+            ws.close(...closeFor(bot));
             setTimeout(() => ws.terminate(), 5_000).unref();
             return;
           }
@@ -136,10 +136,7 @@ export class BotHub {
           this.d.log.error({ err }, "bot authentication failed");
           if (ws.readyState !== ws.OPEN) return;
           ws.send(JSON.stringify({ type: "error", code, message: SOCKET_ERRORS[code] }));
-          ws.close(
-            code === "unavailable" ? 1013 : 1011,
-            code === "unavailable" ? "try again later" : "internal error",
-          );
+          ws.close(...closeFor(code));
         },
       );
     });
@@ -163,7 +160,7 @@ export class BotHub {
     if (prev?.conn && !prev.conn.closed) {
       const old = prev.conn;
       old.send({ type: "replaced" });
-      old.close(1000, "replaced");
+      old.close(...CLOSES.replaced);
       this.conns.delete(old);
     }
     this.conns.add(conn);
@@ -198,7 +195,7 @@ export class BotHub {
     // startup window, the end of a match) messages per second, so no phase is unlimited.
     if (!match?.playing) {
       const r = conn.rate(IDLE_MESSAGES_PER_SECOND, now);
-      if (r === "flood") return void conn.close(1008, "rate_limited");
+      if (r === "flood") return void conn.close(...closeFor("rate_limited"));
       if (r === "limited") return;
     }
     // 2. In a match: read the message's type and tick from its bytes, which go on to the pool worker as they

@@ -7,8 +7,10 @@ import { FATAL_CONNECTION_CODES } from "../../engine/protocol.ts";
 import {
   ApiError,
   BOT_STOP_CODES,
+  CLOSES,
   CODES,
   type CodeSpec,
+  closeFor,
   errors,
   SOCKET_ERRORS,
 } from "../../server/errors.ts";
@@ -73,5 +75,21 @@ describe("the error catalog", () => {
     const expected = [...BOT_STOP_CODES].sort();
     expect(quoted(ts![1]!)).toEqual(expected);
     expect(quoted(py![1]!)).toEqual(expected);
+  });
+
+  it("every socket close takes its code from the catalog: 1008 with the code, 1013 and 1011, 1012 to restart", () => {
+    expect(closeFor("invalid_token")).toEqual([1008, "invalid_token"]);
+    expect(closeFor("rate_limited")).toEqual([1008, "rate_limited"]);
+    expect(closeFor("unavailable")).toEqual([1013, "try again later"]);
+    expect(closeFor("internal")).toEqual([1011, "internal error"]);
+    expect(CLOSES.restarting).toEqual([1012, "server restarting"]); // SPEC 3.10
+    // No close code is written as a number anywhere else in the socket code.
+    for (const file of [
+      "server/socket/hub.ts",
+      "server/socket/connection.ts",
+      "server/socket/connection-set.ts",
+      "server/human/human-play.ts",
+    ])
+      expect(read(file), file).not.toMatch(/\.close\(\s*1\d{3}/);
   });
 });

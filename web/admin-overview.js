@@ -96,9 +96,11 @@ function moderateBot(button, name, action) {
 
 $("bot-action-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  const name = $("bot-action-name").value.trim();
+  const input = $("bot-action-name");
+  const name = input.value.trim();
   const action = event.submitter?.value ?? "suspend";
-  if (!/^[A-Za-z0-9_-]{2,24}$/.test(name)) {
+  // The input's pattern is the server's bot-name rule (server/kernel/names.ts), written into the page.
+  if (!new RegExp(`^(?:${input.pattern})$`, "v").test(name)) {
     say("Enter a bot name: 2-24 letters, digits, - or _.", "error");
     $("bot-action-name").focus();
     return;

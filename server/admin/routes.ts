@@ -5,9 +5,9 @@
 import { z } from "zod";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { BOT_NAME, HANDLE } from "../kernel/names.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladder/policy.ts";
-import { BOT_NAME, HANDLE } from "../routes/account-bots.ts";
 import type { AccountRow } from "../store/account-store.ts";
 
 const RoleBody = z.object({ role: z.enum(["admin", "player"], { error: "role must be admin or player" }) });

@@ -3,16 +3,16 @@
 // /openapi.json entry; the handlers ask the ladder reads service (reads.ts) and return what it answers.
 import { z } from "zod";
 import { errors } from "../errors.ts";
+import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
 
-const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 /** About 270 years: more than any ladder's history. */
 const ALL_TIME_DAYS = 100_000;
 
 export const LadderQuery = z.object({ ladder: z.string().optional() });
 /** A name that is not a valid bot name cannot name a bot: 404 no_such_bot, as for an unknown one. */
-export const BotNameParams = z.object({ name: z.string().regex(BOT_NAME, "2-24 letters, digits, - or _") });
+export const BotNameParams = z.object({ name: z.string().regex(BOT_NAME, BOT_NAME_RULE) });
 export const HandleParams = z.object({ handle: z.string().describe("owner handle") });
 export const RatingsQuery = z.object({
   ladder: z.string().optional(),
@@ -25,7 +25,7 @@ export const RatingsQuery = z.object({
 });
 export const MatchListQuery = z.object({
   ladder: z.string().optional(),
-  bot: z.string().regex(BOT_NAME, "bot must be a bot name: 2-24 letters, digits, - or _").optional(),
+  bot: z.string().regex(BOT_NAME, `bot must be a bot name: ${BOT_NAME_RULE}`).optional(),
   limit: z.coerce
     .number()
     .int("limit must be an integer from 1 to 500")

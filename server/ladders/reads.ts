@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { BotDirectory } from "../bots/directory.ts";
 import { errors } from "../errors.ts";
+import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
 import { HEALTH_MATCHES, summariseHealth } from "../ladder/health.ts";
 import type { Lobby } from "../ladder/lobby.ts";
@@ -26,7 +27,6 @@ export type MatchT = z.infer<typeof R.Match>;
 export type LadderT = z.infer<typeof R.Ladder>;
 export type MatchStatsT = z.infer<typeof R.MatchStatsBody>;
 
-const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
 const HISTORY_LIMIT = 1000;
 const RECENT_MATCHES = 10;
 

@@ -5,11 +5,10 @@ import { z } from "zod";
 import { type Accounts, clientOf, type Registrant } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
+
 import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow } from "../store/types.ts";
-
-export const BOT_NAME = /^[A-Za-z0-9_-]{2,24}$/;
-export const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,38}$/;
 
 /**
  * Names no bot may take, in any letter case (SPEC 7.1 `invalid_bot`): the words of the service's own paths (a
@@ -53,7 +52,7 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
 /** The name a bot is registered or renamed to. */
 export const NewBotName = z
   .string({ error: "name is required" })
-  .regex(BOT_NAME, "name must be 2-24 letters, digits, - or _")
+  .regex(BOT_NAME, `name must be ${BOT_NAME_RULE}`)
   .superRefine((name, ctx) => {
     if (RESERVED_BOT_NAMES.has(name.toLowerCase()))
       ctx.addIssue({ code: "custom", message: `the name ${JSON.stringify(name)} is reserved` });

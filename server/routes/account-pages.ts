@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { accountsInfo } from "../auth/discovery-info.ts";
 import type { AppContext } from "../context.ts";
+import { BOT_NAME_HTML_PATTERN } from "../kernel/names.ts";
 import { webAssets } from "../web/assets.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
 import { layout, shellAssets } from "../web/layout.ts";
@@ -201,7 +202,7 @@ ${secretPanel()}
 <div id="bot-list"></div>
 <form id="register-form" class="inline" novalidate>
 <label for="register-name">New bot name</label>
-<input id="register-name" name="name" pattern="[A-Za-z0-9_\\-]{2,24}" required aria-describedby="register-hint">
+<input id="register-name" name="name" pattern="${BOT_NAME_HTML_PATTERN}" required aria-describedby="register-hint">
 <button class="button primary" type="submit">Register bot</button>
 </form>
 <p class="muted small" id="register-hint">2-24 letters, digits, <code>-</code> or <code>_</code>. You get the bot's token once.</p>
@@ -219,7 +220,7 @@ ${secretPanel()}
 <details class="bot-manage">
 <summary>Manage</summary>
 <form class="rename inline" novalidate>
-<label>New name <input name="name" pattern="[A-Za-z0-9_\\-]{2,24}" required></label>
+<label>New name <input name="name" pattern="${BOT_NAME_HTML_PATTERN}" required></label>
 <button class="button" type="submit">Rename</button>
 </form>
 <form class="avatar inline">
@@ -319,7 +320,7 @@ ${secretPanel()}
 <p class="muted small">Suspended bots are disconnected and refused until activated; a ban also replaces the token and is final.</p>
 <form id="bot-action-form" class="inline" novalidate>
 <label for="bot-action-name">Bot name</label>
-<input id="bot-action-name" name="name" pattern="[A-Za-z0-9_\\-]{2,24}" required>
+<input id="bot-action-name" name="name" pattern="${BOT_NAME_HTML_PATTERN}" required>
 <button class="button" type="submit" name="action" value="suspend">Suspend</button>
 <button class="button" type="submit" name="action" value="activate">Activate</button>
 <button class="button danger" type="submit" name="action" value="ban">Ban</button>

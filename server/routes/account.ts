@@ -7,10 +7,11 @@ import { z } from "zod";
 import { type Caller, clientOf } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { BOT_NAME, HANDLE } from "../kernel/names.ts";
 import { defineOperation } from "../kernel/operation.ts";
 import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
-import { AVATARS, BOT_NAME, HANDLE, NewBotName, registerBot, removeBot } from "./account-bots.ts";
+import { AVATARS, NewBotName, registerBot, removeBot } from "./account-bots.ts";
 
 const HandleBody = z.object({
   handle: z

@@ -236,11 +236,11 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
 
       /**
        * Uses an emailed link that confirms on opening: a sign-up link made without PKCE (its credentials
-       * become the account's) or a reset link. Null when it is no good. A sign-up link made with PKCE is
-       * refused here: only the code exchange with its verifier may activate it (browserSignup).
+       * become the account's) or a reset link. Null when it is no good. Its callers send a sign-up link made
+       * with PKCE elsewhere first (browserSignup): only the code exchange with its verifier may activate it,
+       * so one that still arrives here is not activated.
        */
       async function openLink(token: string, kind: "signup" | "recovery") {
-        if (kind === "signup" && (await browserSignup(token))) return null;
         const used = token
           ? await identity.consumeOneTime(
               token,
@@ -250,7 +250,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
           : null;
         if (!used) return null;
         if (kind === "signup") {
-          if (!used.password_hash) return null;
+          if (!used.password_hash || used.code_challenge) return null;
           if (!(await identity.activateSignup(used.user_id, used.password_hash, used.user_metadata)))
             return null;
         }

@@ -49,14 +49,17 @@ export class SessionTokens {
       .sign(this.d.secrets.privateKey);
   }
 
-  /** A new session (sign-in, link, code), or new tokens for an existing one (refresh). */
+  /**
+   * A new session (sign-in, link, code), or new tokens for an existing one (refresh). A banned account gets
+   * no new session; a refresh is checked before its token rotates (the caller's refuseBanned), not here.
+   */
   async issue(
     req: FastifyRequest,
     u: IdentityUser,
     kind: SessionKind,
     existing?: { sessionId: string; refresh: string },
   ) {
-    await this.refuseBanned(u.id);
+    if (!existing) await this.refuseBanned(u.id);
     let r = existing;
     if (!r) {
       const made = await this.d.identity.createSession(u.id, { ip: req.ip, recovery: kind === "recovery" });

@@ -114,7 +114,7 @@ describe("1. an early sign-up cannot take an address over", () => {
 
     const opened = await open(ownerLink);
     const code = opened.location.searchParams.get("code")!;
-    expect(code).toBeTruthy();
+    expect(code).toMatch(/^[\w-]{20,}$/);
     // Opening the link confirmed nothing yet; the exchange with the owner's verifier does.
     expect((await signIn(email, "the real owner's passphrase")).body.code).toBe("email_not_confirmed");
     const exchanged = await idp("POST", "/token?grant_type=pkce", {

@@ -69,3 +69,9 @@ export interface AppContext {
   /** The features' services (server/features.ts), for the domains not moved into features yet. */
   services: Services;
 }
+
+// The kernel's operations hand the domains not moved into features yet this context (see LegacyContext there).
+declare module "./kernel/operation.ts" {
+  // biome-ignore lint/suspicious/noEmptyInterface: the legacy context is exactly AppContext
+  interface LegacyContext extends AppContext {}
+}

@@ -3,52 +3,16 @@
 // result plugs in here instead of being edited into the match runner. Listeners run after the emitter's
 // work is done and committed; one listener's failure is logged and never reaches the emitter or the others.
 import type { Logger } from "pino";
-import type { Phase } from "../ladders/manifest.ts";
-import type { MatchRecord } from "../store/types.ts";
 
+/**
+ * Every bus event by name, with its payload. The kernel lists none of a domain's: each emitter declares its own
+ * events beside its code by module augmentation (`declare module "../kernel/bus.ts" { interface DomainEvents {
+ * ... } }`, in the emitter's `bus-events.ts`), so a new event is added where it is emitted and the kernel never
+ * imports a domain. The kernel's own event, SettingsChanged, is declared here.
+ */
 export interface DomainEvents {
-  /** A match result is committed to storage (voided and human games included; `rated` says which count). */
-  MatchFinished: {
-    match: MatchRecord;
-    rated: boolean;
-    /** Per fighter: the version's rating change, or null when unrated. */
-    ratingChange: [number | null, number | null];
-    /**
-     * Per fighter: the account that owned the bot when the match was played (null for a house bot or a bot
-     * of no account), so a subscriber need not read every seat's bot back from the database.
-     */
-    accounts: [string | null, string | null];
-  };
-  /** A ladder's phase changed on time (the scheduler's phase job; a restart announces nothing). */
-  LadderPhaseChanged: { ladderId: string; from: Phase; to: Phase; at: string };
-  /** A ladder membership changed (SPEC 3.7). */
-  MembershipChanged: {
-    ladderId: string;
-    accountId: string;
-    from: string | null;
-    to: string;
-    by: string | null;
-  };
   /** Live settings changed: limits read from the settings service now have new values. */
   SettingsChanged: { revision: number; by: string };
-  /** An account was banned (SPEC 3.6). */
-  AccountBanned: { accountId: string; handle: string | null; by: string };
-  /** An event's phase changed on time (the events' phase job; SPEC 3.1). */
-  EventPhaseChanged: { eventId: string; ladderId: string; from: Phase; to: Phase; at: string };
-  /**
-   * An achievement was awarded and the award is committed (SPEC 6.3's achievement email listens here). Carries
-   * no flag: the flag is only ever in a reveal's answer.
-   */
-  AchievementEarned: {
-    eventId: string;
-    eventName: string;
-    achievementId: string;
-    achievementName: string;
-    accountId: string;
-    earnedAt: string;
-    /** Addresses of the matches that earned it. */
-    evidence: string[];
-  };
 }
 
 export type EventName = keyof DomainEvents;

@@ -6,11 +6,23 @@
 // calls a service and returns the response body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import type { AgentCaller, Caller, Registrant } from "../auth/accounts.ts";
-import type { AppContext } from "../context.ts";
 import type { ApiError } from "../errors.ts";
-import type { BotRow } from "../store/types.ts";
 import { parseInput } from "./input.ts";
+
+/**
+ * What each auth rule resolves the caller to. Declared by the accounts domain (server/auth/callers.ts) by module
+ * augmentation, so the kernel checks rules without importing the domain that defines accounts and bots.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in server/auth/callers.ts
+export interface Callers {}
+
+/**
+ * The running server's context handed to the operations of the domains not moved into features yet. Declared by
+ * the composition root (server/context.ts) by module augmentation, so the kernel does not import it; it goes
+ * away with the last of those domains (issue 32).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in server/context.ts
+export interface LegacyContext {}
 
 /**
  * Who may call: anyone, a browser session of an account (SPEC 4.4), the same with a handle chosen
@@ -29,15 +41,7 @@ export type AuthRule =
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 /** What the auth rule resolves the caller to: an account caller, a registrant, or the bot a token names. */
-export type CallerOf<A extends AuthRule> = A extends "none"
-  ? null
-  : A extends "registrant"
-    ? Registrant
-    : A extends "agent_key"
-      ? AgentCaller
-      : A extends "bot_token"
-        ? BotRow
-        : Caller;
+export type CallerOf<A extends AuthRule> = A extends keyof Callers ? Callers[A] : never;
 
 /** The credentials each rule takes, as /openapi.json security requirements (absent: public or undocumented). */
 const SECURITY: Partial<Record<AuthRule, Record<string, string[]>[]>> = {
@@ -71,7 +75,7 @@ export interface OperationDef<
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
   /** What the handler is handed: its feature's services (server/kernel/feature.ts), or the legacy context. */
-  C = AppContext,
+  C = LegacyContext,
 > {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Fastify path, `:name` for parameters. */
@@ -138,7 +142,7 @@ export type Authenticate = (
   reply: FastifyReply,
 ) => Promise<CallerOf<AuthRule>>;
 
-export type AnyOperation<C = AppContext> = OperationDef<
+export type AnyOperation<C = LegacyContext> = OperationDef<
   AuthRule,
   z.ZodType | undefined,
   z.ZodType | undefined,

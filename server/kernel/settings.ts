@@ -4,9 +4,26 @@
 // a change takes effect at the next read.
 import { z } from "zod";
 import type { Config } from "../config.ts";
+import type { Queryable } from "../db/db.ts";
 import { errors } from "../errors.ts";
-import type { Store } from "../store/types.ts";
 import type { EventBus } from "./bus.ts";
+import type { Unit } from "./unit-of-work.ts";
+
+/** The stored overrides row (its SQL: server/ladders/store.ts). */
+interface StoredOverrides {
+  revision: number;
+  overrides: unknown;
+  updated: string;
+  updated_by: string;
+}
+/** As much of the store as the settings read and write: the settings row and a unit of work. */
+export interface SettingsStorage {
+  ladders: {
+    settings(q?: Queryable): Promise<StoredOverrides | null>;
+    writeSettings(q: Queryable, expected: number, overrides: unknown, by: string): Promise<number | null>;
+  };
+  work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
+}
 
 /** Limits by their SPEC 8 / operational_policy names. */
 export interface Limits {
@@ -191,7 +208,7 @@ export class Settings {
   }
 
   /** Reads the stored overrides at start-up (they survive restarts); a ladder no longer defined is dropped. */
-  async load(store: Store, ladderIds: readonly string[]): Promise<void> {
+  async load(store: SettingsStorage, ladderIds: readonly string[]): Promise<void> {
     const stored = await store.ladders.settings();
     if (!stored) return;
     const parsed = Overrides.safeParse(stored.overrides);
@@ -240,7 +257,7 @@ export class Settings {
    * new limits are in force at once and SettingsChanged is announced. A stale revision changes nothing (409).
    */
   async update(
-    store: Store,
+    store: SettingsStorage,
     bus: EventBus,
     revision: number,
     overrides: Overrides,

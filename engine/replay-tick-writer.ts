@@ -6,9 +6,11 @@
 // two together (test/unit/replay-tick-writer.test.ts), so a change to the tick line's shape is made here.
 import * as L from "./assembly/layout.ts";
 import { ascii, type JsonBytes } from "./json-bytes.ts";
-import type { GameEventT } from "./protocol.ts";
-import type { ReplayInput } from "./replay.ts";
+import type { GameEventT, IdleReason } from "./protocol.ts";
 import { PICKUP_KINDS } from "./rules.ts";
+
+/** What the replay records of one fighter's turn: the message as sent, or why there was none. */
+export type ReplayInput = { raw: unknown } | { idle: IdleReason };
 
 const HEAD = ascii('{"type":"tick","tick":');
 const TURNS = ascii(',"turns":[');

@@ -5,8 +5,8 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { EngineRules } from "./host.ts";
 import { JsonBytes, OUT_OF_ROOM } from "./json-bytes.ts";
-import type { DeadlinesT, GameEventT, IdleReason } from "./protocol.ts";
-import { writeTickLine } from "./replay-tick-writer.ts";
+import type { DeadlinesT, GameEventT } from "./protocol.ts";
+import { type ReplayInput, writeTickLine } from "./replay-tick-writer.ts";
 import type { MapInfo } from "./rules.ts";
 import { ENGINE_VERSION, PROTOCOL_VERSION, RELEASE, rulesHashOf } from "./versions.ts";
 
@@ -19,7 +19,7 @@ export interface ReplayFighter {
   version: string;
 }
 
-export type ReplayInput = { raw: unknown } | { idle: IdleReason };
+export type { ReplayInput } from "./replay-tick-writer.ts";
 
 export interface ReplayHeader {
   type: "header";

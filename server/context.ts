@@ -72,6 +72,5 @@ export interface AppContext {
 
 // The kernel's operations hand the domains not moved into features yet this context (see LegacyContext there).
 declare module "./kernel/operation.ts" {
-  // biome-ignore lint/suspicious/noEmptyInterface: the legacy context is exactly AppContext
   interface LegacyContext extends AppContext {}
 }

@@ -1,7 +1,7 @@
 // SQL of announcements (SPEC 3.8, migration 0008). Writes take the unit of work's Queryable, so each change
 // commits with its audit entry and, at publication, with its outbox rows.
 import type { Db, Queryable, Row } from "../db/db.ts";
-import { iso, isoOrNull } from "../store/rows.ts";
+import { iso, isoOrNull } from "../db/rows.ts";
 
 export type AnnouncementState = "draft" | "published" | "discarded";
 

@@ -3,7 +3,7 @@
 // flood of connects with made-up tokens would otherwise queue thousands of lookups on the database (on the
 // embedded one, on the socket thread itself). It reloads only when the store reports a committed write to
 // bots or versions, so a rename, a ban, a new token or a retired version shows at the next read.
-import { hashToken } from "../store/rows.ts";
+import { hashToken } from "../db/rows.ts";
 import type { BotRow, Store } from "../store/types.ts";
 
 export interface BotSnapshot {

@@ -1,6 +1,5 @@
-// The one small database interface the store is written against, and the choice of driver: `pg` against
-// PostgreSQL when a URL is given, embedded PGlite in the data dir otherwise. Both speak the same SQL
-// (PGlite is PostgreSQL compiled to WebAssembly), so the store and the migrations are shared.
+// The one small database interface the store is written against (the drivers: open.ts), and what counts as
+// the database being unreachable.
 
 export type Row = Record<string, unknown>;
 
@@ -29,21 +28,6 @@ export interface Db extends Queryable {
  */
 export function withTx<T>(db: Db, q: Queryable | undefined, fn: (q: Queryable) => Promise<T>): Promise<T> {
   return q ? fn(q) : db.tx(fn);
-}
-
-export interface DbPlace {
-  databaseUrl?: string | undefined;
-  dataDir: string;
-}
-
-export async function openDb(place: DbPlace): Promise<Db> {
-  // Imported lazily so a PGlite-only run never loads pg, and a pg run never loads the WebAssembly build.
-  if (place.databaseUrl) {
-    const { openPg } = await import("./pg.ts");
-    return openPg(place.databaseUrl);
-  }
-  const { openPglite } = await import("./pglite.ts");
-  return openPglite(place.dataDir);
 }
 
 // Connection-level failures: the database is down, restarting or unreachable, as opposed to a statement

@@ -3,7 +3,7 @@
 // entry. No flag is ever stored.
 import { randomBytes } from "node:crypto";
 import type { Db, Queryable, Row } from "../db/db.ts";
-import { iso, isoOrNull } from "../store/rows.ts";
+import { iso, isoOrNull } from "../db/rows.ts";
 import type { MatchFacts } from "./definition.ts";
 
 export interface EventOverrides {

@@ -1,7 +1,7 @@
 // SQL of ladder memberships and invitations (SPEC 3.7), and of the live settings and their presets. Writes
 // take the Queryable of a unit of work, so the service commits each change with its audit entry.
 import type { Db, Queryable, Row } from "../db/db.ts";
-import { hashToken, iso, isoOrNull, newToken } from "../store/rows.ts";
+import { hashToken, iso, isoOrNull, newToken } from "../db/rows.ts";
 
 export type MembershipState = "pending" | "active" | "revoked";
 

@@ -12,12 +12,12 @@
 import type { Logger } from "pino";
 import type { DomainEvents } from "../kernel/bus.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
-import type { Unit } from "../kernel/unit-of-work.ts";
+import type { EmailCategory, Unit } from "../kernel/unit-of-work.ts";
 import { summariseHealth } from "../ladder/health.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import type { Store } from "../store/types.ts";
-import type { MailService } from "./mail.ts";
 import * as messages from "./messages.ts";
+import type { MailParts } from "./templates.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -57,9 +57,20 @@ export function healthProblems(h: ReturnType<typeof summariseHealth>): string[] 
   return out;
 }
 
+/** The mail service's queue (mail.ts), which the producers write to inside their units of work. */
+export interface MailQueue {
+  queue(
+    u: Unit,
+    category: EmailCategory,
+    accountId: string,
+    parts: MailParts,
+    opts?: { dedupeKey?: string; announcementId?: string },
+  ): Promise<boolean>;
+}
+
 export interface ProducerDeps {
   store: Store;
-  mail: MailService;
+  mail: MailQueue;
   ladders: () => Ladders;
   publicUrl: string;
   log: Logger;

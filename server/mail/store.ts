@@ -3,8 +3,8 @@
 // committed before the next step (a claim is committed before the SMTP submission starts).
 import { randomBytes } from "node:crypto";
 import type { Db, Queryable, Row } from "../db/db.ts";
+import { iso, isoOrNull } from "../db/rows.ts";
 import { EMAIL_CATEGORIES, type EmailCategory, type OutboxCategory } from "../kernel/unit-of-work.ts";
-import { iso, isoOrNull } from "../store/rows.ts";
 
 export const EMAIL_STATES = ["pending", "sending", "accepted", "failed", "unknown", "skipped"] as const;
 export type EmailState = (typeof EMAIL_STATES)[number];

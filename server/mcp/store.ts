@@ -3,7 +3,7 @@
 // Writes take the Queryable of a unit of work, so the service commits each change with its audit entry.
 import { randomBytes } from "node:crypto";
 import type { Db, Queryable, Row } from "../db/db.ts";
-import { hashToken, iso, isoOrNull } from "../store/rows.ts";
+import { hashToken, iso, isoOrNull } from "../db/rows.ts";
 
 export interface ClientRow {
   id: string;

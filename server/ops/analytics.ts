@@ -2,8 +2,8 @@
 // last 30 days through today, at most 366 days; an invalid date, a reversed range, an end after today or a
 // longer range is a 400. Every day of the range is in `daily`, with zeros where nothing happened.
 import type { Db } from "../db/db.ts";
+import { iso } from "../db/rows.ts";
 import { errors } from "../errors.ts";
-import { iso } from "../store/rows.ts";
 
 const DAY = 86_400_000;
 export const MAX_DAYS = 366;

@@ -2,8 +2,9 @@
 // Secrets are stored as sha256 hashes; the plain value leaves this module once, at creation.
 import { randomBytes } from "node:crypto";
 import { type Db, type Queryable, type Row, withTx } from "../db/db.ts";
-import { hashToken, iso, isoOrNull, newToken, toBot } from "./rows.ts";
-import type { BotRow } from "./types.ts";
+import { hashToken, iso, isoOrNull, newToken } from "../db/rows.ts";
+import type { BotRow } from "./bot-row.ts";
+import { toBot } from "./bot-row.ts";
 
 export const EMAIL_PREFERENCE_KEYS = [
   "onboarding",

@@ -3,7 +3,7 @@
 // waits on its confirmation link (never on the user row) until that link is opened.
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Db, Queryable, Row } from "../db/db.ts";
-import { hashToken, iso, isoOrNull } from "./rows.ts";
+import { hashToken, iso, isoOrNull } from "../db/rows.ts";
 
 export interface IdentityUser {
   id: string;

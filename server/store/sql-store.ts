@@ -2,9 +2,11 @@
 // out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
 import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
-import { type Db, type DbPlace, openDb, type Queryable, type Row, withTx } from "../db/db.ts";
+import { type Db, type Queryable, type Row, withTx } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
+import { type DbPlace, openDb } from "../db/open.ts";
 import { type Reachability, watchReachability } from "../db/reachability.ts";
+import { hashToken, iso, isoOrNull, newToken, numOrNull } from "../db/rows.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { EventStore } from "../events/store.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
@@ -12,9 +14,9 @@ import { LadderStore } from "../ladders/store.ts";
 import { MailStore } from "../mail/store.ts";
 import { McpStore } from "../mcp/store.ts";
 import { AccountStore } from "./account-store.ts";
+import { toBot } from "./bot-row.ts";
 import { IdentityStore } from "./identity-store.ts";
 import { insertMatches } from "./match-insert.ts";
-import { hashToken, iso, isoOrNull, newToken, numOrNull, toBot } from "./rows.ts";
 import type {
   AuditEntry,
   BotRow,
@@ -575,4 +577,4 @@ export class SqlStore implements Store {
   }
 }
 
-export { hashToken } from "./rows.ts";
+export { hashToken } from "../db/rows.ts";

@@ -1,6 +1,7 @@
 // The storage contract the rest of the server codes against. Implemented on one SQL schema by two drivers
 // (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
 // transaction; a match result is written once (idempotent on match id).
+
 import type { MatchStatsT } from "../../engine/protocol.ts";
 import type { Db, Queryable } from "../db/db.ts";
 import type { Reachability } from "../db/reachability.ts";
@@ -11,22 +12,10 @@ import type { LadderStore } from "../ladders/store.ts";
 import type { MailStore } from "../mail/store.ts";
 import type { McpStore } from "../mcp/store.ts";
 import type { AccountStore } from "./account-store.ts";
+import type { BotRow, BotStatus } from "./bot-row.ts";
 import type { IdentityStore } from "./identity-store.ts";
 
-export type BotStatus = "active" | "suspended" | "banned" | "retired";
-
-export interface BotRow {
-  id: string;
-  name: string;
-  display_name: string;
-  owner: string;
-  house: boolean;
-  status: BotStatus;
-  avatar: string | null;
-  created: string; // ISO 8601
-  /** The owning account; null for house bots and bots of anonymous development ladders. */
-  account_id: string | null;
-}
+export type { BotRow, BotStatus } from "./bot-row.ts";
 
 export interface VersionRow {
   bot_id: string;

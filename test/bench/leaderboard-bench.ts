@@ -9,8 +9,8 @@ import { join } from "node:path";
 import Fastify from "fastify";
 import { buildApp } from "../../server/app.ts";
 import { testConfig } from "../../server/config.ts";
-import { openDb } from "../../server/db/db.ts";
 import { migrate } from "../../server/db/migrate.ts";
+import { openDb } from "../../server/db/open.ts";
 import type { BenchLine } from "./engine-bench.ts";
 
 const BOTS = 2_000;

@@ -1,9 +1,10 @@
 // A database the test can make unreachable: every statement fails, as a connection to a stopped server
 // would, while `down` is set. The embedded PGlite cannot be stopped from outside the process, so the outage
 // tests put this between the store and it (and use a real stopped PostgreSQL cluster for the rest).
-import type { Db, DbPlace, Queryable } from "../../server/db/db.ts";
-import { openDb } from "../../server/db/db.ts";
+import type { Db, Queryable } from "../../server/db/db.ts";
 import { migrate } from "../../server/db/migrate.ts";
+import type { DbPlace } from "../../server/db/open.ts";
+import { openDb } from "../../server/db/open.ts";
 import { SqlStore } from "../../server/store/sql-store.ts";
 import { seedPglite } from "./pglite-template.ts";
 

@@ -3,8 +3,8 @@
 // then brought up to date by migrate). Run under tsx by test/helpers/pglite-template-setup.ts.
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { openDb } from "../../server/db/db.ts";
 import { migrate } from "../../server/db/migrate.ts";
+import { openDb } from "../../server/db/open.ts";
 
 const dir = process.argv[2];
 if (!dir) throw new Error("usage: pglite-template-make.ts <dir>");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDb } from "../../server/db/db.ts";
+import { openDb } from "../../server/db/open.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 

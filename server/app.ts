@@ -41,7 +41,7 @@ import { acceptUnsubscribeForms } from "./mail/routes.ts";
 import { setUpMcp } from "./mcp/setup.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
-import { legacyOperations } from "./operations.ts";
+import { allOperations, legacyOperations } from "./operations.ts";
 import { bothMeters, HealthMonitor } from "./ops/health.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
@@ -218,6 +218,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     settings,
     draining: false,
     health,
+    operations: allOperations(),
+    legacyOperations: legacyOperations(),
   } as AppContext;
   const identity = await setUpAccounts(ctx, http);
 
@@ -377,7 +379,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   ctx.hub = hub;
   // Human games start at once: the Public ladder's house bots are always queued (SPEC 1.2 rule 8).
   const humanPlay = new HumanPlay({
-    ctx,
+    config,
+    log,
+    store,
+    lobby,
+    matches,
+    maxConcurrentMatches: () => settings.limits().maxConcurrentMatches,
     start: (human, house) =>
       live.start(
         {
@@ -514,7 +521,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       };
     },
   });
-  mountOperations(http, legacyOperations(), ctx, authenticate);
+  mountOperations(http, ctx.legacyOperations, ctx, authenticate);
   // The features (server/features.ts), handed the kernel and the domains not moved yet (issue 32).
   const kernel: Kernel = { config, log, db: store.db, work: (fn) => store.work(fn), bus, settings };
   ctx.services = composeFeatures(http, kernel, FEATURES, { mail: ctx.mail }, authenticate) as Services;

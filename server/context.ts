@@ -10,6 +10,7 @@ import type { Events } from "./events/service.ts";
 import type { HumanPlay } from "./human/human-play.ts";
 import type { EventBus } from "./kernel/bus.ts";
 import type { Services } from "./kernel/feature.ts";
+import type { AnyOperation } from "./kernel/operation.ts";
 import type { Scheduler } from "./kernel/scheduler.ts";
 import type { Settings } from "./kernel/settings.ts";
 import type { Lobby } from "./ladder/lobby.ts";
@@ -17,7 +18,7 @@ import type { Membership } from "./ladders/membership.ts";
 import type { LadderReads } from "./ladders/reads.ts";
 import type { Ladders } from "./ladders/registry.ts";
 import type { MailService } from "./mail/mail.ts";
-import type { McpService } from "./mcp/endpoint.ts";
+import type { McpService } from "./mcp/service.ts";
 import type { HealthMonitor } from "./ops/health.ts";
 import type { LiveMatches } from "./play/live-matches.ts";
 import type { ReplayFiles } from "./replays.ts";
@@ -66,6 +67,10 @@ export interface AppContext {
   draining: boolean;
   /** The tool endpoint and its OAuth server (server/mcp); null on a ladder without accounts. */
   mcp: McpService | null;
+  /** Every operation the server mounts (server/operations.ts): what /openapi.json and `GET /api` list. */
+  operations: readonly AnyOperation<unknown>[];
+  /** The operations run with this context, which the tool endpoint's tools are made from. */
+  legacyOperations: readonly AnyOperation[];
   /** The features' services (server/features.ts), for the domains not moved into features yet. */
   services: Services;
 }

@@ -4,8 +4,7 @@
 // checks live responses against. zod 4 converts both to JSON Schema 2020-12, the dialect OpenAPI 3.1 uses.
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
-import { openApiOperation } from "./kernel/operation.ts";
-import { allOperations } from "./operations.ts";
+import { type AnyOperation, openApiOperation } from "./kernel/operation.ts";
 import * as R from "./routes/responses.ts";
 
 type Json = Record<string, unknown>;
@@ -27,17 +26,19 @@ export interface Operation {
   errors?: Record<number, string>;
 }
 
-let operations: readonly Operation[] | null = null;
+const documented = new WeakMap<readonly AnyOperation<unknown>[], readonly Operation[]>();
 /**
- * Every documented operation, in the document's order, each from its definition (server/kernel/operation.ts,
- * listed in server/operations.ts). Built on first use: the discovery operations are among them, and their
- * module reads this list (for `GET /api`'s endpoints) in turn.
+ * The documented operations of a server's operation list (server/operations.ts), in the document's order, each
+ * from its definition (server/kernel/operation.ts). Built once per list: the list is handed in by whoever
+ * serves the document, so this module imports no route.
  */
-export function documentedOperations(): readonly Operation[] {
-  operations ??= allOperations()
-    .filter((op) => op.doc)
-    .map(openApiOperation);
-  return operations;
+export function documentedOperations(all: readonly AnyOperation<unknown>[]): readonly Operation[] {
+  let ops = documented.get(all);
+  if (!ops) {
+    ops = all.filter((op) => op.doc).map(openApiOperation);
+    documented.set(all, ops);
+  }
+  return ops;
 }
 
 const COMPONENT = "#/components/schemas/";
@@ -75,8 +76,8 @@ function parameters(where: "path" | "query", schema: z.ZodObject | undefined): J
   });
 }
 
-/** The OpenAPI document for a ladder whose public address is `base`. */
-export function openApiDocument(base: string): Json {
+/** The OpenAPI document of the operations `all` for a ladder whose public address is `base`. */
+export function openApiDocument(all: readonly AnyOperation<unknown>[], base: string): Json {
   const reg = responseRegistry();
   const uri = (id: string) => `${COMPONENT}${id}`;
   const components = z.toJSONSchema(reg, { io: "output", uri }).schemas as Record<string, unknown>;
@@ -87,7 +88,7 @@ export function openApiDocument(base: string): Json {
   });
 
   const paths: Record<string, Json> = {};
-  for (const op of documentedOperations()) {
+  for (const op of documentedOperations(all)) {
     const ok =
       "schema" in op.ok
         ? {

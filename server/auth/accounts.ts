@@ -5,11 +5,10 @@
 // agentBearer(), botBearer() or admin() to a caller or the SPEC's error; nothing else reads Authorization headers.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
-import type { AppContext } from "../context.ts";
 import { ApiError, errors, type SocketErrorCode } from "../errors.ts";
 import { publicBase } from "../public-address.ts";
 import type { AccountRow, OwnerKeyRow } from "../store/account-store.ts";
-import type { BotRow } from "../store/types.ts";
+import type { BotRow, Store } from "../store/types.ts";
 import type { TokenVerifier } from "./verifier.ts";
 
 export type Caller =
@@ -46,16 +45,29 @@ function bearer(req: FastifyRequest): Token | null {
   return classify(m ? m[1]! : "");
 }
 
+/** What the accounts read: the config and store, and the live state of the bots they moderate. */
+export interface AccountsDeps {
+  config: Config;
+  store: Store;
+  /** Closes a connected bot's socket with a connection error (the bot hub). */
+  disconnect(botId: string, code: SocketErrorCode): void;
+  /** The bot's entry in the live lobby, if it is connected. */
+  liveBot(botId: string): { bot: BotRow; conn: { bot: BotRow } | null } | undefined;
+  /** Whether the bot is seated in a running match. */
+  inMatch(botId: string): boolean;
+}
+
 export class Accounts {
   private readonly counters = new Map<string, number[]>();
+  private readonly config: Config;
+  private readonly store: Store;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly d: AccountsDeps,
     private readonly verifier: TokenVerifier | null,
-  ) {}
-
-  private get config(): Config {
-    return this.ctx.config;
+  ) {
+    this.config = d.config;
+    this.store = d.store;
   }
 
   get enabled(): boolean {
@@ -80,7 +92,7 @@ export class Accounts {
     const claims = await this.verifier.verify(token);
     // Built-in sessions end when an account is deleted; an external provider's tokens are checked against
     // the deletion time instead (a token from before it cannot make the account anew).
-    const made = await this.ctx.store.accounts.ensureAccount(
+    const made = await this.store.accounts.ensureAccount(
       claims.sub,
       this.verifier.builtinProvider ? null : (claims.iat ?? 0),
     );
@@ -95,24 +107,23 @@ export class Accounts {
       const keep = email !== null && this.config.adminEmails.includes(email) ? email : null;
       listed ||= keep !== null;
       if (keep !== account.email) {
-        await this.ctx.store.accounts.setEmail(account.id, keep);
+        await this.store.accounts.setEmail(account.id, keep);
         account = { ...account, email: keep };
       }
     }
     // A configured admin is one by the list alone: a stored role (which it could once give itself) would
     // outlast its removal from the list. A listed account, now or before, never keeps one.
-    if (listed && account.role === "admin")
-      account = await this.ctx.store.accounts.setRole(account.id, "player");
+    if (listed && account.role === "admin") account = await this.store.accounts.setRole(account.id, "player");
     return { kind: "session", account, email, admin: this.isAdmin(account, email) };
   }
 
   /** The account behind an agent key (also the tool endpoint's credential), or 401 invalid_token. */
   async fromAgentKey(key: string): Promise<Caller & { kind: "agent_key" }> {
-    const found = await this.ctx.store.accounts.useKey(key);
+    const found = await this.store.accounts.useKey(key);
     if (!found) throw errors.invalidAgentKey();
     // A stored email means the list names (or named) the account: it never also holds a stored role.
     if (found.account.email !== null && found.account.role === "admin")
-      found.account = await this.ctx.store.accounts.setRole(found.account.id, "player");
+      found.account = await this.store.accounts.setRole(found.account.id, "player");
     // An agent key carries its account's role; a listed email counts only while the list still names it.
     const email = this.configuredAdmin(found.account) ? found.account.email : null;
     return {
@@ -169,7 +180,7 @@ export class Accounts {
     } else {
       const k = ownerKey!;
       if (k.kind === "owner_key") {
-        const owner = await this.ctx.store.accounts.ownerByKey(k.value);
+        const owner = await this.store.accounts.ownerByKey(k.value);
         if (!owner) throw errors.invalidOwnerKey();
         if (!this.config.anonymousDev)
           throw errors.wrongCredential(
@@ -206,7 +217,7 @@ export class Accounts {
     const header = req.headers.authorization;
     if (!header) throw errors.missingAuthorization();
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const bot = m ? await this.ctx.store.botByToken(m[1]!) : null;
+    const bot = m ? await this.store.botByToken(m[1]!) : null;
     if (!bot) throw errors.invalidToken();
     if ((await this.admit(bot)) === "account_banned") throw errors.accountBanned();
     return bot;
@@ -264,7 +275,7 @@ export class Accounts {
     const times = (this.counters.get(key) ?? []).filter((t) => now - t < windowMs);
     if (times.length >= limit) {
       this.counters.set(key, times);
-      await this.ctx.store.audit("throttle", subject, { what, limit, window_ms: windowMs });
+      await this.store.audit("throttle", subject, { what, limit, window_ms: windowMs });
       throw errors.rateLimited(
         `at most ${limit} ${what} per ${Math.round(windowMs / 60_000)} minutes; try later`,
       );
@@ -275,14 +286,14 @@ export class Accounts {
 
   /** SPEC 4.1: a banned account's public profile answers like an unknown user's (404), page and API alike. */
   async hiddenUser(handle: string): Promise<boolean> {
-    return Boolean((await this.ctx.store.accounts.accountByHandle(handle))?.banned_at);
+    return Boolean((await this.store.accounts.accountByHandle(handle))?.banned_at);
   }
 
   /** The bot socket's admission rule beyond the token (SPEC 1.4, 3.6, 7.2). */
   async admit(bot: BotRow): Promise<SocketErrorCode | null> {
     if (bot.house) return null;
     if (bot.account_id === null) return this.config.anonymousDev ? null : "account_required";
-    const account = await this.ctx.store.accounts.account(bot.account_id);
+    const account = await this.store.accounts.account(bot.account_id);
     if (!account) return "account_required";
     if (account.banned_at) return "account_banned";
     return null;
@@ -290,12 +301,12 @@ export class Accounts {
 
   /** Closes a connected bot's socket with a connection error (moderation, retirement, token changes). */
   disconnect(botId: string, code: SocketErrorCode): void {
-    this.ctx.hub.disconnect(botId, code);
+    this.d.disconnect(botId, code);
   }
 
   /** Copies changed bot fields (name, owner, avatar) into the live lobby entry, so matches see them. */
   refreshLive(bot: BotRow): void {
-    const p = this.ctx.lobby.get(bot.id);
+    const p = this.d.liveBot(bot.id);
     if (!p) return;
     Object.assign(p.bot, bot);
     if (p.conn && p.conn.bot !== p.bot) Object.assign(p.conn.bot, bot);
@@ -303,8 +314,6 @@ export class Accounts {
 
   /** Whether a bot is seated in a running match. */
   inMatch(botId: string): boolean {
-    for (const m of this.ctx.matches.values())
-      if (m.seats.some((s) => s.participant.bot.id === botId)) return true;
-    return false;
+    return this.d.inMatch(botId);
   }
 }

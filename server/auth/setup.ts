@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { IdentityOutbox } from "../mail/identity.ts";
-import { Accounts } from "./accounts.ts";
+import { Accounts, type AccountsDeps } from "./accounts.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
 import { makeMailer } from "./mailer.ts";
 import { SessionGate } from "./sessions.ts";
@@ -37,12 +37,24 @@ export async function setUpAccounts(
       return payload;
     });
   }
+  // The hub, lobby and matches are built after the accounts: they are read when a check runs, not now.
+  const deps: AccountsDeps = {
+    config,
+    store,
+    disconnect: (botId, code) => ctx.hub.disconnect(botId, code),
+    liveBot: (botId) => ctx.lobby.get(botId),
+    inMatch: (botId) => {
+      for (const m of ctx.matches.values())
+        if (m.seats.some((s) => s.participant.bot.id === botId)) return true;
+      return false;
+    },
+  };
   if (config.accounts === "none") {
-    ctx.accounts = new Accounts(ctx, null);
+    ctx.accounts = new Accounts(deps, null);
     return null;
   }
   if (config.accounts === "external") {
-    ctx.accounts = new Accounts(ctx, new TokenVerifier(config, null));
+    ctx.accounts = new Accounts(deps, new TokenVerifier(config, null));
     return null;
   }
   const secrets = await loadIdentitySecrets(config.dataDir);
@@ -64,7 +76,7 @@ export async function setUpAccounts(
   });
   const sessions = new SessionGate(store.identity);
   ctx.accounts = new Accounts(
-    ctx,
+    deps,
     new TokenVerifier(config, { secrets, identity: store.identity, sessions }),
   );
   ctx.identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };

@@ -6,17 +6,18 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
-import type { AppContext } from "../context.ts";
+import type { Config } from "../config.ts";
 import { isDbUnavailable } from "../db/db.ts";
 import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
-import { newParticipant, type Participant } from "../ladder/lobby.ts";
+import { type Lobby, newParticipant, type Participant } from "../ladder/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { BotConnection } from "../socket/connection.ts";
 import { ConnectionSet } from "../socket/connection-set.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES } from "../socket/hub.ts";
 import type { AccountRow } from "../store/account-store.ts";
-import type { BotRow } from "../store/types.ts";
+import type { BotRow, Store } from "../store/types.ts";
 
 export const TICKET_MS = 60_000;
 
@@ -27,7 +28,15 @@ interface Ticket {
 }
 
 export interface HumanPlayDeps {
-  ctx: AppContext;
+  config: Config;
+  log: Logger;
+  store: Store;
+  /** The Public ladder's house bots wait here (SPEC 1.2 rule 8). */
+  lobby: Lobby;
+  /** The running matches by id (a person's game is resumed from here). */
+  matches: ReadonlyMap<string, RunningMatch>;
+  /** The live limit on concurrent matches. */
+  maxConcurrentMatches(): number;
   /** Starts a human game against a house bot; the caller owns match bookkeeping. */
   start(human: Participant, house: Participant): RunningMatch;
 }
@@ -47,7 +56,7 @@ export class HumanPlay {
   });
 
   constructor(private readonly d: HumanPlayDeps) {
-    this.conns = new ConnectionSet(d.ctx.config.pingIntervalMs);
+    this.conns = new ConnectionSet(d.config.pingIntervalMs);
   }
 
   /** Open /human sockets. */
@@ -96,7 +105,7 @@ export class HumanPlay {
         },
         (err: unknown) => {
           const code = isDbUnavailable(err) ? "unavailable" : "internal";
-          this.d.ctx.log.error({ err }, "human play admission failed");
+          this.d.log.error({ err }, "human play admission failed");
           if (ws.readyState !== ws.OPEN) return;
           ws.send(JSON.stringify({ type: "error", code, message: SOCKET_ERRORS[code] }));
           ws.close(...closeFor(code));
@@ -106,24 +115,24 @@ export class HumanPlay {
   }
 
   private async admit(ticket: Ticket, opponent: string): Promise<Participant | SocketErrorCode> {
-    const account = await this.d.ctx.store.accounts.account(ticket.accountId);
+    const account = await this.d.store.accounts.account(ticket.accountId);
     if (!account) return "account_required";
     if (account.banned_at) return "account_banned";
     // A game already running for this person is resumed, whatever opponent the page names.
     if (this.running(ticket.accountId)) return this.running(ticket.accountId)!.house;
     // Only the Public ladder's house bots that are online here (SPEC 7.1 unknown_opponent).
-    const house = this.d.ctx.lobby
+    const house = this.d.lobby
       .all()
       .find((p) => p.house && p.bot.name.toLowerCase() === opponent.toLowerCase());
     if (!house) return "unknown_opponent";
     if (this.conns.drainDeadline) return "server_draining";
-    if (this.d.ctx.matches.size >= this.d.ctx.settings.limits().maxConcurrentMatches) return "capacity";
+    if (this.d.matches.size >= this.d.maxConcurrentMatches()) return "capacity";
     return house;
   }
 
   private running(accountId: string): { match: RunningMatch; seat: number; house: Participant } | null {
     const id = humanBotId(accountId);
-    for (const m of this.d.ctx.matches.values()) {
+    for (const m of this.d.matches.values()) {
       const seat = m.seats.findIndex((s) => s.participant.bot.id === id);
       if (seat >= 0) return { match: m, seat, house: m.seats[1 - seat]!.participant };
     }

@@ -2,16 +2,17 @@
 // over its own queue. Accounts, bots, versions, the lobby of connections and the match pool are shared by
 // every ladder; what a ladder owns is what makes its ratings, match history and limits independent.
 import type { Logger } from "pino";
+import type { z } from "zod";
 import type { Settings } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../ladder/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
 import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";
 import { Leaderboard } from "../ratings/leaderboard.ts";
+import type { Ladder } from "../routes/responses.ts";
 import type { MatchRecord, Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";
-import type { LadderT } from "./reads.ts";
 
 export interface RuntimeDeps {
   store: Store;
@@ -114,7 +115,7 @@ export class LadderRuntime {
   }
 
   /** The Ladder resource of SPEC 2. */
-  view(base: string, now = Date.now()): LadderT {
+  view(base: string, now = Date.now()): z.infer<typeof Ladder> {
     const d = this.def;
     return {
       id: d.id,

@@ -12,7 +12,8 @@ import { classify } from "../auth/accounts.ts";
 import type { AppContext } from "../context.ts";
 import { ApiError, errors } from "../errors.ts";
 import { DEFAULT_SCOPE, grantScopes, MANAGE } from "./scopes.ts";
-import { allTools, callTool, type ToolCaller } from "./tools.ts";
+import type { McpService } from "./service.ts";
+import { callTool, type ToolCaller, toolsOf } from "./tools.ts";
 
 // The SDK loads with the first request to /mcp, not at start: it is about 13 MiB of the process that a server
 // nobody's agent talks to does not need (docs/performance-live-path.md, "Memory at start").
@@ -33,13 +34,6 @@ interface Sdk {
   Server: typeof import("@modelcontextprotocol/sdk/server/index.js").Server;
   Transport: typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js").StreamableHTTPServerTransport;
   types: typeof import("@modelcontextprotocol/sdk/types.js");
-}
-
-/** The tool endpoint: the OAuth service it trusts and whether it is on right now. */
-export interface McpService {
-  oauth: import("./oauth.ts").McpOAuth;
-  /** On unless the start-up flag or the live setting turned it off. */
-  enabled(): boolean;
 }
 
 const INSTRUCTIONS =
@@ -132,7 +126,7 @@ function sdkServer(
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({
-    tools: allTools().map((t) => ({
+    tools: toolsOf(ctx.legacyOperations).map((t) => ({
       name: t.tool.name,
       description: t.tool.description,
       inputSchema: t.inputSchema as { type: "object" },
@@ -144,7 +138,7 @@ function sdkServer(
     })),
   }));
   server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request) => {
-    const t = allTools().find((x) => x.tool.name === request.params.name);
+    const t = toolsOf(ctx.legacyOperations).find((x) => x.tool.name === request.params.name);
     if (!t) return toolError(errors.notFound(`tool ${JSON.stringify(request.params.name)}`));
     try {
       return toolResult(await callTool(t, request.params.arguments, who, http, ctx));

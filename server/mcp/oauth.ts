@@ -9,9 +9,10 @@ import { createLocalJWKSet, type JWTVerifyGetKey, jwtVerify, SignJWT } from "jos
 import { z } from "zod";
 import { type Caller, clientOf } from "../auth/accounts.ts";
 import type { IdentitySecrets } from "../auth/signing-keys.ts";
-import type { AppContext } from "../context.ts";
+import type { Config } from "../config.ts";
 import { hashToken } from "../db/rows.ts";
 import { errors } from "../errors.ts";
+import type { Store } from "../store/types.ts";
 import { clientName, redirectUriProblem } from "./client-metadata.ts";
 import { grantScopes, MANAGE, parseScope, REGISTER, SCOPES, type Scope, scopeString } from "./scopes.ts";
 import type { AuthorizationRow, ClientRow, GrantRow } from "./store.ts";
@@ -74,15 +75,15 @@ export class McpOAuth {
   private readonly jwks: JWTVerifyGetKey;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly d: { config: Pick<Config, "publicUrl">; store: Store },
     private readonly keys: IdentitySecrets,
   ) {
-    this.at = addresses(ctx.config.publicUrl);
+    this.at = addresses(d.config.publicUrl);
     this.jwks = createLocalJWKSet({ keys: [keys.publicJwk] });
   }
 
   private get store() {
-    return this.ctx.store;
+    return this.d.store;
   }
 
   /** RFC 9728. */

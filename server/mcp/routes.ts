@@ -8,8 +8,8 @@ import type { AppContext } from "../context.ts";
 import { ApiError, errors } from "../errors.ts";
 import { parseInput } from "../kernel/input.ts";
 import { defineOperation } from "../kernel/operation.ts";
-import type { McpService } from "./endpoint.ts";
 import { ClientRegistration } from "./oauth.ts";
+import type { McpService } from "./service.ts";
 
 const AuthorizationQuery = z.object({
   authorization_id: z.string({ error: "authorization_id is required" }).min(1).max(64),

@@ -8,7 +8,6 @@ import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { parseInput } from "../kernel/input.ts";
 import type { AnyOperation, ToolDescriptor } from "../kernel/operation.ts";
-import { legacyOperations } from "../operations.ts";
 import { type Scope, scopeFor } from "./scopes.ts";
 
 export interface Tool {
@@ -39,11 +38,17 @@ function toTool(op: AnyOperation, tool: ToolDescriptor): Tool {
   };
 }
 
-let tools: Tool[] | null = null;
-/** Every tool, in the order of the operations. */
-export function allTools(): Tool[] {
-  // Features' operations are no tools yet (server/kernel/feature.ts refuses one): the legacy list has them all.
-  tools ??= legacyOperations().flatMap((op) => (op.tools ?? []).map((t) => toTool(op, t)));
+const made = new WeakMap<readonly AnyOperation[], Tool[]>();
+/**
+ * Every tool of an operation list, in its order. Features' operations are no tools yet (server/kernel/feature.ts
+ * refuses one), so the endpoint hands in the legacy list (server/operations.ts), which has them all.
+ */
+export function toolsOf(ops: readonly AnyOperation[]): Tool[] {
+  let tools = made.get(ops);
+  if (!tools) {
+    tools = ops.flatMap((op) => (op.tools ?? []).map((t) => toTool(op, t)));
+    made.set(ops, tools);
+  }
   return tools;
 }
 

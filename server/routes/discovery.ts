@@ -8,7 +8,7 @@ import { type AccountsInfo, accountsInfo } from "../auth/discovery-info.ts";
 import type { AppContext } from "../context.ts";
 import { publishedDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import { type AnyOperation, defineOperation } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladder/policy.ts";
 import { BAD_QUERY, LADDER_404, LadderQuery } from "../ladders/data-routes.ts";
 import { documentedOperations, openApiDocument } from "../openapi.ts";
@@ -47,9 +47,9 @@ const OTHER_ENDPOINTS = [
 
 let endpoints: string[] | null = null;
 /** `METHOD /path?query=` for each documented operation, in the document's order; then the others. */
-function endpointList(): string[] {
+function endpointList(all: readonly AnyOperation<unknown>[]): string[] {
   if (endpoints) return endpoints;
-  const ops = documentedOperations().map((op) => {
+  const ops = documentedOperations(all).map((op) => {
     const path = op.path.replace(/\{(\w+)\}/g, "<$1>");
     const query = op.query ? Object.keys(op.query.shape) : [];
     return `${op.method.toUpperCase()} ${path}${query.length ? `?${query.map((q) => `${q}=`).join("&")}` : ""}`;
@@ -103,7 +103,7 @@ function apiIndex(ctx: AppContext, base: string) {
       docs: `${base}/docs/simulator`,
     },
     maps: MAP_NAMES,
-    endpoints: endpointList(),
+    endpoints: endpointList(ctx.operations),
   };
 }
 
@@ -154,7 +154,7 @@ export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
   const contracts = new Map<string, unknown>();
   app.get("/openapi.json", async (req: FastifyRequest) => {
     const base = publicBase(config, req);
-    if (!contracts.has(base)) contracts.set(base, openApiDocument(base));
+    if (!contracts.has(base)) contracts.set(base, openApiDocument(ctx.operations, base));
     return contracts.get(base);
   });
 

@@ -25,7 +25,7 @@ import { FEATURES } from "./features.ts";
 import { capConnections, endUpgrade, serverOptions } from "./http-limits.ts";
 import { HumanPlay } from "./human/human-play.ts";
 import { EventBus } from "./kernel/bus.ts";
-import { composeFeatures, type Kernel, type Services } from "./kernel/feature.ts";
+import { composeFeatures, type Kernel, mountPages, type Services } from "./kernel/feature.ts";
 import { inputRule } from "./kernel/input.ts";
 import { type Authenticate, mountOperations } from "./kernel/operation.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
@@ -219,7 +219,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     draining: false,
     health,
     operations: allOperations(),
-    legacyOperations: legacyOperations(),
   } as AppContext;
   const identity = await setUpAccounts(ctx, http);
 
@@ -521,11 +520,23 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       };
     },
   });
-  mountOperations(http, ctx.legacyOperations, ctx, authenticate);
+  const legacy = legacyOperations();
+  mountOperations(http, legacy, ctx, authenticate);
   // The features (server/features.ts), handed the kernel and the domains not moved yet (issue 32).
-  const kernel: Kernel = { config, log, db: store.db, work: (fn) => store.work(fn), bus, settings };
-  ctx.services = composeFeatures(http, kernel, FEATURES, { mail: ctx.mail }, authenticate) as Services;
+  const kernel: Kernel = {
+    config,
+    log,
+    db: store.db,
+    work: (fn) => store.work(fn),
+    bus,
+    settings,
+    scheduler,
+  };
+  const composed = composeFeatures(http, kernel, FEATURES, { mail: ctx.mail }, authenticate);
+  ctx.services = composed.services as Services;
+  ctx.boundOperations = [...legacy.map((op) => ({ op, services: ctx })), ...composed.operations];
   if (identity) identityProvider(http, identity);
+  mountPages(http, FEATURES, composed);
   pageRoutes(http, ctx);
   accountPageRoutes(http, ctx);
   playPageRoutes(http, ctx);

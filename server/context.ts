@@ -9,7 +9,7 @@ import type { Config } from "./config.ts";
 import type { Events } from "./events/service.ts";
 import type { HumanPlay } from "./human/human-play.ts";
 import type { EventBus } from "./kernel/bus.ts";
-import type { Services } from "./kernel/feature.ts";
+import type { BoundOperation, Services } from "./kernel/feature.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
 import type { Scheduler } from "./kernel/scheduler.ts";
 import type { Settings } from "./kernel/settings.ts";
@@ -69,8 +69,8 @@ export interface AppContext {
   mcp: McpService | null;
   /** Every operation the server mounts (server/operations.ts): what /openapi.json and `GET /api` list. */
   operations: readonly AnyOperation<unknown>[];
-  /** The operations run with this context, which the tool endpoint's tools are made from. */
-  legacyOperations: readonly AnyOperation[];
+  /** Every operation with the services it runs with, which the tool endpoint's tools are made from. */
+  boundOperations: readonly BoundOperation[];
   /** The features' services (server/features.ts), for the domains not moved into features yet. */
   services: Services;
 }

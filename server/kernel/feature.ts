@@ -1,6 +1,6 @@
 // The feature contract (issue 32). A feature is one folder that declares, in one value: its name, the features
 // whose services it uses, how it builds its services from the kernel's and theirs, its operations (routes,
-// OpenAPI entries; MCP tools later) and its bus listeners. `composeFeatures` builds an ordered list of them; nothing
+// OpenAPI entries and MCP tools), its bus listeners, its scheduled jobs and its pages. `composeFeatures` builds an ordered list of them; nothing
 // else wires a feature in, so a new feature is a new folder plus one line in `server/features.ts`.
 //
 // Services are typed by their feature, not listed here: a feature adds its entry to `Services` by module
@@ -16,6 +16,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/db.ts";
 import type { EventBus, EventName, Listener } from "./bus.ts";
 import { type AnyOperation, type Authenticate, mountOperations } from "./operation.ts";
+import type { ScheduledJob, Scheduler } from "./scheduler.ts";
 import type { Settings } from "./settings.ts";
 import type { Unit } from "./unit-of-work.ts";
 
@@ -34,6 +35,14 @@ export interface Kernel {
   bus: EventBus;
   /** The one reader of live limits. */
   settings: Settings;
+  /** One clock for timed work; a feature's own jobs are declared in its `jobs`. */
+  scheduler: Scheduler;
+}
+
+/** An operation with the services it runs with: what the tool endpoint calls a tool of. */
+export interface BoundOperation {
+  op: AnyOperation<unknown>;
+  services: unknown;
 }
 
 export type BusListeners = { [K in EventName]?: Listener<K> };
@@ -46,6 +55,10 @@ export interface FeatureDef<N extends keyof Services, D extends keyof Services> 
   /** Routes, each handed this feature's services (never the whole server's context). */
   operations?: readonly AnyOperation<Services[N]>[];
   listeners?(services: Services[N]): BusListeners;
+  /** Pages and other routes that are not operations (HTML, files), mounted after every operation. */
+  pages?(http: FastifyInstance, services: Services[N]): void;
+  /** Timed work on the kernel's scheduler (sweeps, reminders, phase changes). */
+  jobs?(services: Services[N]): readonly ScheduledJob[];
 }
 
 /** A feature of any name, as the feature list holds them. */
@@ -59,10 +72,18 @@ export function defineFeature<N extends keyof Services, D extends keyof Services
   return def;
 }
 
+/** What composing the features gives the composition root. */
+export interface Composed {
+  /** Every service by name (the features' and the provided ones). */
+  services: Partial<Services>;
+  /** Every feature operation with its feature's services, in list order (the tool endpoint runs these). */
+  operations: BoundOperation[];
+}
+
 /**
- * Builds the features in list order and mounts their operations and listeners. A feature that names one not
- * built before it (later in the list, or unknown) is refused at start, so the list is a checked graph. Returns
- * every service by name, for the domains that are not features yet.
+ * Builds the features in list order and mounts their operations, listeners and jobs. A feature that names one
+ * not built before it (later in the list, or unknown) is refused at start, so the list is a checked graph.
+ * Pages are mounted by `mountPages` once every feature's operations are, so an operation's path always wins.
  */
 export function composeFeatures(
   app: FastifyInstance,
@@ -70,8 +91,9 @@ export function composeFeatures(
   features: readonly AnyFeature[],
   provided: Partial<Services>,
   authenticate: Authenticate,
-): Partial<Services> {
+): Composed {
   const built: Record<string, unknown> = { ...provided };
+  const operations: BoundOperation[] = [];
   for (const f of features) {
     const name = String(f.name);
     if (name in built) throw new Error(`feature ${name} is listed twice or shadows a provided service`);
@@ -86,14 +108,18 @@ export function composeFeatures(
     const services = f.build(kernel, deps as never);
     built[name] = services;
     if (f.operations) {
-      // The tool endpoint still runs a tool with the legacy context (server/mcp/tools.ts): until it is handed
-      // each feature's services, an operation that is also a tool stays outside the features.
-      const tool = f.operations.find((op: AnyOperation<unknown>) => op.tools?.length);
-      if (tool) throw new Error(`feature ${name}: ${tool.operationId} is an MCP tool, not yet possible here`);
       mountOperations(app, f.operations, services, authenticate);
+      for (const op of f.operations) operations.push({ op, services });
     }
     for (const [event, listener] of Object.entries(f.listeners?.(services) ?? {}))
       kernel.bus.on(event as EventName, listener as Listener<EventName>);
+    for (const job of f.jobs?.(services) ?? []) kernel.scheduler.add(job);
   }
-  return built as Partial<Services>;
+  return { services: built as Partial<Services>, operations };
+}
+
+/** Mounts each feature's pages, in list order, with the services composeFeatures built. */
+export function mountPages(app: FastifyInstance, features: readonly AnyFeature[], composed: Composed): void {
+  const all = composed.services as Record<string, unknown>;
+  for (const f of features) f.pages?.(app, all[String(f.name)] as never);
 }

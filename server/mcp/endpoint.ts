@@ -126,7 +126,7 @@ function sdkServer(
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({
-    tools: toolsOf(ctx.legacyOperations).map((t) => ({
+    tools: toolsOf(ctx.boundOperations).map((t) => ({
       name: t.tool.name,
       description: t.tool.description,
       inputSchema: t.inputSchema as { type: "object" },
@@ -138,10 +138,10 @@ function sdkServer(
     })),
   }));
   server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request) => {
-    const t = toolsOf(ctx.legacyOperations).find((x) => x.tool.name === request.params.name);
+    const t = toolsOf(ctx.boundOperations).find((x) => x.tool.name === request.params.name);
     if (!t) return toolError(errors.notFound(`tool ${JSON.stringify(request.params.name)}`));
     try {
-      return toolResult(await callTool(t, request.params.arguments, who, http, ctx));
+      return toolResult(await callTool(t, request.params.arguments, who, http));
     } catch (err) {
       if (err instanceof ApiError) return toolError(err);
       ctx.log.error({ err, tool: t.tool.name }, "tool failed");

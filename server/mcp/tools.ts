@@ -4,15 +4,17 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { Caller } from "../auth/accounts.ts";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import type { BoundOperation } from "../kernel/feature.ts";
 import { parseInput } from "../kernel/input.ts";
 import type { AnyOperation, ToolDescriptor } from "../kernel/operation.ts";
 import { type Scope, scopeFor } from "./scopes.ts";
 
 export interface Tool {
   tool: ToolDescriptor;
-  op: AnyOperation;
+  op: AnyOperation<unknown>;
+  /** What the operation's handler is handed: its feature's services (or the legacy context). */
+  services: unknown;
   /** Names of the input fields by where the operation takes them. */
   fields: { params: string[]; query: string[]; body: string[] };
   inputSchema: Record<string, unknown>;
@@ -21,7 +23,7 @@ export interface Tool {
 const shapeOf = (schema: z.ZodType | undefined): Record<string, z.ZodType> =>
   ((schema as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {}) as Record<string, z.ZodType>;
 
-function toTool(op: AnyOperation, tool: ToolDescriptor): Tool {
+function toTool({ op, services }: BoundOperation, tool: ToolDescriptor): Tool {
   const fixed = tool.fixed?.params ?? {};
   const params = Object.fromEntries(Object.entries(shapeOf(op.params)).filter(([k]) => !(k in fixed)));
   const query = shapeOf(op.query);
@@ -33,20 +35,18 @@ function toTool(op: AnyOperation, tool: ToolDescriptor): Tool {
   return {
     tool,
     op,
+    services,
     fields: { params: Object.keys(params), query: Object.keys(query), body: Object.keys(body) },
     inputSchema,
   };
 }
 
-const made = new WeakMap<readonly AnyOperation[], Tool[]>();
-/**
- * Every tool of an operation list, in its order. Features' operations are no tools yet (server/kernel/feature.ts
- * refuses one), so the endpoint hands in the legacy list (server/operations.ts), which has them all.
- */
-export function toolsOf(ops: readonly AnyOperation[]): Tool[] {
+const made = new WeakMap<readonly BoundOperation[], Tool[]>();
+/** Every tool of the server's operations (each bound to the services it runs with), in their order. */
+export function toolsOf(ops: readonly BoundOperation[]): Tool[] {
   let tools = made.get(ops);
   if (!tools) {
-    tools = ops.flatMap((op) => (op.tools ?? []).map((t) => toTool(op, t)));
+    tools = ops.flatMap((b) => (b.op.tools ?? []).map((t) => toTool(b, t)));
     made.set(ops, tools);
   }
   return tools;
@@ -66,7 +66,6 @@ export async function callTool(
   args: Record<string, unknown> | undefined,
   who: ToolCaller,
   http: { req: FastifyRequest; reply: FastifyReply },
-  ctx: AppContext,
 ): Promise<unknown> {
   const { op, tool } = t;
   // Every tool names the scope it needs: an OAuth grant without it gets insufficient_scope, an agent key made
@@ -100,7 +99,7 @@ export async function callTool(
       req: http.req,
       reply: http.reply,
     } as never,
-    ctx,
+    t.services,
   );
   return tool.result ? tool.result(answer) : answer;
 }

@@ -1,18 +1,19 @@
 // The feature contract (server/kernel/feature.ts): features are built in list order, each handed only the
-// services it names; a need that is not built before it, a name listed twice and an MCP tool among a feature's
-// operations are refused at start; a feature's operations are mounted with its own services and its listeners
-// subscribed on the bus.
-import Fastify from "fastify";
+// services it names; a need that is not built before it and a name listed twice are refused at start; a
+// feature's operations are mounted with its own services (and handed to the tool endpoint bound to them), its
+// listeners subscribed on the bus, its jobs put on the scheduler and its pages mounted after every operation.
+import Fastify, { type FastifyInstance } from "fastify";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { EventBus } from "../../server/kernel/bus.ts";
-import { type AnyFeature, composeFeatures, type Kernel } from "../../server/kernel/feature.ts";
+import { type AnyFeature, composeFeatures, type Kernel, mountPages } from "../../server/kernel/feature.ts";
 import type { Authenticate } from "../../server/kernel/operation.ts";
+import type { ScheduledJob } from "../../server/kernel/scheduler.ts";
 
 const log = pino({ level: "silent" });
 const noAuth: Authenticate = async () => null;
 
-function kernel(bus = new EventBus(log)): Kernel {
+function kernel(bus = new EventBus(log), jobs: ScheduledJob[] = []): Kernel {
   return {
     config: {} as Kernel["config"],
     log,
@@ -22,6 +23,7 @@ function kernel(bus = new EventBus(log)): Kernel {
     },
     bus,
     settings: {} as Kernel["settings"],
+    scheduler: { add: (job: ScheduledJob) => jobs.push(job) } as unknown as Kernel["scheduler"],
   };
 }
 
@@ -67,14 +69,19 @@ describe("composeFeatures", () => {
       noAuth,
     );
     expect(seen).toEqual({ first: ["outside"], second: ["first"] });
-    expect(Object.keys(built).sort()).toEqual(["first", "outside", "second"]);
+    expect(Object.keys(built.services).sort()).toEqual(["first", "outside", "second"]);
+    // The tool endpoint runs a feature's operation with the services it was built with.
+    expect(built.operations.map((b) => b.op.operationId)).toEqual(["first"]);
+    expect((built.operations[0]!.services as { hello(): string }).hello()).toBe(
+      "first with a provided service",
+    );
     await app.ready();
     const res = await app.inject({ method: "GET", url: "/first" });
     expect(res.json()).toEqual({ said: "first with a provided service" });
     await app.close();
   });
 
-  it("refuses a need built later or unknown, a name listed twice, and a tool among the operations", () => {
+  it("refuses a need built later or unknown, and a name listed twice", () => {
     const build = () => ({});
     const later = [feature({ name: "a", needs: ["b"], build }), feature({ name: "b", needs: [], build })];
     expect(() => composeFeatures(Fastify(), kernel(), later, {}, noAuth)).toThrow(
@@ -82,13 +89,27 @@ describe("composeFeatures", () => {
     );
     const twice = [feature({ name: "a", needs: [], build }), feature({ name: "a", needs: [], build })];
     expect(() => composeFeatures(Fastify(), kernel(), twice, {}, noAuth)).toThrow(/listed twice/);
-    const tool = feature({
-      name: "t",
-      needs: [],
-      build,
-      operations: [{ operationId: "x", tools: [{ name: "x" }] }],
-    });
-    expect(() => composeFeatures(Fastify(), kernel(), [tool], {}, noAuth)).toThrow(/is an MCP tool/);
+  });
+
+  it("puts a feature's jobs on the scheduler and mounts its pages with its services", async () => {
+    const jobs: ScheduledJob[] = [];
+    const app = Fastify();
+    const features = [
+      feature({
+        name: "timed",
+        needs: [],
+        build: () => ({ page: "<p>timed</p>", job: { name: "sweep", nextAt: () => 0, run: async () => {} } }),
+        jobs: (svc: { job: ScheduledJob }) => [svc.job],
+        pages: (http: FastifyInstance, svc: { page: string }) =>
+          http.get("/timed", async (_req, reply) => reply.type("text/html").send(svc.page)),
+      }),
+    ];
+    const composed = composeFeatures(app, kernel(new EventBus(log), jobs), features, {}, noAuth);
+    mountPages(app, features, composed);
+    expect(jobs.map((j) => j.name)).toEqual(["sweep"]);
+    await app.ready();
+    expect((await app.inject({ method: "GET", url: "/timed" })).body).toBe("<p>timed</p>");
+    await app.close();
   });
 
   it("subscribes a feature's listeners on the bus with its services", async () => {

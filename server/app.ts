@@ -59,7 +59,6 @@ import { openStore } from "./store/sql-store.ts";
 import type { MatchRecord, Store } from "./store/types.ts";
 import { sendErrorPage, sendUnavailablePage } from "./web/layout.ts";
 
-const REPLAYS_PER_BOT = 200;
 /** Seconds a client is asked to wait before retrying while the database is unreachable. */
 const DB_RETRY_AFTER_S = 5;
 
@@ -73,7 +72,6 @@ function isPageRequest(req: { method: string; url: string }): boolean {
 function wantsPage(req: { method: string; url: string; headers: { accept?: string } }): boolean {
   return isPageRequest(req) && /\btext\/html\b/.test(req.headers.accept ?? "");
 }
-const TRIM_EVERY_MS = 10 * 60_000;
 
 export interface AppDeps {
   store?: Store;
@@ -416,15 +414,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 
   const passTimer = setInterval(passAll, 250);
   passTimer.unref();
-  const trimTimer = setInterval(() => void trimReplays(), TRIM_EVERY_MS);
-  trimTimer.unref();
-  async function trimReplays(): Promise<void> {
-    try {
-      await replays.remove(await store.trimReplays(REPLAYS_PER_BOT));
-    } catch (err) {
-      log.error({ err }, "replay trimming failed");
-    }
-  }
 
   // No response is to be read as anything but its declared type (JSON answers included, not only pages).
   http.addHook("onSend", async (_req, reply, payload) => {
@@ -532,7 +521,27 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     settings,
     scheduler,
   };
-  const composed = composeFeatures(http, kernel, FEATURES, { mail: ctx.mail }, authenticate);
+  const provided: Partial<Services> = {
+    mail: ctx.mail,
+    store,
+    replays,
+    health,
+    lifecycle: { draining: () => ctx.draining },
+    ladders,
+    membership,
+    reads: ctx.reads,
+    lobby,
+    live,
+    matches,
+    hub,
+    accounts: ctx.accounts,
+    identity: ctx.identity,
+    humanPlay,
+    botDirectory: ctx.bots,
+    mcp: ctx.mcp,
+    events,
+  };
+  const composed = composeFeatures(http, kernel, FEATURES, provided, authenticate);
   ctx.services = composed.services as Services;
   ctx.boundOperations = [...legacy.map((op) => ({ op, services: ctx })), ...composed.operations];
   if (identity) identityProvider(http, identity);
@@ -568,7 +577,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     if (closed) return;
     closed = true;
     clearInterval(passTimer);
-    clearInterval(trimTimer);
     scheduler.stop();
     ctx.mail.stop();
     health.stop();

@@ -3,5 +3,6 @@
 // server/app.ts as provided services (mail).
 import { announcementsFeature } from "./announcements/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
+import { opsFeature } from "./ops/feature.ts";
 
-export const FEATURES: readonly AnyFeature[] = [announcementsFeature];
+export const FEATURES: readonly AnyFeature[] = [opsFeature, announcementsFeature];

@@ -12,7 +12,6 @@ import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { MAIL_OPERATIONS } from "./mail/routes.ts";
 import { MCP_OPERATIONS } from "./mcp/routes.ts";
-import { OPS_OPERATIONS } from "./ops/routes.ts";
 import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
@@ -48,7 +47,6 @@ export function legacyOperations(): readonly AnyOperation[] {
     ...MCP_OPERATIONS,
     ...EVENT_OPERATIONS,
     ...MAIL_OPERATIONS,
-    ...OPS_OPERATIONS,
   ] as readonly AnyOperation[];
   return legacy;
 }

@@ -58,3 +58,10 @@ export class ReplayFiles {
     }
   }
 }
+
+declare module "./kernel/feature.ts" {
+  interface Services {
+    /** The replay files of stored matches. */
+    replays: ReplayFiles;
+  }
+}

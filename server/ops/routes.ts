@@ -1,8 +1,13 @@
 // Admin operations of SPEC 4.6 for running the service: rolling health, analytics over a range of UTC days, and
 // the replay trim on demand (the same trim the server runs every ten minutes), audited with its change.
 import { z } from "zod";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { analytics, analyticsRange } from "./analytics.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type OpsServices = Pick<Services, "health" | "replays" | "store"> & Pick<Kernel, "log">;
+const defineOperation = operationFor<OpsServices>();
 
 /** The newest replays kept per bot (SPEC 8 replaysPerBot). */
 export const REPLAYS_KEPT = 200;

@@ -1,0 +1,15 @@
+// The ladders' services other features use: the registry, membership and the public reads.
+import type { Membership } from "./membership.ts";
+import type { LadderReads } from "./reads.ts";
+import type { Ladders } from "./registry.ts";
+
+declare module "../kernel/feature.ts" {
+  interface Services {
+    /** Every ladder of the manifest, each with its rating book, matchmaker and quotas. */
+    ladders: Ladders;
+    /** Ladder membership and invitations (SPEC 3.7). */
+    membership: Membership;
+    /** Public ladder data (leaderboard, lobby, status, bots, users, matches) for routes and pages. */
+    reads: LadderReads;
+  }
+}

@@ -3,7 +3,6 @@
 // the discovery operations are in the list and read the document built from it, so neither module may touch
 // the other's values while the two are still loading.
 
-import { ADMIN_OPERATIONS } from "./admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
 import { EVENT_OPERATIONS } from "./events/routes.ts";
 import { FEATURES } from "./features.ts";
@@ -12,7 +11,6 @@ import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
 import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { MAIL_OPERATIONS } from "./mail/routes.ts";
 import { MCP_OPERATIONS } from "./mcp/routes.ts";
-import { ACCOUNT_OPERATIONS } from "./routes/account.ts";
 import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
 import { DOCS_OPERATIONS } from "./routes/docs.ts";
@@ -41,9 +39,7 @@ export function legacyOperations(): readonly AnyOperation[] {
     ...REPLAY_OPERATIONS,
     ...BOT_OPERATIONS,
     ...LADDER_OPERATIONS,
-    ...ACCOUNT_OPERATIONS,
     ...SETTINGS_OPERATIONS,
-    ...ADMIN_OPERATIONS,
     ...MCP_OPERATIONS,
     ...EVENT_OPERATIONS,
     ...MAIL_OPERATIONS,

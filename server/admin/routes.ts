@@ -3,12 +3,20 @@
 // answers privately; a change and its audit entry are one unit of work. A ban is announced as AccountBanned: the bot sockets of the
 // account are closed by the listener that app.ts wires, not here.
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, HANDLE } from "../kernel/names.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladder/policy.ts";
 import type { AccountRow } from "../store/account-store.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type AdminServices = Pick<
+  Services,
+  "accounts" | "hub" | "lobby" | "matches" | "store" | "lifecycle" | "announcements"
+> &
+  Pick<Kernel, "bus" | "config" | "settings">;
+const defineOperation = operationFor<AdminServices>();
 
 const RoleBody = z.object({ role: z.enum(["admin", "player"], { error: "role must be admin or player" }) });
 const OwnerBody = z.object({
@@ -29,13 +37,13 @@ const AuditQuery = z.object({ kind: z.string().max(64).optional(), limit: Limit(
 const RefParams = z.object({ ref: z.string() });
 const NameParams = z.object({ name: z.string() });
 
-async function target(ctx: AppContext, ref: string): Promise<AccountRow> {
+async function target(ctx: AdminServices, ref: string): Promise<AccountRow> {
   const a = ref.length <= 128 ? await ctx.store.accounts.accountByRef(ref) : null;
   if (!a) throw errors.noSuchAccount(ref);
   return a;
 }
 
-async function listed(ctx: AppContext, a: AccountRow) {
+async function listed(ctx: AdminServices, a: AccountRow) {
   const { store, accounts } = ctx;
   const bots = await store.accounts.accountBots(a.id);
   const keys = await store.accounts.keys(a.id);
@@ -55,7 +63,7 @@ async function listed(ctx: AppContext, a: AccountRow) {
   };
 }
 
-const admins = async (ctx: AppContext) =>
+const admins = async (ctx: AdminServices) =>
   (await ctx.store.accounts.admins())
     .filter((a) => ctx.accounts.adminNow(a))
     .map((a) => ({ handle: a.handle, configured: ctx.accounts.configuredAdmin(a) }));
@@ -76,7 +84,7 @@ export const ADMIN_OPERATIONS = [
           connected_bots: ctx.hub.connections,
           running_matches: ctx.matches.size,
           max_concurrent: ctx.settings.limits().maxConcurrentMatches,
-          draining: ctx.draining,
+          draining: ctx.lifecycle.draining(),
         },
         bots: {
           total: bots.length,
@@ -90,7 +98,7 @@ export const ADMIN_OPERATIONS = [
             .filter((b) => b.status === "suspended" || b.status === "banned")
             .map((b) => ({ name: b.name, status: b.status, owner: b.owner })),
         },
-        announcements: await ctx.services.announcements.list(),
+        announcements: await ctx.announcements.list(),
         audit: await ctx.store.auditEntries(null, 20),
       };
     },

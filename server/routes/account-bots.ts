@@ -3,8 +3,8 @@
 // lifecycle of SPEC 3.4.
 import { z } from "zod";
 import { type Accounts, clientOf, type Registrant } from "../auth/accounts.ts";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
 
 import { NameTakenError } from "../store/sql-store.ts";
@@ -17,6 +17,9 @@ import type { BotRow } from "../store/types.ts";
  * `constructor`, ...), with which a lookup by name finds the prototype's member instead of a bot.
  * test/server/tester-findings.test.ts checks the path words against the running server's routes.
  */
+/** What registering and removing a bot read: the store, the live lobby, the config and the live limits. */
+export type RegistrationDeps = Pick<Services, "store" | "lobby"> & Pick<Kernel, "config" | "settings">;
+
 export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
   [
     // Path words of the running routes and sockets.
@@ -90,7 +93,7 @@ const NOTE =
  * field proves nothing); anonymous and legacy-owner registrations exist only on anonymous local ladders.
  */
 export async function registerBot(
-  ctx: AppContext,
+  ctx: RegistrationDeps,
   accounts: Accounts | null,
   who: Registrant,
   name: string,
@@ -144,7 +147,7 @@ export async function registerBot(
  * with bot_has_played unless it is retired already. Moderated bots cannot be removed.
  */
 export async function removeBot(
-  ctx: AppContext,
+  ctx: RegistrationDeps,
   accounts: Accounts,
   bot: BotRow,
   mode: "retire" | "delete",

@@ -5,13 +5,18 @@
 // origin, handle).
 import { z } from "zod";
 import { type Caller, clientOf } from "../auth/accounts.ts";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, HANDLE } from "../kernel/names.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
 import { AVATARS, NewBotName, registerBot, removeBot } from "./account-bots.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type AccountServices = Pick<Services, "accounts" | "humanPlay" | "lobby" | "mcp" | "store"> &
+  Pick<Kernel, "config" | "settings">;
+const defineOperation = operationFor<AccountServices>();
 
 const HandleBody = z.object({
   handle: z
@@ -50,7 +55,7 @@ const KeyBody = z.object({
 });
 
 /** The Account resource of SPEC 2. */
-async function view(ctx: AppContext, caller: Caller) {
+async function view(ctx: AccountServices, caller: Caller) {
   const { store, config, accounts } = ctx;
   const a = caller.account;
   const [bots, keys] = await Promise.all([store.accounts.accountBots(a.id), store.accounts.keys(a.id)]);
@@ -88,7 +93,7 @@ async function view(ctx: AppContext, caller: Caller) {
 }
 
 /** The caller's bot by name, or 404 no_such_bot (also for another account's bot: no existence leak). */
-async function ownBot(ctx: AppContext, caller: Caller, name: string): Promise<BotRow> {
+async function ownBot(ctx: AccountServices, caller: Caller, name: string): Promise<BotRow> {
   const bot = BOT_NAME.test(name) ? await ctx.store.botByName(name) : null;
   if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
   return bot;

@@ -1,0 +1,18 @@
+// The signed-in account's own API as a feature (SPEC 4.4: the account, its handle, keys, bots, claims, play
+// tickets and email preferences): its operations, handed the accounts, human play, the lobby, the tool
+// endpoint, the store, the config and the live limits.
+import { defineFeature } from "../kernel/feature.ts";
+import { ACCOUNT_OPERATIONS, type AccountServices } from "../routes/account.ts";
+
+declare module "../kernel/feature.ts" {
+  interface Services {
+    account: AccountServices;
+  }
+}
+
+export const accountFeature = defineFeature({
+  name: "account",
+  needs: ["accounts", "humanPlay", "lobby", "mcp", "store"],
+  build: (kernel, deps) => ({ ...deps, config: kernel.config, settings: kernel.settings }),
+  operations: ACCOUNT_OPERATIONS,
+});

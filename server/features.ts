@@ -1,14 +1,22 @@
 // The features of the server, in build order (server/kernel/feature.ts): a feature comes after every feature
 // it needs. Adding a feature is one line here; the domains not moved into features yet are handed to them by
-// server/app.ts as provided services (mail).
-
+// server/app.ts as provided services (each declared beside its owner, in a services.ts). The order is also the
+// order of the operations in /openapi.json and of the MCP tool list.
 import { adminFeature } from "./admin/feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
 import { accountFeature } from "./auth/feature.ts";
+import { botsFeature } from "./bots/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
+import { dataFeature } from "./ladders/data-feature.ts";
+import { laddersFeature } from "./ladders/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
+import { replaysFeature } from "./spectate/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
+  dataFeature,
+  replaysFeature,
+  botsFeature,
+  laddersFeature,
   accountFeature,
   announcementsFeature,
   adminFeature,

@@ -7,15 +7,11 @@ import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
 import { EVENT_OPERATIONS } from "./events/routes.ts";
 import { FEATURES } from "./features.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
-import { DATA_OPERATIONS } from "./ladders/data-routes.ts";
-import { LADDER_OPERATIONS } from "./ladders/routes.ts";
 import { MAIL_OPERATIONS } from "./mail/routes.ts";
 import { MCP_OPERATIONS } from "./mcp/routes.ts";
-import { BOT_OPERATIONS } from "./routes/bots.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
 import { DOCS_OPERATIONS } from "./routes/docs.ts";
 import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
-import { REPLAY_OPERATIONS } from "./routes/matches.ts";
 
 let legacy: readonly AnyOperation[] | null = null;
 let all: readonly AnyOperation<unknown>[] | null = null;
@@ -35,10 +31,6 @@ export function legacyOperations(): readonly AnyOperation[] {
     ...DISCOVERY_OPERATIONS,
     ...DOCS_OPERATIONS,
     ...DOWNLOAD_OPERATIONS,
-    ...DATA_OPERATIONS,
-    ...REPLAY_OPERATIONS,
-    ...BOT_OPERATIONS,
-    ...LADDER_OPERATIONS,
     ...SETTINGS_OPERATIONS,
     ...MCP_OPERATIONS,
     ...EVENT_OPERATIONS,

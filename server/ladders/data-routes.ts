@@ -3,9 +3,14 @@
 // /openapi.json entry; the handlers ask the ladder reads service (reads.ts) and return what it answers.
 import { z } from "zod";
 import { errors } from "../errors.ts";
+import type { Services } from "../kernel/feature.ts";
 import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import { operationFor } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type DataServices = Pick<Services, "accounts" | "reads">;
+const defineOperation = operationFor<DataServices>();
 
 /** About 270 years: more than any ladder's history. */
 const ALL_TIME_DAYS = 100_000;

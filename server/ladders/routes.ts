@@ -2,12 +2,17 @@
 // ladder screens: definitions, members, approvals and invitations (4.6). Thin: parse, call the membership
 // service, render. The auth rule of each is part of its definition.
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import { moveWindow } from "./schedule.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type LadderServices = Pick<Services, "ladders" | "membership" | "store"> &
+  Pick<Kernel, "config" | "scheduler">;
+const defineOperation = operationFor<LadderServices>();
 
 const LadderParams = z.object({ id: z.string().max(64) });
 const MemberParams = z.object({ id: z.string().max(64), account: z.string().max(128) });
@@ -34,7 +39,7 @@ const ScheduleBody = z
   })
   .strict();
 
-async function account(ctx: AppContext, ref: string): Promise<AccountRow> {
+async function account(ctx: LadderServices, ref: string): Promise<AccountRow> {
   const a = await ctx.store.accounts.accountByRef(ref);
   if (!a) throw errors.noSuchAccount(ref);
   return a;

@@ -2,9 +2,9 @@
 // definitions: each yields its route, its auth rule and its /openapi.json entry.
 import { z } from "zod";
 import { clientOf } from "../auth/accounts.ts";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import { BotNameParams } from "../ladders/data-routes.ts";
 import { versionKey } from "../ratings/book.ts";
@@ -12,6 +12,11 @@ import type { BotRow, VersionRow } from "../store/types.ts";
 import { NewBotName, registerBot, removeBot } from "./account-bots.ts";
 import * as R from "./responses.ts";
 import { myBotView, versionView } from "./views.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type BotServices = Pick<Services, "accounts" | "hub" | "ladders" | "lobby" | "store"> &
+  Pick<Kernel, "config" | "settings">;
+const defineOperation = operationFor<BotServices>();
 
 /** Body of POST /api/bots; also the request schema in /openapi.json. */
 export const Registration = z.object({
@@ -40,10 +45,10 @@ const BOT_AUTH = {
 };
 
 function versionOf(
-  ctx: AppContext,
+  ctx: BotServices,
   bot: BotRow,
   v: VersionRow,
-  records: Awaited<ReturnType<AppContext["store"]["versionRecords"]>>,
+  records: Awaited<ReturnType<BotServices["store"]["versionRecords"]>>,
 ) {
   return versionView(v, ctx.ladders.main.ratings.get(versionKey(bot.id, v.label)), records.get(v.label));
 }

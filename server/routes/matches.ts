@@ -4,7 +4,12 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type ReplayServices = Pick<Services, "reads" | "replays">;
+const defineOperation = operationFor<ReplayServices>();
 
 /** `/replays/<match id>.jsonl.gz`: the id is what precedes the suffix. */
 export const ReplayParams = z.object({

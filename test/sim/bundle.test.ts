@@ -200,6 +200,32 @@ describe("wheel", () => {
     );
     expect(api.status, api.stderr).toBe(0);
     expect(api.stdout.trim()).toBe(`${RELEASE} sim-pillars-21-3`);
+    // fork through the wheel's Python API: every 10th tick of recorded matches, both seats replayed, gives the
+    // recording back byte for byte; observe returns the seat's observation.
+    const forks = spawnSync(
+      join(venv, "bin", "python"),
+      [
+        "-c",
+        [
+          "import arena_sim, glob, gzip, os",
+          "arena_sim.play('ts-starter', 'champion', matches=3, seed=21, replays='wheel-replays', quiet=True)",
+          "n = 0",
+          "for f in sorted(glob.glob('wheel-replays/*.jsonl.gz')):",
+          "    ticks = sum(1 for l in gzip.open(f, 'rt') if l.startswith('{\"type\":\"tick\"'))",
+          "    for t in range(0, ticks, 10):",
+          "        r = arena_sim.fork(f, t, out='wheel-fork.jsonl.gz')",
+          "        assert r['identical'], (f, t, r)",
+          "        assert open('wheel-fork.jsonl.gz', 'rb').read() == open(f, 'rb').read(), (f, t)",
+          "        n += 1",
+          "    o = arena_sim.observe(f, ticks - 1, 'b')",
+          "    assert o['type'] == 'observation' and o['tick'] == ticks - 1 and o['self']['id'] == 1, o",
+          "print(n)",
+        ].join("\n"),
+      ],
+      { cwd: bare, encoding: "utf8" },
+    );
+    expect(forks.status, forks.stderr).toBe(0);
+    expect(Number(forks.stdout.trim())).toBeGreaterThan(10);
     const noNode = spawnSync(join(venv, "bin", "arena-sim"), ["version"], {
       encoding: "utf8",
       env: { PATH: "/nonexistent" },

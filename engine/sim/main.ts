@@ -2,6 +2,7 @@
 // entry file (cli.ts) so tests can call main() in-process with their own output streams; it never exits the
 // process, it returns the exit code.
 import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type ReplayFighter, type ReplayHeader, readReplay } from "../replay.ts";
@@ -9,6 +10,17 @@ import { MAP_NAMES, RULES } from "../rules.ts";
 import { verifyReplay } from "../verify.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../versions.ts";
 import { ForkError, type ForkSeat, playFork, readRecording, replayTo } from "./fork.ts";
+import {
+  formatTable,
+  type LeagueBot,
+  type LeagueConfig,
+  LeagueError,
+  type LeagueRatings,
+  leagueTable,
+  openResults,
+  planLeague,
+  runLeague,
+} from "./league.ts";
 import { deadlinesFor, planMatches, runMatches, SIDES, type Side } from "./run.ts";
 import {
   type BotRunner,
@@ -26,6 +38,10 @@ export interface CliIo {
   stderr: { write(s: string): unknown; isTTY?: boolean };
   cwd: string;
   fetch?: typeof fetch;
+  /** The ladder's rating book, for `league` (the simulator's entry hands it in: see sim/arena-sim.ts). */
+  ratings?: LeagueRatings;
+  /** The script league worker threads run (the simulator's entry file). */
+  workerScript?: string | URL;
 }
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, outdated: 3 } as const;
@@ -121,6 +137,28 @@ options:
   --pretty              indent the JSON
   -h, --help            this help
 `,
+  league: `usage: arena-sim league --bots <bot> <bot> [<bot>...] --games <n> [options]
+
+Plays a round of games among local bots and rates them with the ladder's own code: every pair plays n games,
+each on the pair's least-played map with seats balanced (the ladder's rules), on worker threads (one per
+core by default). Results go to a file as they finish; run the same command again to resume a stopped league.
+Prints the ladder's table: rating, deviation, leaderboard score, 95 % interval, record.
+
+bots: as for play (house bots, module:<path>, cmd:<command line>); at least two, each once.
+
+options:
+  --bots <bot>...       the bots (or repeat --bots <bot>)
+  --games <n>           games per pair of bots (required)
+  --seed <s>            seed of the first game (default 1); game i uses seed s+i
+  --results <file>      results file, JSON Lines (default league-results.jsonl); resumed when it exists
+  --workers <n>         worker threads (default: one per core, ${availableParallelism()} here)
+  --replays <dir>       write each game's replay to <dir>/<match_id>.jsonl.gz
+  --tick-ms <ms>        per-turn deadline (default 1000)
+  --startup-ms <ms>     window to send ready (default 10000)
+  --json                print the table as JSON
+  --quiet               no progress, no bot stderr
+  -h, --help            this help
+`,
   check: `usage: arena-sim check --ladder <base_url>
        arena-sim check --release <release> --rules-hash <hash>
 
@@ -172,6 +210,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         return await fork(rest, io);
       case "observe":
         return observe(rest, io);
+      case "league":
+        return await league(rest, io);
       case "check":
         return await check(rest, io);
       case "version":
@@ -500,6 +540,111 @@ async function fork(args: string[], io: CliIo): Promise<number> {
     throw err;
   } finally {
     await Promise.all(runners.map((r) => r?.close()));
+  }
+}
+
+// ---------------------------------------------------------------- league
+
+async function league(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    {
+      bots: { type: "string", multiple: true },
+      games: { type: "string" },
+      seed: { type: "string" },
+      results: { type: "string" },
+      workers: { type: "string" },
+      replays: { type: "string" },
+      "tick-ms": { type: "string" },
+      "startup-ms": { type: "string" },
+      json: { type: "boolean" },
+      quiet: { type: "boolean" },
+    },
+    true,
+  );
+  // `--bots a b c`: the values after the first are positionals to parseArgs.
+  const specs = [...(values.bots ?? []), ...positionals].map((s) => s.trim());
+  if (specs.length < 2) throw new UsageError("league needs at least two bots: --bots <bot> <bot> ...");
+  if (values.games === undefined) throw new UsageError("league needs --games <n> (games per pair of bots)");
+  const dup = specs.find((s, i) => specs.indexOf(s) !== i);
+  if (dup) throw new UsageError(`${JSON.stringify(dup)} is given twice: a bot cannot play itself`);
+  const games = intOption("games", values.games, 1, 1, 100_000);
+  const seed = intOption("seed", values.seed, 1, -(2 ** 31), 2 ** 31 - 1);
+  const workers = intOption("workers", values.workers, availableParallelism(), 1, 1024);
+  const tickMs = intOption("tick-ms", values["tick-ms"], 1000, 1, 600_000);
+  const startupMs = intOption("startup-ms", values["startup-ms"], 10_000, 1, 600_000);
+  if (!io.ratings || !io.workerScript)
+    throw new Error("league needs the ladder's rating book and a worker script from the simulator's entry");
+  const ratings = io.ratings;
+  const quiet = values.quiet === true;
+  const json = values.json === true;
+  const progress = new Progress(io.stderr, quiet || json ? "off" : io.stderr.isTTY ? "tty" : "lines");
+  // The bots are loaded once here, so a typo or a module that does not load is a usage error before any game.
+  const ctx: SimContext = { cwd: io.cwd, log: null, maxMessageBytes: MAX_MESSAGE_BYTES };
+  const runners = specs.map((s, i) => createRunner(parseBotSpec(s, io.cwd), `#${i + 1}`, ctx));
+  try {
+    await Promise.all(runners.map((r) => r.init()));
+  } finally {
+    await Promise.all(runners.map((r) => r.close()));
+  }
+  const taken = new Map<string, number>();
+  const bots: LeagueBot[] = runners.map((r, i) => {
+    // Two bots may share a name (two modules called bot.mjs): the book needs one key each.
+    const n = (taken.get(r.fighter.name) ?? 0) + 1;
+    taken.set(r.fighter.name, n);
+    return {
+      spec: specs[i]!,
+      key: n === 1 ? r.fighter.name : `${r.fighter.name}#${n}`,
+      house: r.spec.kind === "house",
+    };
+  });
+  const config: LeagueConfig = {
+    bots: specs,
+    games,
+    seed,
+    tick_ms: tickMs,
+    startup_ms: startupMs,
+    release: VERSIONS.release,
+  };
+  const plan = planLeague(specs.length, games, seed);
+  const resultsFile = resolve(io.cwd, values.results ?? "league-results.jsonl");
+  try {
+    const done = openResults(resultsFile, config, plan);
+    if (done.size > 0 && !json && !quiet)
+      io.stderr.write(`resuming ${resultsFile}: ${done.size} of ${plan.length} games already played\n`);
+    const results = await runLeague({
+      config,
+      plan,
+      done,
+      resultsFile,
+      workers,
+      workerScript: io.workerScript,
+      cwd: io.cwd,
+      deadlines: deadlinesFor({ tickMs, startupMs }),
+      replays: values.replays ? resolve(io.cwd, values.replays) : null,
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+      quiet,
+      log: (line) => progress.log(line),
+      onResult: (_r, n, total) => progress.update(n, total, `${n - done.size} this run`),
+    });
+    progress.done();
+    const list = [...results.values()].sort((a, b) => a.game - b.game);
+    const rows = leagueTable(bots, list, ratings);
+    const voided = list.filter((r) => r.reason === "voided" || r.reason === "aborted").length;
+    if (json) {
+      io.stdout.write(
+        `${JSON.stringify({ simulator: VERSIONS, config, results_file: resultsFile, games_total: plan.length, games_played: list.length, voided, table: rows }, null, 2)}\n`,
+      );
+    } else {
+      io.stdout.write(formatTable(rows, { played: list.length, total: plan.length, voided }));
+    }
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof LeagueError) {
+      io.stderr.write(`arena-sim league: ${err.message}\n`);
+      return EXIT.failed;
+    }
+    throw err;
   }
 }
 

@@ -89,6 +89,29 @@ describe("bundle", () => {
     expect((JSON.parse(p.stdout) as Summary).matches).toBe(2);
   });
 
+  it("runs a league on worker threads from the one file (ESM and CommonJS)", () => {
+    for (const file of ["arena-sim.mjs", "arena-sim.js"]) {
+      const r = node([
+        file,
+        "league",
+        "--bots",
+        "kiter",
+        "brawler",
+        "--games",
+        "3",
+        "--workers",
+        "2",
+        "--results",
+        `${file}.league.jsonl`,
+        "--json",
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as { games_played: number; table: { name: string; games: number }[] };
+      expect(j.games_played).toBe(3);
+      expect(j.table.map((row) => row.games)).toEqual([3, 3]);
+    }
+  });
+
   it("runs module bots in a worker and cmd bots from the bundle", () => {
     for (const f of ["chaser.mjs", "chaser-cmd.mjs", "looper.mjs"]) copyFileSync(fixture(f), join(bare, f));
     const r = node([

@@ -255,5 +255,5 @@ describe("wheel", () => {
     });
     expect(noNode.status).toBe(2);
     expect(noNode.stderr).toContain("arena-sim needs Node.js 22 or newer");
-  });
+  }, 300_000);
 });

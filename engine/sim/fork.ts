@@ -112,10 +112,10 @@ export function replayTo(
   }
   if (match.over || match.tick !== tick) {
     const range =
-      rec.lastTick < 0 ? "it has no tick lines, so only tick 0" : `ticks 0 to ${rec.lastTick} are`;
-    throw new ForkError(
-      `tick ${tick} is not a tick this match played: ${range} (the fighters observed those ticks)`,
-    );
+      rec.lastTick < 0
+        ? "the match ended before its first tick, so only tick 0 can be used"
+        : `the fighters were asked about ticks 0 to ${rec.lastTick}`;
+    throw new ForkError(`tick ${tick} is not in this replay: ${range}`);
   }
   return { match, next };
 }

@@ -190,7 +190,9 @@ describe("bad input", () => {
     const last = tickLines(file).length - 1;
     const beyond = await runCli(["observe", file, "--tick", String(last + 1), "--seat", "0"]);
     expect(beyond.code).toBe(1);
-    expect(beyond.stderr).toContain(`ticks 0 to ${last} are`);
+    expect(beyond.stderr).toContain(
+      `tick ${last + 1} is not in this replay: the fighters were asked about ticks 0 to ${last}`,
+    );
     const noTick = await runCli(["fork", file, "--a", "replay", "--b", "replay"]);
     expect(noTick.code).toBe(2);
     expect(noTick.stderr).toContain("fork needs --tick <n>, --a <seat> and --b <seat>");

@@ -331,8 +331,8 @@ class Progress {
     private readonly mode: "off" | "tty" | "lines",
   ) {}
 
-  update(done: number, total: number, score: string): void {
-    const line = `match ${done}/${total} (${score})`;
+  update(done: number, total: number, score: string, noun = "match"): void {
+    const line = `${noun} ${done}/${total} (${score})`;
     if (this.mode === "tty") {
       this.shown = line;
       this.out.write(`\r\x1b[K${line}`);
@@ -625,7 +625,7 @@ async function league(args: string[], io: CliIo): Promise<number> {
       maxMessageBytes: MAX_MESSAGE_BYTES,
       quiet,
       log: (line) => progress.log(line),
-      onResult: (_r, n, total) => progress.update(n, total, `${n - done.size} this run`),
+      onResult: (_r, n, total) => progress.update(n, total, `${n - done.size} this run`, "game"),
     });
     progress.done();
     const list = [...results.values()].sort((a, b) => a.game - b.game);

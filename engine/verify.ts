@@ -70,7 +70,7 @@ function verify(bytes: Uint8Array): VerifyResult {
   return { ok: true, matchId: header.match_id, ticks: r.finalTick, winner: r.winner, reason: r.reason };
 }
 
-function toInput(t: unknown) {
+export function toInput(t: unknown) {
   if (t && typeof t === "object" && "idle" in t) {
     const reason = (t as { idle: unknown }).idle;
     if (reason !== "timeout" && reason !== "disconnected")
@@ -82,7 +82,7 @@ function toInput(t: unknown) {
 }
 
 /** Names the first field where the re-simulation and the record differ. */
-function mismatch(lineNo: number, produced: string | undefined, recorded: string | undefined): never {
+export function mismatch(lineNo: number, produced: string | undefined, recorded: string | undefined): never {
   if (produced === undefined)
     throw new Error(`line ${lineNo}: recorded line has no counterpart in the re-simulation`);
   if (recorded === undefined)

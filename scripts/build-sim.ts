@@ -1,4 +1,4 @@
-// Bundles the offline simulator (engine/sim/cli.ts) into single self-contained files: dist/arena-sim.mjs (ESM)
+// Bundles the offline simulator (sim/arena-sim.ts) into single self-contained files: dist/arena-sim.mjs (ESM)
 // and dist/arena-sim.js (CommonJS), each with engine.wasm inlined and every npm dependency included, so
 // `node dist/arena-sim.mjs play ...` works from any directory without node_modules. Then builds the wheel.
 // engine/wasm.ts stays as it is for normal runs: the bundle swaps it for a module holding the bytes.
@@ -46,7 +46,7 @@ export async function buildSim(outDir = join(ROOT, "dist")): Promise<BuiltSim> {
   if (!existsSync(WASM)) throw new Error(`${WASM} is missing: run \`npm run build:wasm\` first`);
   const bytes = new Uint8Array(readFileSync(WASM));
   const common = {
-    entryPoints: [join(ROOT, "engine", "sim", "cli.ts")],
+    entryPoints: [join(ROOT, "sim", "arena-sim.ts")],
     bundle: true,
     platform: "node" as const,
     target: "node20",

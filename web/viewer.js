@@ -3,6 +3,9 @@
 // replay exists, then played. One viewer for the whole site: /view/<id> mounts it with every control, and the
 // home page's featured match (web/home.js) mounts the same code on a smaller board. `window.__viewer` exposes
 // the current frame so tests (and curious readers in the console) can check what is drawn against the replay.
+// The page also opens replay files from the reader's own disk (file picker or drag and drop: read in the browser,
+// nothing is uploaded), keeps the tick in the address (`#t=120`) for links, and shows the `arena-sim fork`
+// command that plays on from the tick on screen (docs/simulator.md).
 
 const TICKS_PER_SECOND = 8; // at 1x: slow enough to follow a shot, a full 300-tick match in under 40 s
 const SHOUT_TICKS = 12; // how long a shout bubble stays over its fighter
@@ -25,6 +28,9 @@ export function createViewer(root, opts = {}) {
   const speedSel = $("speed");
   const playBtn = $("btn-play");
   const summaryEl = $("board-summary");
+  const forkCmd = $("fork-cmd");
+  const sourceEl = $("viewer-source");
+  const copyStatus = $("copy-status");
   const ctx2d = canvas.getContext("2d");
 
   const viewer = {
@@ -41,6 +47,8 @@ export function createViewer(root, opts = {}) {
     error: null,
     /** Times the replay started again from its first frame (loop option). */
     loops: 0,
+    /** Where the replay came from: the ladder (`url`) or the reader's disk (`file`), and the file's name. */
+    source: null,
     get state() {
       return this.frames[this.frame]?.state ?? null;
     },
@@ -57,11 +65,20 @@ export function createViewer(root, opts = {}) {
     const res = await fetch(url);
     if (!res.ok)
       throw new Error(res.status === 404 ? "this replay is not available" : `replay: HTTP ${res.status}`);
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    return parseReplay(new Uint8Array(await res.arrayBuffer()));
+  }
+
+  /** Replay bytes to lines: gzip is undone by the browser's DecompressionStream. */
+  async function parseReplay(bytes) {
     // Gzip magic bytes; a plain .jsonl (from the simulator, say) is read as it is.
     const gz = bytes[0] === 0x1f && bytes[1] === 0x8b;
     const stream = new Blob([bytes]).stream();
-    const text = await new Response(gz ? stream.pipeThrough(new DecompressionStream("gzip")) : stream).text();
+    let text;
+    try {
+      text = await new Response(gz ? stream.pipeThrough(new DecompressionStream("gzip")) : stream).text();
+    } catch {
+      throw new Error("the file is not a valid gzip replay");
+    }
     return text
       .split("\n")
       .filter((l) => l.length > 0)
@@ -429,6 +446,8 @@ export function createViewer(root, opts = {}) {
     }
     canvas.dataset.frame = String(viewer.frame);
     canvas.dataset.tick = f ? String(f.tick) : "";
+    if (forkCmd) forkCmd.textContent = f ? forkCommand(f.tick) : "";
+    if (f && opts.hash && !viewer.playing && viewer.source?.kind === "url") keepTickInAddress(f.tick);
     if (f) {
       // The board's text alternative: the current tick in words (who is where, hp, what happened).
       const text = tickSummary(f);
@@ -463,6 +482,39 @@ export function createViewer(root, opts = {}) {
       playBtn.textContent = viewer.playing ? "||" : "▶";
       playBtn.setAttribute("aria-label", viewer.playing ? "Pause" : "Play");
     }
+  }
+
+  /**
+   * The simulator command that rebuilds this replay up to `tick` and plays on from it: both seats `replay`
+   * give the recording back; replace one with a bot (kiter, module:my-bot.mjs, cmd:...) to try it here.
+   */
+  function forkCommand(tick) {
+    const name = viewer.source?.name ?? `${viewer.header?.match_id ?? "replay"}.jsonl.gz`;
+    // Quoted for a POSIX shell when the name holds anything but the usual file name characters.
+    const file = /^[\w.@%+=:,/-]+$/.test(name) ? name : `'${name.replace(/'/g, "'\\''")}'`;
+    return `node arena-sim.mjs fork ${file} --tick ${tick} --a replay --b replay`;
+  }
+
+  /** `#t=<tick>` in the address bar, replaced (not a history entry per step). */
+  function keepTickInAddress(tick) {
+    const want = `#t=${tick}`;
+    if (location.hash !== want)
+      history.replaceState(history.state, "", `${location.pathname}${location.search}${want}`);
+  }
+
+  /** The tick a link asks for (`#t=120`), or null. */
+  function tickFromAddress() {
+    const m = /^#t=(\d+)$/.exec(location.hash);
+    return m ? Number(m[1]) : null;
+  }
+
+  /** The frame showing `tick` (or the last one before it). */
+  function frameOfTick(tick) {
+    let best = 0;
+    viewer.frames.forEach((f, i) => {
+      if (f.tick <= tick) best = i;
+    });
+    return best;
   }
 
   /** One tick in words: each fighter's place and health, and the tick's hits. */
@@ -657,11 +709,101 @@ export function createViewer(root, opts = {}) {
     const lines = await readReplay(url);
     if (mine !== generation) return "replaced";
     viewer.frame = 0;
+    viewer.source = { kind: "url", name: decodeURIComponent(url.split("/").pop() || "replay.jsonl.gz") };
     load(lines);
-    show(0);
-    if (autoplay) play();
+    const asked = opts.hash ? tickFromAddress() : null;
+    show(asked === null ? 0 : frameOfTick(asked));
+    if (autoplay && asked === null) play();
     return "ready";
   }
+
+  /**
+   * Opens a replay file from the reader's disk (a File from the picker or a drop): read and decompressed
+   * here, never sent anywhere. The address keeps the page's own match, so it is not rewritten for the file.
+   */
+  async function openFile(file) {
+    const mine = ++generation;
+    pause();
+    viewer.status = "loading";
+    root.dataset.state = "loading";
+    statusEl.textContent = `Opening ${file.name}…`;
+    try {
+      const lines = await parseReplay(new Uint8Array(await file.arrayBuffer()));
+      if (mine !== generation) return "replaced";
+      viewer.frame = 0;
+      viewer.source = { kind: "file", name: file.name };
+      load(lines);
+      root.dataset.source = "file";
+      if (sourceEl)
+        sourceEl.textContent = `Showing ${file.name} from your computer (${viewer.header.match_id}).`;
+      if (copyStatus) copyStatus.textContent = "";
+      show(0);
+      return "ready";
+    } catch (err) {
+      if (mine !== generation) return "replaced";
+      fail(err);
+      return "error";
+    }
+  }
+
+  /** Copies `text` to the clipboard; where the browser refuses, shows it selected for a manual copy. */
+  async function copy(text, what) {
+    try {
+      await navigator.clipboard.writeText(text);
+      if (copyStatus) copyStatus.textContent = `${what} copied: ${text}`;
+    } catch {
+      if (copyStatus) copyStatus.textContent = `Copy this ${what.toLowerCase()}: ${text}`;
+    }
+    viewer.copied = text;
+  }
+
+  function tickLink() {
+    const f = viewer.frames[viewer.frame];
+    return `${location.origin}${location.pathname}${f ? `#t=${f.tick}` : ""}`;
+  }
+
+  $("btn-copy-link")?.addEventListener("click", () => {
+    if (viewer.source?.kind === "file") {
+      if (copyStatus)
+        copyStatus.textContent =
+          "A file from your computer has no link: share the file, or its match on the ladder.";
+      return;
+    }
+    void copy(tickLink(), "Link");
+  });
+  $("btn-copy-fork")?.addEventListener("click", () => {
+    if (forkCmd?.textContent) void copy(forkCmd.textContent, "Command");
+  });
+  const picker = $("replay-file");
+  picker?.addEventListener("change", () => {
+    const file = picker.files?.[0];
+    if (file) void openFile(file);
+  });
+  if (opts.drop) {
+    // Drop a replay anywhere on the viewer. dragover must be cancelled for the drop to be allowed.
+    root.addEventListener("dragover", (e) => {
+      if (![...(e.dataTransfer?.types ?? [])].includes("Files")) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = "copy";
+      root.classList.add("dropping");
+    });
+    root.addEventListener("dragleave", () => root.classList.remove("dropping"));
+    root.addEventListener("drop", (e) => {
+      root.classList.remove("dropping");
+      const file = e.dataTransfer?.files?.[0];
+      if (!file) return;
+      e.preventDefault();
+      void openFile(file);
+    });
+  }
+  if (opts.hash)
+    window.addEventListener("hashchange", () => {
+      const t = tickFromAddress();
+      if (t !== null && viewer.frames.length > 0 && viewer.source?.kind === "url") {
+        pause();
+        show(frameOfTick(t));
+      }
+    });
 
   function fail(err) {
     viewer.status = "error";
@@ -670,8 +812,14 @@ export function createViewer(root, opts = {}) {
     statusEl.textContent = `Cannot show this match: ${err.message}`;
   }
 
-  /** The /view/<id> page: a live match followed to its end, then its replay; a stored replay at once. */
+  /** The /view/<id> page: a live match followed to its end, then its replay; a stored replay at once. The
+   * /view page has no match: it waits for a file. */
   async function start(config) {
+    if (!config.replay_url) {
+      viewer.status = "empty";
+      root.dataset.state = "empty";
+      return;
+    }
     try {
       if (config.live) {
         await follow(config.live_url);
@@ -690,14 +838,14 @@ export function createViewer(root, opts = {}) {
     generation++;
     pause();
   }
-  Object.assign(viewer, { follow, open, start, fail, stop });
+  Object.assign(viewer, { follow, open, openFile, start, fail, stop });
   return viewer;
 }
 
 // The replay viewer page mounts the viewer with its page's configuration.
 const pageConfig = document.getElementById("viewer-config");
 if (pageConfig) {
-  const viewer = createViewer(document.getElementById("viewer"), { keys: true });
+  const viewer = createViewer(document.getElementById("viewer"), { keys: true, hash: true, drop: true });
   window.__viewer = viewer;
   void viewer.start(JSON.parse(pageConfig.textContent));
 }

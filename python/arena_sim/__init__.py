@@ -26,7 +26,17 @@ try:
 except ImportError:  # running from the source tree, not an installed wheel
     __version__ = "dev"
 
-__all__ = ["ArenaSimError", "NodeNotFoundError", "bundle_path", "node_path", "play", "run", "__version__"]
+__all__ = [
+    "ArenaSimError",
+    "NodeNotFoundError",
+    "bundle_path",
+    "fork",
+    "node_path",
+    "observe",
+    "play",
+    "run",
+    "__version__",
+]
 
 
 class ArenaSimError(RuntimeError):
@@ -115,3 +125,39 @@ def play(
         return json.loads(proc.stdout)
     except ValueError as err:
         raise ArenaSimError("arena-sim printed no JSON summary: %s" % err) from err
+
+
+def _json_of(args: List[Any], quiet: bool) -> Any:
+    """Runs a command that prints JSON and returns it parsed; a failure raises ArenaSimError."""
+    proc = subprocess.run(
+        _command(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8", errors="replace"
+    )
+    if proc.returncode != 0:
+        raise ArenaSimError(
+            "arena-sim exited with code %d: %s" % (proc.returncode, proc.stderr.strip()), proc.returncode
+        )
+    if proc.stderr and not quiet:
+        sys.stderr.write(proc.stderr)
+    try:
+        return json.loads(proc.stdout)
+    except ValueError as err:
+        raise ArenaSimError("arena-sim printed no JSON: %s" % err) from err
+
+
+def fork(replay: str, tick: int, a: str = "replay", b: str = "replay", out: Optional[str] = None,
+         quiet: bool = False) -> Dict[str, Any]:
+    """Rebuilds `replay` at `tick` and plays on with seats `a` (fighter 0) and `b` (fighter 1).
+
+    A seat is "replay" (the fighter's recorded turns), a house bot name, "module:<path>" or "cmd:<command line>".
+    Returns `arena-sim fork --json`: match_id, winner, reason, final_tick, identical (the fork equals the
+    recording), diverges_at, replay (the written file). Raises ArenaSimError when the replay cannot be forked.
+    """
+    args: List[Any] = ["fork", replay, "--tick", tick, "--a", a, "--b", b, "--json"]
+    if out is not None:
+        args += ["--out", out]
+    return _json_of(args, quiet)
+
+
+def observe(replay: str, tick: int, seat: Any) -> Dict[str, Any]:
+    """The observation fighter `seat` (0, 1, "a", "b" or its name) was sent at `tick` of `replay`."""
+    return _json_of(["observe", replay, "--tick", tick, "--seat", seat], True)

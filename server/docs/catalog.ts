@@ -87,6 +87,13 @@ export const DOCS: readonly DocEntry[] = [
     about: "The gzipped JSON Lines replay files",
   },
   {
+    name: "replays-and-data",
+    file: "replays-and-data.md",
+    title: "Replays and results as open material",
+    about:
+      "Watch, link and open replay files, fork a game at any tick, run a local league, refit the ratings from results",
+  },
+  {
     name: "operations",
     file: "operations.md",
     title: "Operations",

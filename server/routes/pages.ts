@@ -311,7 +311,7 @@ frostburst area and the repulsor), pickups, line of sight and a zone that closes
 A match lasts at most ${RULES.tick_limit} ticks. The numbers are in <a href="/guide/rules">the rules</a>
 (<a href="/docs/rules.json">as JSON</a>).</p></li>
 <li><h2>Test offline</h2><p>The <a href="/guide/simulator">simulator</a> runs the ladder's own engine on your machine:
-play your bot against the house bots, write replays and watch them here. With
+play your bot against the house bots, write replays and <a href="/view">watch them here</a>. With
 <a href="/download/arena-sim.mjs">arena-sim.mjs</a> and the Python starter
 <a href="/download/bots/python/starter_bot.py">starter_bot.py</a> in one folder (<code>--stdio</code>: the starter
 speaks to the simulator over stdin and stdout instead of connecting to the ladder):</p>
@@ -595,7 +595,40 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
       ladder,
       switcher: played ? playedOn(played) : "",
       body: html`<h1 class="viewer-title">${names[0]} <span class="muted">vs</span> ${names[1]}</h1>
-<script type="application/json" id="viewer-config">${jsonScript(config)}</script>
+${viewerBody(config)}`,
+    });
+  });
+
+  // ---- the viewer for replay files on the reader's disk (issue 35): no match, a file picker -------------------
+  app.get("/view", async (req, reply) => {
+    const ladder = ladderOf(req);
+    return send(reply, {
+      ...shell,
+      scripts: [assets.url("viewer.js")],
+      title: "Open a replay file",
+      description: "Watch a replay file from your computer: read in your browser, nothing is uploaded.",
+      page: "view",
+      ladder,
+      switcher: "",
+      body: html`<h1 class="viewer-title">Open a replay file</h1>
+<p>Choose a <code>.jsonl.gz</code> replay (from <code>arena-sim play --replays</code>, <code>arena-sim fork</code> or a
+ladder's <em>Replay file</em> link) or drop it on the board. It is read in your browser: nothing is uploaded.</p>
+${viewerBody({ match_id: null, live: false, replay_url: null, live_url: null, match_url: null })}`,
+    });
+  });
+
+  /** The viewer's markup (web/viewer.js mounts on it): board, fighters, controls, and the file, link and fork tools. */
+  function viewerBody(config: {
+    match_id: string | null;
+    live: boolean;
+    replay_url: string | null;
+    live_url: string | null;
+    match_url: string | null;
+  }) {
+    const links = config.match_url
+      ? html` <a href="${config.match_url}">Match details</a> · <a href="${config.replay_url!}" download>Replay file</a>`
+      : "";
+    return html`<script type="application/json" id="viewer-config">${jsonScript(config)}</script>
 <div class="viewer" id="viewer" data-state="loading">
 <div class="stage">
 <canvas id="board" width="630" height="630" role="img" aria-label="The arena"></canvas>
@@ -616,10 +649,15 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
 <output id="tick-out" for="scrub">tick 0</output>
 <label class="speed">Speed <select id="speed"><option value="0.5">0.5×</option><option value="1" selected>1×</option><option value="2">2×</option><option value="4">4×</option><option value="8">8×</option></select></label>
 </div>
-<p class="muted small">Keys: Space play/pause, ← → step, Home/End, [ ] speed. <a href="${config.match_url}">Match details</a> · <a href="${config.replay_url}" download>Replay file</a></p>
-</div>`,
-    });
-  });
+<p class="muted small">Keys: Space play/pause, ← → step, Home/End, [ ] speed.${links}</p>
+<div class="viewer-tools">
+<p class="small" id="viewer-source" role="status"></p>
+<p class="small"><label>Open a replay file <input type="file" id="replay-file" accept=".gz,.jsonl,application/gzip"></label> <span class="muted">or drop one on the board: it is read here, nothing is uploaded.</span></p>
+<p class="small"><button type="button" id="btn-copy-link"${config.match_url ? "" : " disabled"}>Copy link to this tick</button> <span id="copy-status" role="status"></span></p>
+<p class="small">Play on from this tick with the <a href="/guide/simulator">simulator</a> (replace a <code>replay</code> with your bot): <code id="fork-cmd"></code> <button type="button" id="btn-copy-fork">Copy command</button></p>
+</div>
+</div>`;
+  }
 
   // ---- live feed for the viewer ---------------------------------------------------------------------------
   // A running match's map, fighters and current tick, and its replay lines so far from `?since=<index>` on

@@ -89,6 +89,29 @@ describe("bundle", () => {
     expect((JSON.parse(p.stdout) as Summary).matches).toBe(2);
   });
 
+  it("runs a league on worker threads from the one file (ESM and CommonJS)", () => {
+    for (const file of ["arena-sim.mjs", "arena-sim.js"]) {
+      const r = node([
+        file,
+        "league",
+        "--bots",
+        "kiter",
+        "brawler",
+        "--games",
+        "3",
+        "--workers",
+        "2",
+        "--results",
+        `${file}.league.jsonl`,
+        "--json",
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as { games_played: number; table: { name: string; games: number }[] };
+      expect(j.games_played).toBe(3);
+      expect(j.table.map((row) => row.games)).toEqual([3, 3]);
+    }
+  });
+
   it("runs module bots in a worker and cmd bots from the bundle", () => {
     for (const f of ["chaser.mjs", "chaser-cmd.mjs", "looper.mjs"]) copyFileSync(fixture(f), join(bare, f));
     const r = node([
@@ -200,11 +223,37 @@ describe("wheel", () => {
     );
     expect(api.status, api.stderr).toBe(0);
     expect(api.stdout.trim()).toBe(`${RELEASE} sim-pillars-21-3`);
+    // fork through the wheel's Python API: every 10th tick of recorded matches, both seats replayed, gives the
+    // recording back byte for byte; observe returns the seat's observation.
+    const forks = spawnSync(
+      join(venv, "bin", "python"),
+      [
+        "-c",
+        [
+          "import arena_sim, glob, gzip, os",
+          "arena_sim.play('ts-starter', 'champion', matches=3, seed=21, replays='wheel-replays', quiet=True)",
+          "n = 0",
+          "for f in sorted(glob.glob('wheel-replays/*.jsonl.gz')):",
+          "    ticks = sum(1 for l in gzip.open(f, 'rt') if l.startswith('{\"type\":\"tick\"'))",
+          "    for t in range(0, ticks, 10):",
+          "        r = arena_sim.fork(f, t, out='wheel-fork.jsonl.gz')",
+          "        assert r['identical'], (f, t, r)",
+          "        assert open('wheel-fork.jsonl.gz', 'rb').read() == open(f, 'rb').read(), (f, t)",
+          "        n += 1",
+          "    o = arena_sim.observe(f, ticks - 1, 'b')",
+          "    assert o['type'] == 'observation' and o['tick'] == ticks - 1 and o['self']['id'] == 1, o",
+          "print(n)",
+        ].join("\n"),
+      ],
+      { cwd: bare, encoding: "utf8" },
+    );
+    expect(forks.status, forks.stderr).toBe(0);
+    expect(Number(forks.stdout.trim())).toBeGreaterThan(10);
     const noNode = spawnSync(join(venv, "bin", "arena-sim"), ["version"], {
       encoding: "utf8",
       env: { PATH: "/nonexistent" },
     });
     expect(noNode.status).toBe(2);
     expect(noNode.stderr).toContain("arena-sim needs Node.js 22 or newer");
-  });
+  }, 300_000);
 });

@@ -57,6 +57,8 @@ const composition = `^server/(?:${any(COMPOSITION_FILES)})\\.ts$`;
  *   bots, accounts, mail, events, mcp, routes, the store registry, ...). They are one layer: an import
  *   between two of them is allowed, a circle between them is not (rule a).
  * - composition: the files in COMPOSITION_FILES.
+ * - sim: the simulator's command line (sim/arena-sim.ts), which joins the engine's simulator and the ladder's own
+ *   rating code (a league ranks as the ladder does); nothing in engine/, pool/ or server/ imports it.
  */
 const LAYERS = [
   { name: "engine", path: "^engine/" },
@@ -67,6 +69,7 @@ const LAYERS = [
     path: `^server/(?!(?:${any(BASE_FOLDERS)})/|(?:${any([...BASE_FILES, ...COMPOSITION_FILES])})\\.ts$)`,
   },
   { name: "composition", path: composition },
+  { name: "sim", path: "^sim/" },
 ];
 
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({

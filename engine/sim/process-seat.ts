@@ -14,7 +14,7 @@ import {
   type SeatNote,
   type SimContext,
   type SimSeat,
-} from "./seats.ts";
+} from "./seat-types.ts";
 
 // ---------------------------------------------------------------- programs over stdin/stdout
 

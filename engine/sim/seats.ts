@@ -15,13 +15,20 @@ import {
   type ModuleWorkerData,
   type WorkerReply,
 } from "./module-worker.ts";
-import { type Seat, strategySeat } from "./play.ts";
+import { strategySeat } from "./play.ts";
 import { ProcessRunner } from "./process-seat.ts";
+import {
+  type BotRunner,
+  type BotSpec,
+  errorLine,
+  now,
+  type SeatNote,
+  type SimContext,
+  type SimSeat,
+} from "./seat-types.ts";
 
-export type BotSpec =
-  | { kind: "house"; spec: string; name: string }
-  | { kind: "module"; spec: string; path: string }
-  | { kind: "cmd"; spec: string; command: string };
+export type { BotRunner, BotSpec, SeatNote, SimContext, SimSeat } from "./seat-types.ts";
+export { clip, errorLine, now } from "./seat-types.ts";
 
 /** A bad `--a`/`--b` value: reported as a usage error (exit 2). */
 export class BotSpecError extends Error {}
@@ -50,53 +57,10 @@ export function parseBotSpec(spec: string, cwd: string): BotSpec {
   );
 }
 
-/** Something that went wrong with a bot during a match, for the summary's error section. */
-export interface SeatNote {
-  kind: "exit" | "no_ready" | "start_error" | "throw" | "worker_crash" | "ignored" | "oversize" | "late";
-  match_id: string;
-  tick: number | null;
-  message: string;
-  /** How many times it happened in the match, when more than once is possible (throws). */
-  count?: number;
-}
-
-export interface SimContext {
-  cwd: string;
-  /** Bot stderr / worker console output, already prefixed; null to drop it (--quiet). */
-  log: ((line: string) => void) | null;
-  maxMessageBytes: number;
-}
-
-/** A seat that also knows which match it plays and records notes. */
-export interface SimSeat extends Seat {
-  notes: SeatNote[];
-}
-
-/** Makes a seat per match for one side of a run. */
-export interface BotRunner {
-  readonly spec: BotSpec;
-  readonly fighter: ReplayFighter;
-  /** Loads what has to be loaded once (a module), so a broken bot fails before the first match. */
-  init(): Promise<void>;
-  seat(matchId: string): SimSeat;
-  /** Ends anything still running; called once after the run. */
-  close(): Promise<void>;
-}
-
 export function createRunner(spec: BotSpec, label: string, ctx: SimContext): BotRunner {
   if (spec.kind === "house") return new HouseRunner(spec);
   if (spec.kind === "module") return new ModuleRunner(spec, label, ctx);
   return new ProcessRunner(spec, label, ctx);
-}
-
-export const now = () => performance.now();
-
-export function errorLine(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-export function clip(s: string, n = 120): string {
-  return s.length > n ? `${s.slice(0, n)}...` : s;
 }
 
 // ---------------------------------------------------------------- house bots

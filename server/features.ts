@@ -6,6 +6,7 @@ import { adminFeature } from "./admin/feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
 import { accountFeature } from "./auth/feature.ts";
 import { botsFeature } from "./bots/feature.ts";
+import { docsFeature } from "./docs/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature } from "./ladders/feature.ts";
@@ -13,6 +14,7 @@ import { opsFeature } from "./ops/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
+  docsFeature,
   dataFeature,
   replaysFeature,
   botsFeature,

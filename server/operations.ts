@@ -10,7 +10,6 @@ import type { AnyOperation } from "./kernel/operation.ts";
 import { MAIL_OPERATIONS } from "./mail/routes.ts";
 import { MCP_OPERATIONS } from "./mcp/routes.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
-import { DOCS_OPERATIONS } from "./routes/docs.ts";
 import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
 
 let legacy: readonly AnyOperation[] | null = null;
@@ -29,7 +28,6 @@ export function allOperations(): readonly AnyOperation<unknown>[] {
 export function legacyOperations(): readonly AnyOperation[] {
   legacy ??= [
     ...DISCOVERY_OPERATIONS,
-    ...DOCS_OPERATIONS,
     ...DOWNLOAD_OPERATIONS,
     ...SETTINGS_OPERATIONS,
     ...MCP_OPERATIONS,

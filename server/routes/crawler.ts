@@ -4,9 +4,9 @@
 // build does not serve.
 import type { FastifyInstance } from "fastify";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
-import type { AppContext } from "../context.ts";
 import { DOCS, type LoadedDoc } from "../docs/catalog.ts";
 import { escapeHtml } from "../docs/html.ts";
+import type { Kernel } from "../kernel/feature.ts";
 import { publicBase } from "../public-address.ts";
 
 /** Web pages of SPEC 1.1 a crawler may index, when this server has them. */
@@ -49,7 +49,7 @@ export function llmsTxt(base: string, docs: ReadonlyMap<string, LoadedDoc>): str
 
 export function crawlerRoutes(
   app: FastifyInstance,
-  ctx: AppContext,
+  ctx: Pick<Kernel, "config">,
   docs: ReadonlyMap<string, LoadedDoc>,
 ): void {
   const { config } = ctx;

@@ -3,16 +3,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
-import type { AppContext } from "../context.ts";
 import { DOCS, docForFile, type LoadedDoc, publishedDocs } from "../docs/catalog.ts";
 import { guideArticle, guideIndexBody, localizeAddresses, markdownToHtml } from "../docs/html.ts";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
 import { webAssets } from "../web/assets.ts";
 import { trusted } from "../web/html.ts";
 import { sendErrorPage, sendPage, shellAssets } from "../web/layout.ts";
 import * as R from "./responses.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type DocsServices = Pick<Kernel, "config">;
+const defineOperation = operationFor<DocsServices>();
 
 /** `/docs/<name>` and `/guide/<name>`: a catalogued name, optionally with `.md`. */
 export const DocParams = z.object({
@@ -109,7 +113,7 @@ export const DOCS_OPERATIONS = [
 /** The documents' pages (/guide, /changelog) and files that are not API operations. */
 export function docsRoutes(
   app: FastifyInstance,
-  ctx: AppContext,
+  ctx: DocsServices,
   docs: ReadonlyMap<string, LoadedDoc>,
 ): void {
   const { config } = ctx;

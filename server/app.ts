@@ -273,6 +273,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   await events.load(manifest);
   ctx.events = events;
   bus.on("MatchFinished", (e) => events?.onMatch(e));
+  bus.on("LadderWindowMoved", (e) => events?.windowMoved(e));
   // Revocation closes the way to queue at once: a waiting bot of the account leaves that ladder's queue.
   bus.on("MembershipChanged", (e) => {
     if (e.to !== "revoked") return;

@@ -541,6 +541,7 @@ export class Events {
           store: this.d.store,
           ladders: this.d.ladders,
           scheduler: this.d.scheduler,
+          bus: this.d.bus,
           publicUrl: this.d.publicUrl,
         },
         staff,
@@ -549,12 +550,7 @@ export class Events {
         closesAt,
         now,
       );
-      for (const other of this.all().filter((x) => x.def.ladder_id === e.def.ladder_id))
-        await this.bump(other, {}, by, "event_schedule", {
-          ladder: e.def.ladder_id,
-          opens_at: opensAt,
-          closes_at: closesAt,
-        });
+      // Its LadderWindowMoved has bumped every event on the ladder (windowMoved, below).
     } else {
       const cur = this.window(e);
       const [curOpen, curClose, newOpen, newClose] = [cur.opens_at, cur.closes_at, opensAt, closesAt].map(ms);
@@ -575,6 +571,19 @@ export class Events {
       this.d.scheduler.reschedule();
     }
     return this.view(e, now);
+  }
+
+  /**
+   * A ladder's window moved (LadderWindowMoved, by either schedule route): every event on that ladder shares the
+   * window, so each counts a revision, as an edit of its own window would.
+   */
+  async windowMoved(m: DomainEvents["LadderWindowMoved"]): Promise<void> {
+    for (const e of this.all().filter((x) => x.def.ladder_id === m.ladderId))
+      await this.bump(e, {}, m.by, "event_schedule", {
+        ladder: m.ladderId,
+        opens_at: m.opens_at,
+        closes_at: m.closes_at,
+      });
   }
 
   /** Stores an override and counts a revision, with its audit entry, as one unit of work. */

@@ -152,7 +152,13 @@ export const LADDER_OPERATIONS = [
     },
     handle: async ({ params, body, caller }, ctx) =>
       moveWindow(
-        { store: ctx.store, ladders: ctx.ladders, scheduler: ctx.scheduler, publicUrl: ctx.config.publicUrl },
+        {
+          store: ctx.store,
+          ladders: ctx.ladders,
+          scheduler: ctx.scheduler,
+          bus: ctx.bus,
+          publicUrl: ctx.config.publicUrl,
+        },
         caller.account,
         params.id,
         body.opens_at,

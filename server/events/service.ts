@@ -94,6 +94,13 @@ export class Events {
         .map((e) => ({ id: e.def.id, name: e.def.name }));
     this.pending.clear();
     for (const r of await this.d.store.events.pendingRequests()) this.pending.set(r.bot_id, r);
+    // Names only, never a value: a misspelt id in the flags is said at start, not found at the first reveal.
+    const unmatched = this.d.flags.unmatched(manifest.events ?? []);
+    if (unmatched.length > 0)
+      this.d.log.warn(
+        { unmatched },
+        `the event flags name ${unmatched.length === 1 ? "an event or achievement" : "events or achievements"} the manifest does not have: ${unmatched.join(", ")} (a misspelt id? those flags are never revealed)`,
+      );
   }
 
   all(): EventRuntime[] {

@@ -211,6 +211,18 @@ describe("ladder membership", () => {
   });
 });
 
+describe("GET /api/status?ladder=", () => {
+  it("lists the house bots on the ladder asked about", async () => {
+    type Status = { online: { name: string; house: boolean; ladder_id: string }[] };
+    const club = await srv.get<Status>("/api/status?ladder=club");
+    const house = club.body.online.filter((b) => b.house);
+    expect(house.length).toBeGreaterThan(0);
+    expect(new Set(house.map((b) => b.ladder_id))).toEqual(new Set(["club"]));
+    const all = await srv.get<Status>("/api/status");
+    expect(all.body.online.filter((b) => b.house).map((b) => b.ladder_id)).toContain("public");
+  });
+});
+
 describe("moving a ladder's window", () => {
   const at = (ms: number) => new Date(Date.now() + ms).toISOString();
   const move = (id: string, body: unknown) => api(root, "PUT", `/api/admin/ladders/${id}/schedule`, body);

@@ -28,6 +28,19 @@ import type { AwardRow, EventOverrides, RequestRow } from "./store.ts";
 
 /** One opponent request per account and event every 30 seconds (SPEC 3.9's cooldown; docs/events.md). */
 export const REQUEST_COOLDOWN_MS = 30_000;
+/** Event reminders go out a day before a window opens or closes, looked for at least hourly. */
+export const REMIND_BEFORE_MS = 24 * 3600_000;
+const REMIND_EVERY_MS = 3600_000;
+
+/** One reminder for the mail producers (their remindEvent). */
+export interface EventReminder {
+  eventId: string;
+  name: string;
+  what: "opens" | "closes";
+  at: string;
+  accountIds: readonly string[];
+  url: string;
+}
 
 interface EventImage {
   webp: Buffer;
@@ -474,6 +487,50 @@ export class Events {
   }
 
   // --- Phases (the scheduler) ---
+
+  /**
+   * Reminders of an event's own window, a day before it opens and a day before it closes, through `remind` (the
+   * mail producers' remindEvent, which keeps each to once per account by its dedupe key). Only events on the
+   * default ladder have a window of their own; an event ladder's members are reminded by the ladder's job. The
+   * audience: the ladder's members (not revoked) and every account that has played for the event.
+   */
+  reminderJob(remind: (r: EventReminder) => Promise<number>): ScheduledJob {
+    const own = () => this.all().filter((e) => e.def.ladder_id === DEFAULT_LADDER && e.def.enabled);
+    const times = () =>
+      own().flatMap((e) => {
+        const w = this.window(e);
+        return [w.opens_at, w.closes_at].flatMap((t) => (t ? [Date.parse(t) - REMIND_BEFORE_MS] : []));
+      });
+    return {
+      name: "event reminders",
+      nextAt: (now) => Math.min(now + REMIND_EVERY_MS, ...times().filter((t) => t > now)),
+      run: async (now) => {
+        for (const e of own()) {
+          const w = this.window(e);
+          for (const [what, at] of [
+            ["opens", w.opens_at],
+            ["closes", w.closes_at],
+          ] as const) {
+            if (!at) continue;
+            const t = Date.parse(at);
+            if (now < t - REMIND_BEFORE_MS || now >= t) continue;
+            const members = (await this.d.store.ladders.allMemberships())
+              .filter((m) => m.ladder_id === e.def.ladder_id && m.state !== "revoked")
+              .map((m) => m.account_id);
+            const played = await this.d.store.events.participants(e.def.id);
+            await remind({
+              eventId: e.def.id,
+              name: e.def.name,
+              what,
+              at,
+              accountIds: [...new Set([...members, ...played])],
+              url: `${this.d.publicUrl}/events/${encodeURIComponent(e.def.id)}`,
+            });
+          }
+        }
+      },
+    };
+  }
 
   phaseJob(): ScheduledJob {
     return {

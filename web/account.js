@@ -329,6 +329,8 @@ $("ladder-list").addEventListener("submit", async (event) => {
       body: code ? { invitation: code } : {},
     });
     renderLadders(list);
+    // The events section reads the enrollment too: it loads again.
+    document.dispatchEvent(new CustomEvent("arena:enrolled", { detail: { ladder: id } }));
     const now = list.find((l) => l.id === id);
     say(
       now?.membership === "pending"
@@ -360,9 +362,20 @@ function ladderAction(l) {
   if (l.membership === "revoked") return note("Your membership was revoked by the admins.");
   if (!l.enabled) return note("This ladder is disabled.");
   if (l.phase === "closed") return note("This ladder has closed: it takes no more enrollments.");
-  // An open ladder takes every account's bots without enrolling (only a revocation closes it).
-  if (l.access === "open") return note("Open to every account: your bots may queue here.");
+  // An open ladder takes every account's bots without enrolling (only a revocation closes it); its events count
+  // only an enrolled account's matches (SPEC 3.7), so a ladder with events offers the one click that enrolls.
+  const events = l.events ?? [];
+  if (l.access === "open" && events.length === 0)
+    return note("Open to every account: your bots may queue here.");
   const form = el("form", { class: "enroll inline", novalidate: true });
+  if (l.access === "open")
+    form.append(
+      el(
+        "span",
+        { class: "small" },
+        `Your bots may queue here. Enroll to take part in ${events.map((e) => e.name).join(", ")}: `,
+      ),
+    );
   if (l.access === "invitation")
     form.append(
       el("label", { for: `invitation-${l.id}` }, "Invitation code"),

@@ -12,6 +12,7 @@ import {
   auth,
   exchangeCode,
   explain,
+  identity,
   saveSession,
   signedIn,
   signOut,
@@ -90,8 +91,12 @@ onSubmit($("signup-form"), async (data, form) => {
   });
   form.reset();
   $("signin-email").value = email;
+  // A server without a mail server (SMTP) sends nothing: say where its link is instead.
+  const outbox = (await identity().catch(() => null))?.mail_outbox === true;
   say(
-    `Almost done: we sent a confirmation link to ${email}. Open it in this browser to finish signing up.`,
+    outbox
+      ? `Almost done: this server sends no email (no SMTP is configured), so the confirmation link for ${email} is in its outbox folder (the data folder's outbox/) and, on a local server, printed on its console. Open it in this browser to finish signing up.`
+      : `Almost done: we sent a confirmation link to ${email}. Open it in this browser to finish signing up.`,
     "success",
   );
 });

@@ -272,6 +272,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   await events.load(manifest);
   ctx.events = events;
   bus.on("MatchFinished", (e) => events?.onMatch(e));
+  bus.on("LadderWindowMoved", (e) => events?.windowMoved(e));
   // Revocation closes the way to queue at once: a waiting bot of the account leaves that ladder's queue.
   bus.on("MembershipChanged", (e) => {
     if (e.to !== "revoked") return;
@@ -332,6 +333,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   });
   await ctx.mail.start();
   bus.on("MatchFinished", (e) => ctx.mail.producers.onMatchFinished(e));
+  // Reminders of the events' own windows go out as event_reminders mail.
+  scheduler.add(events.reminderJob((r) => ctx.mail.producers.remindEvent(r)));
   // The achievement mail (SPEC 6.3), once per account, event and achievement (its dedupe key); never the flag.
   bus.on("AchievementEarned", async (e) => {
     await ctx.mail.producers.achievementEarned({

@@ -158,6 +158,11 @@ const FLAGS = {
     help: "serve the tool endpoint /mcp for AI agents and its OAuth server (default on with accounts; --no-mcp to disable)",
   },
   "log-level": { type: "string", help: "fatal, error, warn, info, debug, trace or silent", def: "info" },
+  "log-format": {
+    type: "string",
+    help: "auto (readable lines on a terminal, request lines only at debug; JSON lines otherwise), pretty or json",
+    def: "auto",
+  },
   help: { type: "boolean", help: "show this help" },
 } as const;
 
@@ -279,6 +284,7 @@ const Schema = z.object({
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
     error: "--log-level must be fatal, error, warn, info, debug, trace or silent",
   }),
+  logFormat: z.enum(["auto", "pretty", "json"], { error: "--log-format must be auto, pretty or json" }),
 });
 
 export type Config = Readonly<z.infer<typeof Schema>> & { readonly publicUrl: string };
@@ -367,6 +373,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     houseBots: values["no-house-bots"] !== true,
     mcp: values["no-mcp"] !== true,
     logLevel: get("log-level"),
+    logFormat: get("log-format"),
   });
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => i.message).join("\n"));
   const c = parsed.data;

@@ -50,6 +50,7 @@ export const CODES = {
   unsupported_media_type: { status: 415, message: "send the body as JSON (application/json, UTF-8)" },
   request_timeout: { status: 408, message: "the request was not sent in time" },
   headers_too_large: { status: 431, message: "the request's headers are too large" },
+  uri_too_long: { status: 414, message: "a segment of the address is too long (at most 100 characters)" },
   too_many_connections: { status: 429, message: "too many open connections from this address" },
   server_busy: { status: 503, message: "the server is busy; retry after the seconds in Retry-After" },
   server_draining: {

@@ -2,9 +2,10 @@
 // --request-timeout) or to keep an idle connection (--keep-alive-timeout), open connections at once
 // (--max-connections for the whole server, idle ones closed first; --max-connections-per-address for one
 // client), and the answers to requests Node refuses before Fastify sees them (a late request, oversized
-// headers, a malformed request line), in the SPEC's error shape.
+// headers, a malformed request line) or its router refuses before any route (a path segment over 100
+// characters, a malformed escape), in the SPEC's error shape.
 import type { Socket } from "node:net";
-import type { FastifyServerOptions } from "fastify";
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import { fromTrustedProxy, type Trust } from "./client-address.ts";
 import type { Config } from "./config.ts";
 import { ConnectionCap } from "./connection-cap.ts";
@@ -17,7 +18,7 @@ import { CODES, type Code } from "./errors.ts";
  */
 export function serverOptions(config: Config): Pick<
   FastifyServerOptions,
-  "requestTimeout" | "clientErrorHandler" | "keepAliveTimeout"
+  "requestTimeout" | "clientErrorHandler" | "keepAliveTimeout" | "frameworkErrors"
 > & {
   http: { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number };
 } {
@@ -31,6 +32,7 @@ export function serverOptions(config: Config): Pick<
       requestTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.round(config.headersTimeoutMs / 4))),
     },
+    frameworkErrors: routerRefusal,
     clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket) {
       if (err.code === "ECONNRESET" || socket.destroyed) return;
       const code: Code =
@@ -42,6 +44,20 @@ export function serverOptions(config: Config): Pick<
       refuse(socket, code, code === "bad_request" ? "malformed HTTP request" : undefined);
     },
   };
+}
+
+/**
+ * What the router refuses before any route: a path segment longer than a parameter may be (414) or a malformed
+ * percent-escape (400). Fastify's own answers carry its internal code and echo the whole address back (5,000
+ * characters of it, with whatever the address held); these carry the catalog's code and no address.
+ */
+function routerRefusal(err: Error & { code?: string }, _req: FastifyRequest, reply: FastifyReply): void {
+  const code: Code = err.code === "FST_ERR_MAX_PARAM_LENGTH" ? "uri_too_long" : "bad_request";
+  const message = code === "bad_request" ? "the address is not valid (a malformed %-escape?)" : undefined;
+  void reply
+    .code(CODES[code].status ?? 400)
+    .type("application/json")
+    .send({ error: message ?? CODES[code].message, code });
 }
 
 /** Answers on a raw socket (no request was read, or none completely) and closes it. */
@@ -66,6 +82,7 @@ export function refuse(socket: Socket, code: Code, message?: string, retryAfterS
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad Request",
   408: "Request Timeout",
+  414: "URI Too Long",
   429: "Too Many Requests",
   431: "Request Header Fields Too Large",
   503: "Service Unavailable",

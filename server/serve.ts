@@ -1,10 +1,13 @@
 // The server: parses the flags, builds the app, listens and wires signals (loaded by server/main.ts, the entry,
 // which is with this file the only code that reads the environment). The first SIGTERM/SIGINT drains (SPEC
 // 3.10); a second one closes every socket with 1012 and stops at once.
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { VERSIONS } from "../engine/versions.ts";
 import { WORKER_ENTRY } from "../pool/pool.ts";
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, helpText, parseConfig } from "./config.ts";
+import { readableLogStream, startBanner, wantsReadableLog } from "./console-log.ts";
 
 let config: ReturnType<typeof parseConfig>;
 try {
@@ -21,9 +24,14 @@ if (config === "help") {
   process.exit(0);
 }
 
+// A person at a terminal reads lines and a banner; a file, a pipe or a process manager keeps the JSON lines.
+const readable = wantsReadableLog(config.logFormat, process.stdout.isTTY);
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {
-  app = await buildApp(config);
+  app = await buildApp(
+    config,
+    readable ? { logStream: readableLogStream(process.stdout, config.logLevel) } : {},
+  );
 } catch (err) {
   console.error(`cannot start: ${(err as Error).message}`);
   process.exit(1);
@@ -48,6 +56,31 @@ app.http.log.info(
   },
   "ladder ready",
 );
+if (readable && config.logLevel !== "silent") {
+  const mailer = app.ctx.identity?.mailer;
+  process.stdout.write(
+    startBanner({
+      release: VERSIONS.release,
+      publicUrl: config.publicUrl,
+      port,
+      accounts: config.accounts,
+      anonymousDev: config.anonymousDev,
+      adminEmails: config.adminEmails,
+      mail: !mailer
+        ? { mode: "none" }
+        : mailer.mode === "smtp"
+          ? { mode: "smtp" }
+          : {
+              mode: "outbox",
+              dir: join(config.dataDir, "outbox"),
+              development: /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(config.publicUrl),
+            },
+      database: app.ctx.store.driver,
+      dataDir: config.dataDir,
+      logLevel: config.logLevel,
+    }),
+  );
+}
 
 let stopping = false;
 const stop = (signal: string) => {

@@ -149,7 +149,7 @@ function eventBlock(v) {
       : el(
           "p",
           { class: "small" },
-          `Enroll on the ladder ${e.ladder.name} (Ladders, above) to earn these achievements.`,
+          `Enroll on the ladder ${e.ladder.name} (its Enroll button under Ladders, above) to earn these achievements: matches before that do not count.`,
         ),
     requestBlock(v),
     el(
@@ -183,4 +183,8 @@ function maybeLoad() {
 if (root && signedInView) {
   new MutationObserver(maybeLoad).observe(signedInView, { attributes: true, attributeFilter: ["hidden"] });
   maybeLoad();
+  // Enrolling on a ladder (the Ladders section) changes what its events say and offer.
+  document.addEventListener("arena:enrolled", () => {
+    loading = load();
+  });
 }

@@ -12,6 +12,7 @@ import {
   auth,
   exchangeCode,
   explain,
+  identity,
   saveSession,
   signedIn,
   signOut,
@@ -90,8 +91,12 @@ onSubmit($("signup-form"), async (data, form) => {
   });
   form.reset();
   $("signin-email").value = email;
+  // A server without a mail server (SMTP) sends nothing: say where its link is instead.
+  const outbox = (await identity().catch(() => null))?.mail_outbox === true;
   say(
-    `Almost done: we sent a confirmation link to ${email}. Open it in this browser to finish signing up.`,
+    outbox
+      ? `Almost done: this server sends no email (no SMTP is configured), so the confirmation link for ${email} is in its outbox folder (the data folder's outbox/) and, on a local server, printed on its console. Open it in this browser to finish signing up.`
+      : `Almost done: we sent a confirmation link to ${email}. Open it in this browser to finish signing up.`,
     "success",
   );
 });
@@ -329,6 +334,8 @@ $("ladder-list").addEventListener("submit", async (event) => {
       body: code ? { invitation: code } : {},
     });
     renderLadders(list);
+    // The events section reads the enrollment too: it loads again.
+    document.dispatchEvent(new CustomEvent("arena:enrolled", { detail: { ladder: id } }));
     const now = list.find((l) => l.id === id);
     say(
       now?.membership === "pending"
@@ -360,9 +367,20 @@ function ladderAction(l) {
   if (l.membership === "revoked") return note("Your membership was revoked by the admins.");
   if (!l.enabled) return note("This ladder is disabled.");
   if (l.phase === "closed") return note("This ladder has closed: it takes no more enrollments.");
-  // An open ladder takes every account's bots without enrolling (only a revocation closes it).
-  if (l.access === "open") return note("Open to every account: your bots may queue here.");
+  // An open ladder takes every account's bots without enrolling (only a revocation closes it); its events count
+  // only an enrolled account's matches (SPEC 3.7), so a ladder with events offers the one click that enrolls.
+  const events = l.events ?? [];
+  if (l.access === "open" && events.length === 0)
+    return note("Open to every account: your bots may queue here.");
   const form = el("form", { class: "enroll inline", novalidate: true });
+  if (l.access === "open")
+    form.append(
+      el(
+        "span",
+        { class: "small" },
+        `Your bots may queue here. Enroll to take part in ${events.map((e) => e.name).join(", ")}: `,
+      ),
+    );
   if (l.access === "invitation")
     form.append(
       el("label", { for: `invitation-${l.id}` }, "Invitation code"),

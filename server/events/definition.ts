@@ -221,7 +221,9 @@ export function evaluate(
     opponents.add(f.opponent);
     maps.add(f.map);
   }
-  // Progress is the furthest-behind of the counts the condition asks for.
+  // Progress is the furthest-behind of the counts the condition asks for, on one fixed scale: the largest of
+  // those counts. Reading the furthest-behind count itself changed the target as the counts moved ("0 of 1",
+  // then "1 of 3" for one match toward three opponents); the scale keeps the target and never goes back.
   const parts: [number, number][] = [[Math.min(q.length, c.matches), c.matches]];
   if (c.distinct_opponents !== undefined)
     parts.push([
@@ -230,8 +232,10 @@ export function evaluate(
     ]);
   if (c.distinct_maps !== undefined)
     parts.push([Math.min(new Set(q.map((f) => f.map)).size, c.distinct_maps), c.distinct_maps]);
-  const [current, target] = parts.reduce((a, b) => (b[0] / b[1] < a[0] / a[1] ? b : a));
+  const target = Math.max(...parts.map((p) => p[1]));
+  const behind = Math.min(...parts.map(([have, need]) => have / need));
   const met = done();
+  const current = met ? target : Math.min(Math.floor(behind * target + 1e-9), target - 1);
   return {
     met,
     progress: { current, target },

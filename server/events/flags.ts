@@ -61,6 +61,24 @@ export class Flags {
     return new Flags(values);
   }
 
+  /**
+   * The entries that name no event or achievement of the manifest (`event` or `event/achievement`): a misspelt
+   * id leaves the real achievement without its flag (reveals answer 503) and would otherwise go unnoticed.
+   */
+  unmatched(events: readonly { id: string; achievements: readonly { id: string }[] }[]): string[] {
+    const out: string[] = [];
+    const seenEvents = new Set<string>();
+    for (const k of this.values.keys()) {
+      const [event, achievement] = k.split("\n") as [string, string];
+      const def = events.find((e) => e.id === event);
+      if (!def) {
+        if (!seenEvents.has(event)) out.push(event);
+        seenEvents.add(event);
+      } else if (!def.achievements.some((a) => a.id === achievement)) out.push(`${event}/${achievement}`);
+    }
+    return out;
+  }
+
   has(eventId: string, achievementId: string): boolean {
     return this.values.has(key(eventId, achievementId));
   }

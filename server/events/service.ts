@@ -28,6 +28,19 @@ import type { AwardRow, EventOverrides, RequestRow } from "./store.ts";
 
 /** One opponent request per account and event every 30 seconds (SPEC 3.9's cooldown; docs/events.md). */
 export const REQUEST_COOLDOWN_MS = 30_000;
+/** Event reminders go out a day before a window opens or closes, looked for at least hourly. */
+export const REMIND_BEFORE_MS = 24 * 3600_000;
+const REMIND_EVERY_MS = 3600_000;
+
+/** One reminder for the mail producers (their remindEvent). */
+export interface EventReminder {
+  eventId: string;
+  name: string;
+  what: "opens" | "closes";
+  at: string;
+  accountIds: readonly string[];
+  url: string;
+}
 
 interface EventImage {
   webp: Buffer;
@@ -94,6 +107,13 @@ export class Events {
         .map((e) => ({ id: e.def.id, name: e.def.name }));
     this.pending.clear();
     for (const r of await this.d.store.events.pendingRequests()) this.pending.set(r.bot_id, r);
+    // Names only, never a value: a misspelt id in the flags is said at start, not found at the first reveal.
+    const unmatched = this.d.flags.unmatched(manifest.events ?? []);
+    if (unmatched.length > 0)
+      this.d.log.warn(
+        { unmatched },
+        `the event flags name ${unmatched.length === 1 ? "an event or achievement" : "events or achievements"} the manifest does not have: ${unmatched.join(", ")} (a misspelt id? those flags are never revealed)`,
+      );
   }
 
   all(): EventRuntime[] {
@@ -468,6 +488,50 @@ export class Events {
 
   // --- Phases (the scheduler) ---
 
+  /**
+   * Reminders of an event's own window, a day before it opens and a day before it closes, through `remind` (the
+   * mail producers' remindEvent, which keeps each to once per account by its dedupe key). Only events on the
+   * default ladder have a window of their own; an event ladder's members are reminded by the ladder's job. The
+   * audience: the ladder's members (not revoked) and every account that has played for the event.
+   */
+  reminderJob(remind: (r: EventReminder) => Promise<number>): ScheduledJob {
+    const own = () => this.all().filter((e) => e.def.ladder_id === DEFAULT_LADDER && e.def.enabled);
+    const times = () =>
+      own().flatMap((e) => {
+        const w = this.window(e);
+        return [w.opens_at, w.closes_at].flatMap((t) => (t ? [Date.parse(t) - REMIND_BEFORE_MS] : []));
+      });
+    return {
+      name: "event reminders",
+      nextAt: (now) => Math.min(now + REMIND_EVERY_MS, ...times().filter((t) => t > now)),
+      run: async (now) => {
+        for (const e of own()) {
+          const w = this.window(e);
+          for (const [what, at] of [
+            ["opens", w.opens_at],
+            ["closes", w.closes_at],
+          ] as const) {
+            if (!at) continue;
+            const t = Date.parse(at);
+            if (now < t - REMIND_BEFORE_MS || now >= t) continue;
+            const members = (await this.d.store.ladders.allMemberships())
+              .filter((m) => m.ladder_id === e.def.ladder_id && m.state !== "revoked")
+              .map((m) => m.account_id);
+            const played = await this.d.store.events.participants(e.def.id);
+            await remind({
+              eventId: e.def.id,
+              name: e.def.name,
+              what,
+              at,
+              accountIds: [...new Set([...members, ...played])],
+              url: `${this.d.publicUrl}/events/${encodeURIComponent(e.def.id)}`,
+            });
+          }
+        }
+      },
+    };
+  }
+
   phaseJob(): ScheduledJob {
     return {
       name: "event phases",
@@ -541,6 +605,7 @@ export class Events {
           store: this.d.store,
           ladders: this.d.ladders,
           scheduler: this.d.scheduler,
+          bus: this.d.bus,
           publicUrl: this.d.publicUrl,
         },
         staff,
@@ -549,12 +614,7 @@ export class Events {
         closesAt,
         now,
       );
-      for (const other of this.all().filter((x) => x.def.ladder_id === e.def.ladder_id))
-        await this.bump(other, {}, by, "event_schedule", {
-          ladder: e.def.ladder_id,
-          opens_at: opensAt,
-          closes_at: closesAt,
-        });
+      // Its LadderWindowMoved has bumped every event on the ladder (windowMoved, below).
     } else {
       const cur = this.window(e);
       const [curOpen, curClose, newOpen, newClose] = [cur.opens_at, cur.closes_at, opensAt, closesAt].map(ms);
@@ -575,6 +635,19 @@ export class Events {
       this.d.scheduler.reschedule();
     }
     return this.view(e, now);
+  }
+
+  /**
+   * A ladder's window moved (LadderWindowMoved, by either schedule route): every event on that ladder shares the
+   * window, so each counts a revision, as an edit of its own window would.
+   */
+  async windowMoved(m: DomainEvents["LadderWindowMoved"]): Promise<void> {
+    for (const e of this.all().filter((x) => x.def.ladder_id === m.ladderId))
+      await this.bump(e, {}, m.by, "event_schedule", {
+        ladder: m.ladderId,
+        opens_at: m.opens_at,
+        closes_at: m.closes_at,
+      });
   }
 
   /** Stores an override and counts a revision, with its audit entry, as one unit of work. */

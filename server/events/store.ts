@@ -146,6 +146,14 @@ export class EventStore {
     ).map((r) => json<MatchFacts>(r.facts));
   }
 
+  /** The accounts with a fact of the event: those that have played for it. */
+  async participants(eventId: string): Promise<string[]> {
+    const rows = await this.db.query("SELECT DISTINCT account_id FROM event_facts WHERE event_id = $1", [
+      eventId,
+    ]);
+    return rows.map((r) => String(r.account_id));
+  }
+
   /** Every retained fact of an event, grouped by account. */
   async allFacts(eventId: string, q: Queryable = this.db): Promise<Map<string, MatchFacts[]>> {
     const out = new Map<string, MatchFacts[]>();

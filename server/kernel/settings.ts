@@ -225,7 +225,13 @@ export class Settings {
 
   /** Checks overrides against the schema and the known ladders; a bad one is a 400 naming the problem. */
   validate(body: unknown, ladderIds: readonly string[]): Overrides {
-    const parsed = Overrides.safeParse(body ?? {});
+    // No default for a missing body: null (or nothing) once stood for {} and so wiped every live setting;
+    // clearing them all is a deliberate {}.
+    if (body === null || body === undefined) {
+      const message = "an object is required ({} clears every override)";
+      throw errors.invalidSettings(`overrides: ${message}`, [{ path: "", message }]);
+    }
+    const parsed = Overrides.safeParse(body);
     if (!parsed.success) {
       // Each problem with its path ("ladders.club.tick_ms"), so a form can show it next to its field.
       const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));

@@ -7,8 +7,10 @@ import { DISCOVERY_EVERY, REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
 import { QUALIFYING_GAMES } from "../ratings/book.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, MESSAGES_PER_TICK } from "../socket/hub.ts";
 
-export function operationalPolicy(config: Config, limits: Limits) {
+/** `ladder` names whose limits these are (a ladder may override some live); null for the server-wide ones. */
+export function operationalPolicy(config: Config, limits: Limits, ladder: string | null = null) {
   return {
+    ladder,
     startup_ms: limits.startup_ms,
     tick_ms: limits.tick_ms,
     match_budget_ms: limits.match_budget_ms,

@@ -13,6 +13,6 @@ declare module "../kernel/feature.ts" {
 export const laddersFeature = defineFeature({
   name: "ladderApi",
   needs: ["ladders", "membership", "store"],
-  build: (kernel, deps) => ({ ...deps, config: kernel.config, scheduler: kernel.scheduler }),
+  build: (kernel, deps) => ({ ...deps, bus: kernel.bus, config: kernel.config, scheduler: kernel.scheduler }),
   operations: LADDER_OPERATIONS,
 });

@@ -117,7 +117,9 @@ export class LadderReads {
         house: p.bot.house,
         version: p.version,
         state: p.state,
-        ladder_id: p.ladderId,
+        // A house bot waits on the default ladder and plays on every ladder that has house bots: asked about
+        // one ladder, it is listed on that one.
+        ladder_id: p.house && ladder ? ladder.id : p.ladderId,
       })),
       matches: running.map((m) => ({
         id: m.id,

@@ -11,7 +11,7 @@ import { moveWindow } from "./schedule.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type LadderServices = Pick<Services, "ladders" | "membership" | "store"> &
-  Pick<Kernel, "config" | "scheduler">;
+  Pick<Kernel, "bus" | "config" | "scheduler">;
 const defineOperation = operationFor<LadderServices>();
 
 const LadderParams = z.object({ id: z.string().max(64) });
@@ -157,7 +157,13 @@ export const LADDER_OPERATIONS = [
     },
     handle: async ({ params, body, caller }, ctx) =>
       moveWindow(
-        { store: ctx.store, ladders: ctx.ladders, scheduler: ctx.scheduler, publicUrl: ctx.config.publicUrl },
+        {
+          store: ctx.store,
+          ladders: ctx.ladders,
+          scheduler: ctx.scheduler,
+          bus: ctx.bus,
+          publicUrl: ctx.config.publicUrl,
+        },
         caller.account,
         params.id,
         body.opens_at,

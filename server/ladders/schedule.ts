@@ -2,8 +2,10 @@
 // windows: only the future can move. Once a ladder has opened its opening time stays (409 window_started);
 // once it has closed nothing moves (409 window_closed); a new time must be in the future (409 window_past);
 // closing must follow opening (400 invalid_window). The change and its audit entry are one unit of work; the
-// stored window outranks the manifest's on restart, and the phase job is told to look again.
+// stored window outranks the manifest's on restart, and the phase job is told to look again; then
+// LadderWindowMoved (the events on the ladder count a revision).
 import { errors } from "../errors.ts";
+import type { EventBus } from "../kernel/bus.ts";
 import type { Scheduler } from "../kernel/scheduler.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { Store } from "../store/types.ts";
@@ -13,7 +15,7 @@ import type { Ladders } from "./registry.ts";
 const ms = (t: string | null) => (t === null ? null : Date.parse(t));
 
 export async function moveWindow(
-  d: { store: Store; ladders: Ladders; scheduler: Scheduler; publicUrl: string },
+  d: { store: Store; ladders: Ladders; scheduler: Scheduler; bus: EventBus; publicUrl: string },
   staff: AccountRow,
   ladderId: string,
   opensAt: string | null,
@@ -47,5 +49,12 @@ export async function moveWindow(
   });
   d.ladders.setWindow(ladder.id, o, c);
   d.scheduler.reschedule();
+  // The events on this ladder share its window: they count a revision before this answers.
+  await d.bus.emit("LadderWindowMoved", {
+    ladderId: ladder.id,
+    opens_at: o,
+    closes_at: c,
+    by: staff.handle ?? staff.id,
+  });
   return ladder.view(d.publicUrl, now);
 }

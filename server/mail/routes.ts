@@ -4,6 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { defineOperation } from "../kernel/operation.ts";
+import * as R from "../routes/responses.ts";
 import * as messages from "./messages.ts";
 import { CATEGORY_LABELS, type Rendered, render, UNSUBSCRIBE_PLACEHOLDER } from "./templates.ts";
 
@@ -57,6 +58,7 @@ export const MAIL_OPERATIONS = [
     summary: "What an unsubscribe token would do (read-only)",
     auth: "none",
     query: TokenQuery,
+    doc: { tag: "data", ok: R.UnsubscribeCheck },
     handle: async ({ query, reply }, ctx) => {
       reply.header("cache-control", "private, no-store");
       return ctx.mail.inspect(query.token ?? "");
@@ -70,6 +72,8 @@ export const MAIL_OPERATIONS = [
     auth: "none",
     query: TokenQuery,
     body: UnsubscribeBody,
+    errors: { 400: "invalid or expired token (`bad_request`)" },
+    doc: { tag: "data", ok: R.Unsubscribed },
     handle: async ({ query, body, reply }, ctx) => {
       reply.header("cache-control", "private, no-store");
       return ctx.mail.unsubscribe(body.token ?? query.token ?? "");

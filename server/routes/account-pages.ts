@@ -46,7 +46,8 @@ export function accountPageRoutes(app: FastifyInstance, ctx: AppContext): void {
         ladder: null,
         noindex: true,
         scripts: [assets.url(o.script)],
-        body: html`<script type="application/json" id="arena-identity">${jsonScript(info)}</script>
+        // mail_outbox: no SMTP, so the sign-up page says where its link went instead of "we sent".
+        body: html`<script type="application/json" id="arena-identity">${jsonScript(info && { ...info, mail_outbox: ctx.identity?.mailer.mode === "outbox" })}</script>
 <noscript><p class="notice">This page needs JavaScript: it talks to the account routes with your session.</p></noscript>
 ${o.body}`,
       }),

@@ -66,8 +66,11 @@ function onBase(info: AccountsInfo | null, base: string, configured: string): Ac
   return { ...info, identity_url: base + info.identity_url.slice(configured.length) };
 }
 
-function apiIndex(ctx: AppContext, base: string) {
+/** The index for `base`; its operational policy is the one of the ladder named (omitted: the default one),
+ * since a ladder may override its limits live and a bot must read the limits of the ladder it queues on. */
+function apiIndex(ctx: AppContext, base: string, ladder: string | undefined) {
   const { config } = ctx;
+  const ladderId = ctx.ladders.require(ladder).id;
   const accounts = onBase(accountsInfo(ctx), base, config.publicUrl);
   return {
     bot_endpoint: `${wsBase(base)}/bot`,
@@ -90,7 +93,7 @@ function apiIndex(ctx: AppContext, base: string) {
       registration_endpoint: `${base}/api/bots`,
       claim_endpoint: `${base}/api/account/claim`,
     },
-    operational_policy: operationalPolicy(config, ctx.settings.limits()),
+    operational_policy: operationalPolicy(config, ctx.settings.limits(ladderId), ladderId),
     changelog: {
       page: `${base}/changelog`,
       markdown: `${base}/docs/changelog`,
@@ -114,10 +117,13 @@ export const DISCOVERY_OPERATIONS = [
     method: "GET",
     path: "/api",
     operationId: "getApiIndex",
-    summary: "Discovery index: the bot endpoint, onboarding, live limits, versions and every other address",
+    summary:
+      "Discovery index: the bot endpoint, onboarding, live limits of a ladder, versions and every other address",
     auth: "none",
+    query: LadderQuery,
+    errors: { ...BAD_QUERY, ...LADDER_404 },
     doc: { tag: "discovery", ok: R.ApiIndex },
-    handle: async ({ req }, ctx) => apiIndex(ctx, publicBase(ctx.config, req)),
+    handle: async ({ req, query }, ctx) => apiIndex(ctx, publicBase(ctx.config, req), query.ladder),
   }),
   defineOperation({
     method: "GET",

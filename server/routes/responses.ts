@@ -3,6 +3,7 @@
 // a route that drifts from these shapes fails a test instead of silently breaking a client.
 import { z } from "zod";
 import { MatchStats } from "../../engine/protocol.ts";
+import { EMAIL_CATEGORIES } from "../kernel/unit-of-work.ts";
 
 const int = z.int();
 const url = z.string().describe("absolute address");
@@ -26,6 +27,10 @@ export const Versions = z.object({
 
 export const OperationalPolicy = z
   .object({
+    ladder: z
+      .string()
+      .nullable()
+      .describe("the ladder whose limits these are (`?ladder=`, default `public`); null: server-wide"),
     startup_ms: int,
     tick_ms: int,
     match_budget_ms: int,
@@ -320,6 +325,23 @@ export const NewToken = z.object({
   token: z.string().describe("the new bot token; the old one stops working"),
 });
 
+/** GET /api/email/unsubscribe (SPEC 4.1): what a token would do; an invalid or expired one is still a 200. */
+export const UnsubscribeCheck = z.object({
+  valid: z.boolean(),
+  reason: z.enum(["invalid", "expired"]).optional().describe("why the token is not valid"),
+  category: z.enum(EMAIL_CATEGORIES).optional(),
+  label: z.string().optional().describe("the category as the account page names it"),
+  message: z.string(),
+});
+/** POST /api/email/unsubscribe (SPEC 4.1): the category is off; `already` when it was off before. */
+export const Unsubscribed = z.object({
+  unsubscribed: z.boolean(),
+  category: z.enum(EMAIL_CATEGORIES),
+  label: z.string(),
+  already: z.boolean(),
+  message: z.string(),
+});
+
 /** Named response schemas: the components of /openapi.json. */
 export const RESPONSE_SCHEMAS = {
   Error: ErrorBody,
@@ -343,4 +365,6 @@ export const RESPONSE_SCHEMAS = {
   MyBot,
   Ok,
   NewToken,
+  UnsubscribeCheck,
+  Unsubscribed,
 } as const;

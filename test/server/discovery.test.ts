@@ -92,7 +92,7 @@ describe("GET /api", () => {
     expect(api.maps).toEqual(MAP_NAMES);
     const endpoints = api.endpoints as string[];
     for (const e of [
-      "GET /api",
+      "GET /api?ladder=",
       "POST /api/bots",
       "GET /api/matches/<id>/stats",
       "WS /bot",

@@ -381,6 +381,27 @@ describe("event administration (SPEC 4.6)", () => {
     expect((audit.body as unknown as unknown[]).length).toBeGreaterThan(0);
   });
 
+  it("moving a ladder's window counts a revision of each event on it, by either route, once", async () => {
+    const solo = async () =>
+      (
+        (await api(null, "GET", "/api/events?event=solo-event")).body as unknown as Record<string, unknown>[]
+      ).find((e) => e.id === "solo-event")!;
+    const before = await solo();
+    const closes = iso(90 * 60_000);
+    const moved = await api(root.access, "PUT", "/api/admin/ladders/solo/schedule", {
+      body: { opens_at: openedAt, closes_at: closes },
+    });
+    expect(moved.status).toBe(200);
+    const after = await solo();
+    expect(after).toMatchObject({ closes_at: closes, revision: (before.revision as number) + 1 });
+    // The event's own schedule route moves the same window and counts one revision, not two.
+    const again = await api(root.access, "PUT", "/api/admin/events/solo-event/schedule", {
+      body: { opens_at: openedAt, closes_at: iso(100 * 60_000) },
+    });
+    expect(again.status).toBe(200);
+    expect((await solo()).revision).toBe((before.revision as number) + 2);
+  });
+
   it("stores an event change only with its audit entry (one unit of work)", async () => {
     const q = (sql: string) => srv.app.ctx.store.work((u) => u.q.query(sql));
     const before = (await api(null, "GET", "/api/events?event=open-pub")).body as unknown as Record<

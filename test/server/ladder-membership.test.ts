@@ -211,6 +211,18 @@ describe("ladder membership", () => {
   });
 });
 
+describe("GET /api/status?ladder=", () => {
+  it("lists the house bots on the ladder asked about", async () => {
+    type Status = { online: { name: string; house: boolean; ladder_id: string }[] };
+    const club = await srv.get<Status>("/api/status?ladder=club");
+    const house = club.body.online.filter((b) => b.house);
+    expect(house.length).toBeGreaterThan(0);
+    expect(new Set(house.map((b) => b.ladder_id))).toEqual(new Set(["club"]));
+    const all = await srv.get<Status>("/api/status");
+    expect(all.body.online.filter((b) => b.house).map((b) => b.ladder_id)).toContain("public");
+  });
+});
+
 describe("moving a ladder's window", () => {
   const at = (ms: number) => new Date(Date.now() + ms).toISOString();
   const move = (id: string, body: unknown) => api(root, "PUT", `/api/admin/ladders/${id}/schedule`, body);
@@ -336,6 +348,54 @@ describe("live settings", () => {
     expect((await api(root, "PUT", "/api/admin/settings", { revision: rev0, overrides: {} })).status).toBe(
       409,
     );
+  });
+
+  it("refuses null overrides as it refuses missing ones, and keeps every live setting", async () => {
+    const s = await api(root, "GET", "/api/admin/settings");
+    const kept = await api(root, "PUT", "/api/admin/settings", {
+      revision: s.body.revision,
+      overrides: { global: { matchesPerDayPerOwner: 77 }, ladders: {} },
+    });
+    expect(kept.status).toBe(200);
+    const rev = kept.body.revision as number;
+    const missing = await api(root, "PUT", "/api/admin/settings", { revision: rev });
+    const nulled = await api(root, "PUT", "/api/admin/settings", { revision: rev, overrides: null });
+    expect(missing).toMatchObject({ status: 400, body: { code: "bad_request" } });
+    expect(nulled).toMatchObject({ status: 400, body: { code: "bad_request" } });
+    expect(String(nulled.body.error)).toContain("overrides");
+    const preview = await api(root, "POST", "/api/admin/settings/preview", { overrides: null });
+    expect(preview).toMatchObject({ status: 400, body: { code: "bad_request" } });
+    const after = await api(root, "GET", "/api/admin/settings");
+    expect(after.body).toMatchObject({ revision: rev, overrides: { global: { matchesPerDayPerOwner: 77 } } });
+    await api(root, "PUT", "/api/admin/settings", { revision: rev, overrides: {} });
+  });
+
+  it("GET /api reports the live limits of the ladder named, the default one when none is", async () => {
+    const s = await api(root, "GET", "/api/admin/settings");
+    const put = await api(root, "PUT", "/api/admin/settings", {
+      revision: s.body.revision,
+      overrides: { global: { tick_ms: 900 }, ladders: { club: { tick_ms: 2500, matchesPerHourPerBot: 4 } } },
+    });
+    expect(put.status).toBe(200);
+    type Index = { operational_policy: { ladder: string; tick_ms: number; matchesPerHourPerBot: number } };
+    const club = await srv.get<Index>("/api?ladder=club");
+    expect(club.status).toBe(200);
+    expect(club.body.operational_policy).toMatchObject({
+      ladder: "club",
+      tick_ms: 2500,
+      matchesPerHourPerBot: 4,
+    });
+    const main = await srv.get<Index>("/api");
+    expect(main.body.operational_policy).toMatchObject({
+      ladder: "public",
+      tick_ms: 900,
+      matchesPerHourPerBot: 10000,
+    });
+    expect((await srv.get<Index>("/api?ladder=public")).body).toEqual(main.body);
+    const unknown = await srv.get<{ code: string }>("/api?ladder=nowhere");
+    expect(unknown).toMatchObject({ status: 404, body: { code: "unknown_ladder" } });
+    const after = await api(root, "GET", "/api/admin/settings");
+    await api(root, "PUT", "/api/admin/settings", { revision: after.body.revision, overrides: {} });
   });
 
   it("a live capacity of one holds back a second match, and raising it lets it start", async () => {

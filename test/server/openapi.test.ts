@@ -28,6 +28,7 @@ let doc: Doc;
 let token = "";
 let matchId = "";
 let agentKey = "";
+let unsubscribeToken = "";
 
 beforeAll(async () => {
   // A short startup window: the live match is a forfeit, over as soon as the window closes.
@@ -49,6 +50,8 @@ beforeAll(async () => {
     body: "{}",
   });
   agentKey = ((await key.json()) as { key: string }).key;
+  // The token an announcement email to that account would carry.
+  unsubscribeToken = srv.app.ctx.mail.tokens.issue(who.id, "announcements");
 });
 afterAll(async () => {
   await srv?.stop();
@@ -134,6 +137,7 @@ describe("/openapi.json", () => {
   it("every documented operation answers as documented on the live server", async () => {
     const successes: Call[] = [
       { path: "/api", url: "/api", status: 200 },
+      { path: "/api", url: "/api?ladder=public", status: 200 },
       { path: "/api/status", url: "/api/status", status: 200 },
       { path: "/api/status", url: "/api/status?ladder=public", status: 200 },
       { path: "/api/changelog", url: "/api/changelog", status: 200 },
@@ -154,6 +158,19 @@ describe("/openapi.json", () => {
       { path: "/api/users/{handle}", url: "/api/users/api-owner", status: 200 },
       { path: "/api/matches", url: "/api/matches", status: 200 },
       { path: "/api/announcements", url: "/api/announcements", status: 200 },
+      { path: "/api/email/unsubscribe", url: "/api/email/unsubscribe?token=nope", status: 200 },
+      {
+        path: "/api/email/unsubscribe",
+        url: `/api/email/unsubscribe?token=${encodeURIComponent(unsubscribeToken)}`,
+        status: 200,
+      },
+      {
+        path: "/api/email/unsubscribe",
+        method: "post",
+        url: "/api/email/unsubscribe",
+        status: 200,
+        body: { token: unsubscribeToken },
+      },
       { path: "/api/matches", url: "/api/matches?bot=api-bot&limit=5&stats=1", status: 200 },
       { path: "/api/matches/{id}", url: `/api/matches/${matchId}`, status: 200 },
       { path: "/api/matches/{id}/stats", url: `/api/matches/${matchId}/stats`, status: 200 },
@@ -214,6 +231,14 @@ describe("/openapi.json", () => {
   it("documented error responses carry the Error shape", async () => {
     const failures: Call[] = [
       { path: "/api/status", url: "/api/status?ladder=nope", status: 404 },
+      { path: "/api", url: "/api?ladder=nope", status: 404 },
+      {
+        path: "/api/email/unsubscribe",
+        method: "post",
+        url: "/api/email/unsubscribe",
+        status: 400,
+        body: { token: "nope" },
+      },
       { path: "/docs/{name}", url: "/docs/nope", status: 404 },
       { path: "/docs/schema/{name}", url: "/docs/schema/nope.json", status: 404 },
       { path: "/api/leaderboard", url: "/api/leaderboard?ladder=nope", status: 404 },

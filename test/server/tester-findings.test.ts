@@ -154,6 +154,29 @@ describe("slow and greedy clients", () => {
     expect(parsed(answer)).toMatchObject({ status: 431, body: { code: "headers_too_large" } });
   });
 
+  it("answers a 5,000-character path segment 414 uri_too_long without echoing the address", async () => {
+    const long = `secret${"s".repeat(5000)}`;
+    for (const [path, accept] of [
+      [`/api/bots/${long}`, "application/json"],
+      [`/api/matches/${long}/stats`, "application/json"],
+      [`/match/${long}`, "text/html"],
+    ] as const) {
+      const res = await fetch(`${srv.url}${path}`, { headers: { accept } });
+      const text = await res.text();
+      expect(res.status, path).toBe(414);
+      expect(res.headers.get("content-type"), path).toMatch(/^application\/json/);
+      expect(JSON.parse(text), path).toEqual({
+        error: "a segment of the address is too long (at most 100 characters)",
+        code: "uri_too_long",
+      });
+      expect(text).not.toContain("secret");
+    }
+    // A malformed escape is the router's too: a 400 in the error shape, no address in it.
+    const bad = await fetch(`${srv.url}/api/bots/%E0%A4%A`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "bad_request" });
+  });
+
   it("a slow-loris run from one address gets its cap of connections, and others are still served", async () => {
     // The attacker: more half-sent requests than one address may hold, from another loopback address.
     const attackers = Array.from({ length: PER_ADDRESS * 3 }, () =>

@@ -83,6 +83,19 @@ describe("conditions over match facts", () => {
       evidence: [a.match_id, c.match_id],
       completedAt: c.ended,
     });
+    // One target from the first match to the last, whichever count is furthest behind.
+    const mixed = cond({ matches: 5, distinct_opponents: 3 });
+    const kiters = [1, 2, 3, 4].map(() => fact({ opponent: "kiter" }));
+    const seen = [0, 1, 2, 3, 4].map((k) => evaluate(mixed, kiters.slice(0, k), OFFICIAL).progress);
+    expect(seen).toEqual([0, 1, 1, 1, 1].map((current) => ({ current, target: 5 })));
+    expect(evaluate(cond({ distinct_opponents: 3 }), [], OFFICIAL).progress).toEqual({
+      current: 0,
+      target: 3,
+    });
+    expect(evaluate(cond({ distinct_opponents: 3 }), [a], OFFICIAL).progress).toEqual({
+      current: 1,
+      target: 3,
+    });
     expect(evaluate(cond({ distinct_maps: 2 }), [a, c], OFFICIAL).met).toBe(false);
     expect(evaluate(cond({ distinct_maps: 2 }), [a, b], OFFICIAL).met).toBe(true);
   });

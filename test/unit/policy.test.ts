@@ -8,7 +8,8 @@ import { operationalPolicy } from "../../server/ladder/policy.ts";
 describe("operational policy (SPEC 8)", () => {
   it("with the default configuration, reports the SPEC's values", () => {
     const defaults = parseConfig(["--anonymous-dev"], {}) as Config;
-    expect(operationalPolicy(defaults, defaultLimits(defaults))).toEqual({
+    expect(operationalPolicy(defaults, defaultLimits(defaults), "public")).toEqual({
+      ladder: "public",
       startup_ms: 10_000,
       tick_ms: 1_000,
       match_budget_ms: 300_000,

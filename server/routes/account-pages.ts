@@ -337,7 +337,7 @@ ${secretPanel()}
 <button class="button" type="submit" name="action" value="activate">Activate</button>
 <button class="button danger" type="submit" name="action" value="ban">Ban</button>
 </form>
-<h3>Suspended and banned bots</h3>
+<h3 id="h-moderated">Suspended and banned bots</h3>
 <div id="moderated"></div>
 </section>
 

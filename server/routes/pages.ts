@@ -523,7 +523,7 @@ ${
         ],
         rows: u.bots.map(
           (b) => html`<tr>
-<td>${avatar(b.avatar, b.display_name)} <a href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a>${b.online ? html` <span class="badge online">online</span>` : ""}${b.retired ? html` <span class="badge">retired</span>` : ""}</td>
+<td>${avatar(b.avatar, b.display_name)} <a class="name" href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a>${b.online ? html` <span class="badge online">online</span>` : ""}${b.retired ? html` <span class="badge">retired</span>` : ""}</td>
 ${td(b.version ?? "—", { hideNarrow: true })}
 ${td(b.rank ?? "—", { numeric: true, sort: b.rank })}
 ${td(b.leaderboard_score ?? "—", { numeric: true, sort: b.leaderboard_score })}
@@ -567,7 +567,7 @@ ${td(b.draws, { numeric: true, hideNarrow: true })}
           ? b.rating_after - b.rating_before
           : null;
       return html`<tr>
-<td><a href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a> <span class="muted small">${b.version}</span>${m.winner === b.id ? html` <span class="badge win">winner</span>` : ""}</td>
+<td><a class="name" href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a> <span class="muted small">${b.version}</span>${m.winner === b.id ? html` <span class="badge win">winner</span>` : ""}</td>
 ${td(f ? f.hp : "—", { numeric: true, sort: f?.hp ?? null })}
 ${td(f ? f.damage_dealt : "—", { numeric: true, sort: f?.damage_dealt ?? null })}
 ${td(f ? f.damage_taken : "—", { numeric: true, hideNarrow: true, sort: f?.damage_taken ?? null })}

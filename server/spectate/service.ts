@@ -115,6 +115,12 @@ export function showcase(): [string, string] | null {
   return showcaseNames;
 }
 
+/** "a 25 %", "an 18 %", "an 8 %": the article as the number is read aloud (eight, eleven, eighteen, eighty-). */
+export function percentWithArticle(pct: number): string {
+  const an = pct === 8 || pct === 11 || pct === 18 || (pct >= 80 && pct <= 89);
+  return `${an ? "an" : "a"} ${pct}\u00a0%`;
+}
+
 export function pickFeatured(
   o: { status: StatusT; board: LeaderboardRowT[]; recent: MatchT[]; ladder: string | null },
   href: (path: string) => string,
@@ -141,7 +147,7 @@ export function pickFeatured(
       names: [m.bots[0]?.display_name ?? "?", m.bots[1]?.display_name ?? "?"],
       label:
         notable.why === "upset" && f !== null
-          ? `Replay: an upset (the winner had a ${Math.round(f * 100)}\u00a0% forecast)`
+          ? `Replay: an upset (the winner had ${percentWithArticle(Math.round(f * 100))} forecast)`
           : "Replay: the top-rated recent match",
       live_url: null,
       replay_url: `/replays/${m.id}.jsonl.gz`,

@@ -13,12 +13,12 @@ export type StatusJ = StatusT;
 export type LobbyJ = LobbyEntryT;
 
 export function botLink(name: string, displayName: string, ladder: string | null): Html {
-  return html`<a href="${href(`/bot/${encodeURIComponent(name)}`, ladder)}">${displayName}</a>`;
+  return html`<a class="name" href="${href(`/bot/${encodeURIComponent(name)}`, ladder)}">${displayName}</a>`;
 }
 
 export function userLink(owner: string, house: boolean, ladder: string | null): Html | string {
   if (house) return html`<span class="house">house bot</span>`;
-  return html`<a href="${href(`/user/${encodeURIComponent(owner)}`, ladder)}">${owner}</a>`;
+  return html`<a class="name" href="${href(`/user/${encodeURIComponent(owner)}`, ladder)}">${owner}</a>`;
 }
 
 /** "Alice beat Bob", "draw", "void": the result in words for a match row. */

@@ -13,6 +13,7 @@ import type { LeaderboardRowT } from "../ladders/reads.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import {
   type Featured,
+  onAir,
   pickFeatured,
   RECENT_WINDOW,
   SHOWCASE_FILE,
@@ -232,7 +233,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
     return {
       signature,
       leaderboard: leaderboardSection(board.body, ladder, await topTrends(board.body, ladder)),
-      live: liveSection(status.body, ladder),
+      live: liveSection(status.body, ladder, onAir(matches, Date.now())),
       online: onlineSection(lobby.body ?? [], ladder),
       recent: matchesTable(matches.slice(0, 20), ladder, "recent", "Recent matches"),
       upsets: upsetsSection(upsets(matches), ladder),

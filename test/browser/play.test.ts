@@ -115,6 +115,8 @@ describe("human play in headless Chromium", () => {
       .locator("button[data-opponent]")
       .evaluateAll((bs) => bs.map((b) => (b as HTMLElement).dataset.opponent));
     expect(names).toEqual(["kiter", "brawler", "ts-starter", "champion"]);
+    // The rendered text on purpose: hidden sections do not count, only what a person sees.
+    // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not the DOM's text, is under test
     const text = (await page.locator("#play").innerText()).match(/Pick an opponent/g) ?? [];
     expect(text.length).toBe(1);
     await page.close();
@@ -263,6 +265,7 @@ describe("human play in headless Chromium", () => {
     const title = await page.locator("#over-title").textContent();
     expect(title).toMatch(/^(You won!|You lost|A draw)$/);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("over-title");
+    // biome-ignore lint/performance/useDomNodeTextContent: what is shown, not the DOM's text, is under test
     const said = (await page.locator("main").innerText()).split(title!).length - 1;
     expect(said).toBe(1);
     expect(await page.locator("#play-status").textContent()).toBe("");

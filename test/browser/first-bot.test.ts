@@ -60,6 +60,42 @@ describe("from sign-up to a ranked match with a starter, in headless Chromium", 
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
+  for (const viewport of [DESKTOP, PHONE]) {
+    it(`${viewport.width} px: the footer and /create-bot lead to the /starters page, whose buttons download each starter`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      await page.goto(`${srv.url}/create-bot`);
+      expect(await page.locator("footer a", { hasText: "Starter bots" }).getAttribute("href")).toBe(
+        "/starters",
+      );
+      await page.getByRole("link", { name: "TypeScript or Python starter" }).click();
+      await page.waitForURL(`${srv.url}/starters`);
+      expect(await page.locator("h1").textContent()).toBe("Starter bots");
+      // Each archive link answers with the archive itself.
+      const links = await page
+        .locator("a[download]")
+        .evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+      expect(links).toEqual([
+        "/download/bots/typescript.tar.gz",
+        "/download/bots/typescript.zip",
+        "/download/bots/python.tar.gz",
+        "/download/bots/python.zip",
+      ]);
+      for (const href of links) {
+        const res = await fetch(`${srv.url}${href}`);
+        expect(res.status, href!).toBe(200);
+        expect(res.headers.get("content-type")).toMatch(/^application\/(gzip|zip)$/);
+      }
+      // The commands on the page name this server's bot socket.
+      expect(await page.locator("main").textContent()).toContain(
+        `ARENA_URL='${srv.url.replace(/^http/, "ws")}/bot'`,
+      );
+      expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)).toBe(
+        false,
+      );
+      await page.close();
+    });
+  }
+
   const cases = [
     { lang: "typescript", viewport: DESKTOP, width: "desktop", n: 1 },
     { lang: "python", viewport: PHONE, width: "phone", n: 2 },

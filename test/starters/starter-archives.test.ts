@@ -86,4 +86,20 @@ describe("starter archives", () => {
       expect(((await r.json()) as { code: string }).code).toBe("not_found");
     }
   });
+
+  it("no starter README or header prints a made-up bot address: each says where the address comes from", () => {
+    for (const file of [
+      "bots/README.md",
+      "bots/typescript/README.md",
+      "bots/python/README.md",
+      "bots/typescript/bot.ts",
+      "bots/python/starter_bot.py",
+    ]) {
+      const text = readFileSync(join(root, file), "utf8");
+      expect(text, file).not.toMatch(/wss:\/\/<ladder( host)?>/);
+      expect(text, file).toContain("<bot endpoint>");
+    }
+    for (const file of ["bots/README.md", "bots/typescript/README.md", "bots/python/README.md"])
+      expect(readFileSync(join(root, file), "utf8"), file).toMatch(/token panel/);
+  });
 });

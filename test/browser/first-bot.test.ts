@@ -148,6 +148,18 @@ describe("from sign-up to a ranked match with a starter, in headless Chromium", 
       expect(command).toContain(`ARENA_URL='${endpoint}'`);
       expect(command).toContain(`ARENA_TOKEN='${token}'`);
       expect(command).toContain(`${srv.url}/download/bots/${c.lang}.tar.gz`);
+      // Behind HTTPS the same panel prints wss:// and https:// (the page's own command builder, fed the address
+      // GET /api reports on such a ladder); a quote in a token cannot break out of the shell's quoting.
+      // (A string, so the test runner does not rewrite the page's own dynamic import.)
+      const secure = (await page.evaluate(
+        `import("/assets/account-ui.js").then((ui) => ui.starterCommands("wss://ladder.example/bot", "t'k"))`,
+      )) as { typescript: string; python: string };
+      for (const text of [secure.typescript, secure.python]) {
+        expect(text).toMatch(
+          /^curl -fsSL 'https:\/\/ladder\.example\/download\/bots\/(typescript|python)\.tar\.gz'/,
+        );
+        expect(text).toContain(`ARENA_TOKEN='t'\\''k' ARENA_URL='wss://ladder.example/bot'`);
+      }
 
       // Run it as pasted, in a fresh folder.
       const work = mkdtempSync(join(tmpdir(), `starter-${c.lang}-`));

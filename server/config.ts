@@ -294,7 +294,8 @@ export class ConfigError extends Error {}
 export function helpText(): string {
   const lines = ["Usage: npm start -- [flags]", "", "Flags:"];
   for (const [name, f] of Object.entries(FLAGS)) {
-    const def = "def" in f ? ` (default ${f.def})` : "";
+    // A flag whose help already states its default (e.g. "cores - 1") does not state it a second time.
+    const def = "def" in f && !/\(default\b/.test(f.help) ? ` (default ${f.def})` : "";
     lines.push(`  --${name.padEnd(20)} ${f.help}${def}`);
   }
   lines.push(

@@ -89,23 +89,31 @@ export function table({ id, caption, columns, rows, empty }) {
   return wrap;
 }
 
-/** The one-time secret panel's buttons: copy, and "I have copied it", which wipes the value from the page. */
+/** Copies a node's text; without clipboard access, selects it so Ctrl+C (or the menu) copies it. */
+async function copyFrom(node, say) {
+  try {
+    await navigator.clipboard.writeText(node.textContent);
+    say("Copied to the clipboard.", "success");
+  } catch {
+    // No clipboard permission (or no secure context).
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    say("Selected: copy it with Ctrl+C (or ⌘C).");
+  }
+}
+
+/** The one-time secret panel's buttons: copy (the secret or a command), and "I have copied it", which wipes them. */
 export function bindSecretPanel(say) {
   const panel = document.getElementById("secret-panel");
-  const value = document.getElementById("secret-value");
   let returnTo = null;
-  document.getElementById("secret-copy").addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(value.textContent);
-      say("Copied to the clipboard.", "success");
-    } catch {
-      // No clipboard permission (or no secure context): select it so Ctrl+C or the menu copies it.
-      const range = document.createRange();
-      range.selectNodeContents(value);
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
-      say("Selected: copy it with Ctrl+C (or ⌘C).");
-    }
+  document
+    .getElementById("secret-copy")
+    .addEventListener("click", () => copyFrom(document.getElementById("secret-value"), say));
+  panel.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-copy]");
+    if (button) void copyFrom(document.getElementById(button.dataset.copy), say);
   });
   document.getElementById("secret-done").addEventListener("click", () => {
     hideSecret();
@@ -116,12 +124,43 @@ export function bindSecretPanel(say) {
   });
 }
 
-/** Shows a secret once, moves focus to it (so a screen reader reads it next) and keeps it only in the DOM. */
-export function showSecret(note, secret) {
+/** Single quotes for a POSIX shell: tokens and addresses are pasted as they are, whatever they hold. */
+const quote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The ready-to-paste commands that download a starter from this server, install it and run it with a bot's
+ * token. `botEndpoint` is the server's bot socket (ws:// for plain HTTP, wss:// behind HTTPS); the downloads
+ * are on the same host over http(s).
+ */
+export function starterCommands(botEndpoint, token) {
+  const base = botEndpoint.replace(/^ws/, "http").replace(/\/bot$/, "");
+  const env = `ARENA_TOKEN=${quote(token)} ARENA_URL=${quote(botEndpoint)}`;
+  return {
+    typescript: [
+      `curl -fsSL ${quote(`${base}/download/bots/typescript.tar.gz`)} | tar -xz`,
+      "cd arena-starter-typescript && npm install",
+      `${env} npm start`,
+    ].join("\n"),
+    python: [
+      `curl -fsSL ${quote(`${base}/download/bots/python.tar.gz`)} | tar -xz`,
+      "cd arena-starter-python && python3 -m pip install -r requirements.txt",
+      `${env} python3 starter_bot.py`,
+    ].join("\n"),
+  };
+}
+
+/**
+ * Shows a secret once, moves focus to it (so a screen reader reads it next) and keeps it only in the DOM.
+ * `commands` ({typescript, python}, for a bot token) fills the panel's ready-to-run starter commands.
+ */
+export function showSecret(note, secret, commands = null) {
   const panel = document.getElementById("secret-panel");
   panel.dispatchEvent(new CustomEvent("secret-shown", { detail: document.activeElement }));
   document.getElementById("secret-note").textContent = note;
   document.getElementById("secret-value").textContent = secret;
+  document.getElementById("secret-commands").hidden = !commands;
+  for (const lang of ["typescript", "python"])
+    document.getElementById(`command-${lang}`).textContent = commands?.[lang] ?? "";
   panel.hidden = false;
   panel.scrollIntoView({ block: "nearest" });
   panel.focus();
@@ -130,5 +169,7 @@ export function showSecret(note, secret) {
 export function hideSecret() {
   document.getElementById("secret-value").textContent = "";
   document.getElementById("secret-note").textContent = "";
+  for (const lang of ["typescript", "python"]) document.getElementById(`command-${lang}`).textContent = "";
+  document.getElementById("secret-commands").hidden = true;
   document.getElementById("secret-panel").hidden = true;
 }

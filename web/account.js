@@ -4,7 +4,7 @@
 
 import { bindMcpClients, renderMcpClients } from "./account-mcp.js";
 import "./account-events.js";
-import { bindSecretPanel, el, setBusy, showSecret, statusLine, time } from "./account-ui.js";
+import { bindSecretPanel, el, setBusy, showSecret, starterCommands, statusLine, time } from "./account-ui.js";
 import {
   ApiError,
   accessToken,
@@ -175,6 +175,7 @@ onSubmit($("register-form"), async (data, form) => {
   showSecret(
     `The token of ${made.name}. Your bot connects to ${made.bot_endpoint} with the header Authorization: Bearer <token>.`,
     made.token,
+    starterCommands(made.bot_endpoint, made.token),
   );
   say(`${made.name} is registered. Copy its token now: it is shown once.`, "success");
 });
@@ -259,7 +260,13 @@ $("bot-list").addEventListener("click", async (event) => {
   try {
     if (rotate) {
       const r = await api(`${path}/token`, { method: "POST" });
-      showSecret(`The new token of ${r.name}. The old token no longer works.`, r.token);
+      // The bot socket's address as GET /api reports it (the rotation's answer carries only the token).
+      const index = await fetch("/api").then((res) => res.json());
+      showSecret(
+        `The new token of ${r.name}. The old token no longer works.`,
+        r.token,
+        starterCommands(index.bot_endpoint, r.token),
+      );
       say(`${r.name} has a new token. Copy it now: it is shown once.`, "success");
       await refresh();
     } else {

@@ -3,7 +3,7 @@
 // accounts table).
 import { el, table } from "./account-ui.js";
 import { $, act, badge, defineScreen, say } from "./admin-shared.js";
-import { api } from "./session.js";
+import { api, whoami } from "./session.js";
 
 /** A bot's moderation button; clicks anywhere in the console are handled below by its data attributes. */
 export function botButton(name, action) {
@@ -27,7 +27,11 @@ function renderOverview(o) {
     el(
       "dl",
       { class: "facts" },
-      fact("You", `${o.you.handle ?? o.you.id} (${o.you.via === "agent_key" ? "agent key" : "session"})`),
+      // A person, not an account id: the handle, else the signed-in email (an agent key has no email here).
+      fact(
+        "You",
+        `${o.you.handle ?? whoami()?.email ?? "an account without a handle"} (${o.you.via === "agent_key" ? "agent key" : "session"})`,
+      ),
       fact("Bots connected", String(s.connected_bots)),
       fact("Matches running", `${s.running_matches} of ${s.max_concurrent}`),
       fact("Draining", s.draining ? "yes" : "no"),
@@ -45,22 +49,27 @@ function renderOverview(o) {
       ),
     ),
   );
-  $("moderated").replaceChildren(
-    table({
-      id: "moderated-bots",
-      caption: "Suspended and banned bots",
-      empty: "No bot is suspended or banned.",
-      columns: [{ label: "Bot" }, { label: "Status" }, { label: "Owner" }, { label: "Actions" }],
-      rows: o.bots.moderated.map((b) => [
-        el("a", { href: `/bot/${encodeURIComponent(b.name)}` }, b.name),
-        badge(b.status, `status-${b.status}`),
-        b.owner,
-        b.status === "suspended"
-          ? el("span", { class: "row-actions" }, botButton(b.name, "activate"), " ", botButton(b.name, "ban"))
-          : "",
-      ]),
-    }),
-  );
+  // The section's own heading names the table: no hidden caption repeating it to a screen reader.
+  const moderated = table({
+    id: "moderated-bots",
+    caption: "Suspended and banned bots",
+    empty: "No bot is suspended or banned.",
+    columns: [{ label: "Bot" }, { label: "Status" }, { label: "Owner" }, { label: "Actions" }],
+    rows: o.bots.moderated.map((b) => [
+      el("a", { href: `/bot/${encodeURIComponent(b.name)}` }, b.name),
+      badge(b.status, `status-${b.status}`),
+      b.owner,
+      b.status === "suspended"
+        ? el("span", { class: "row-actions" }, botButton(b.name, "activate"), " ", botButton(b.name, "ban"))
+        : "",
+    ]),
+  });
+  const caption = moderated.querySelector("caption");
+  if (caption) {
+    caption.remove();
+    moderated.querySelector("table").setAttribute("aria-labelledby", "h-moderated");
+  }
+  $("moderated").replaceChildren(moderated);
 }
 
 /** The console's gate: the first admin call; the rest loads only after it succeeded. */

@@ -83,6 +83,37 @@ export function initTimes(root = document) {
 }
 
 // ---- ladder dashboard: poll the small status JSON; fetch the re-rendered sections only when it changed ----
+/**
+ * A table wider than its box scrolls sideways inside it: say so above it ("Scroll sideways for more columns")
+ * and shade the edge that has more, re-checked when the box changes size.
+ */
+const overflowWatch =
+  typeof ResizeObserver === "function"
+    ? new ResizeObserver((entries) => {
+        for (const e of entries) markOverflow(e.target);
+      })
+    : null;
+function markOverflow(wrap) {
+  const over = wrap.scrollWidth > wrap.clientWidth + 1;
+  wrap.toggleAttribute("data-overflow", over);
+  let hint = wrap.previousElementSibling;
+  if (!hint?.classList.contains("scroll-hint")) {
+    if (!over) return;
+    hint = document.createElement("p");
+    hint.className = "scroll-hint";
+    hint.setAttribute("aria-hidden", "true");
+    hint.textContent = "Scroll sideways for more columns →";
+    wrap.before(hint);
+  }
+  hint.hidden = !over;
+}
+export function initScrollHints(root = document) {
+  for (const wrap of root.querySelectorAll(".table-wrap")) {
+    markOverflow(wrap);
+    overflowWatch?.observe(wrap);
+  }
+}
+
 function liveDashboard() {
   const params = new URLSearchParams(location.search);
   const ladder = document.body.dataset.ladder;
@@ -106,6 +137,7 @@ function liveDashboard() {
       el.innerHTML = markup;
       initSorting(el);
       initTimes(el);
+      initScrollHints(el);
     }
   }
 
@@ -154,6 +186,7 @@ function liveDashboard() {
 
 initSorting();
 initTimes();
+initScrollHints();
 if (document.body.dataset.page === "ladder") liveDashboard();
 
 // The in-game announcements (web/notices.js) start a moment after the page has loaded: they are not part of

@@ -9,6 +9,8 @@ for (const t of document.querySelectorAll("time[data-local]")) {
     year: "numeric",
     hour: "2-digit",
     minute: "2-digit",
+    // The 24-hour clock of the event's own column beside it, whatever the reader's locale prefers.
+    hourCycle: "h23",
     timeZoneName: "short",
   });
 }

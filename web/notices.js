@@ -48,7 +48,7 @@ function notice(a) {
   body.textContent = a.body;
   const close = document.createElement("button");
   close.type = "button";
-  close.className = "announcement-close";
+  close.className = "button announcement-close";
   close.textContent = "Dismiss";
   close.setAttribute("aria-label", `Dismiss the announcement: ${a.title}`);
   close.addEventListener("click", () => {

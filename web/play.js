@@ -1,6 +1,8 @@
 // /play: a person against a house bot. Takes a play ticket with the account's session, opens /human and
 // speaks the bot protocol: `ready` after `hello`, one `turn` per `observation`, until `end`. The board is
-// drawn from each observation (what the person's fighter can see); keys and clicks make the turn.
+// drawn from each observation (what the person's fighter can see); keys, the move pad, and taps or clicks on the
+// board make the turn, so a phone plays as well as a keyboard. A move the board does not allow is refused here
+// and said in words (never silently dropped).
 import { accessToken, signedIn } from "./session.js";
 
 const root = document.getElementById("play");
@@ -22,7 +24,9 @@ const COLORS = {
   area: "rgba(120, 200, 255, 0.35)",
   danger: "rgba(255, 80, 80, 0.35)",
   pickup: "#36c06b",
+  refused: "#ff5a5a",
 };
+let flash = null;
 
 const game = {
   state: "loading",
@@ -46,8 +50,11 @@ function setState(s) {
   $("over").hidden = s !== "over";
 }
 
-function say(text) {
+/** The status line; `kind` "warn" marks a refused move until the next message. */
+function say(text, kind = "") {
   statusEl.textContent = text;
+  if (kind) statusEl.dataset.kind = kind;
+  else delete statusEl.dataset.kind;
 }
 
 // ---- starting a game -------------------------------------------------------------------------------------
@@ -91,7 +98,9 @@ function onMessage(m) {
       game.ws.send(JSON.stringify({ type: "ready" }));
       setState("playing");
       say("Your move.");
-      canvas.focus();
+      canvas.focus({ preventScroll: true });
+      // The status line and the whole board in view together (the board is sized to fit the viewport).
+      statusEl.scrollIntoView({ block: "start" });
       break;
     case "observation":
       game.obs = m;
@@ -120,11 +129,15 @@ function showEnd(m) {
   setState("over");
   const me = game.hello?.bot_id ?? 0;
   const result = m.winner === null ? "A draw" : m.winner === me ? "You won!" : "You lost";
+  // Said once: the heading carries the result (and takes focus, so a screen reader reads it), the line under
+  // it how the game ended; the status line is cleared.
+  $("over-title").textContent = result;
+  const reason = String(m.reason).replace(/_/g, " ");
   $("result").textContent =
-    `${result} (${String(m.reason).replace(/_/g, " ")} at tick ${m.stats?.ticks ?? ""}).`;
+    `${reason.charAt(0).toUpperCase()}${reason.slice(1)} at tick ${m.stats?.ticks ?? ""}.`;
   $("watch").href = `/view/${m.match_id}`;
-  say(result);
-  $("again").focus();
+  say("");
+  $("over-title").focus();
 }
 
 // ---- turns -----------------------------------------------------------------------------------------------
@@ -168,12 +181,74 @@ function sendTurn(parts) {
   say(`Turn ${o.tick} sent; waiting for the next tick…`);
 }
 
+const DIR_WORDS = {
+  N: "north",
+  S: "south",
+  E: "east",
+  W: "west",
+  NE: "north-east",
+  NW: "north-west",
+  SE: "south-east",
+  SW: "south-west",
+};
+const DIR_STEP = {
+  N: [0, -1],
+  S: [0, 1],
+  E: [1, 0],
+  W: [-1, 0],
+  NE: [1, -1],
+  NW: [-1, -1],
+  SE: [1, 1],
+  SW: [-1, 1],
+};
+
+/** Why a move or dash in `dir` is not on offer this tick, in words. */
+function refusal(dir, dash) {
+  const o = game.obs;
+  const way = DIR_WORDS[dir];
+  if (dash && (o.dashes ?? []).length === 0) return `You cannot dash right now: move ${way} without dashing.`;
+  const [dx, dy] = DIR_STEP[dir];
+  const x = o.self.x + dx;
+  const y = o.self.y + dy;
+  const row = game.hello.map.rows[y];
+  if (row === undefined || row[x] === undefined || row[x] === "#") return `A wall blocks the way ${way}.`;
+  const them = o.opponents?.[0];
+  if (them?.visible && them.alive && them.x === x && them.y === y)
+    return `${$("them-name").textContent} stands ${way} of you.`;
+  return `You cannot ${dash ? "dash" : "move"} ${way} from here.`;
+}
+
+/** A move (or dash) in `dir`, with auto-fire when it is on; refused in words when the board does not allow it. */
+function moveTo(dir, dash) {
+  const o = game.obs;
+  const step = (dash ? o.dashes : o.moves).find((m) => m.dir === dir);
+  if (!step) {
+    flash = { dir, until: performance.now() + 600 };
+    draw();
+    return say(refusal(dir, dash), "warn");
+  }
+  const attack = $("autofire").checked ? autoAttack(step.tile) : undefined;
+  sendTurn({ [dash ? "dash" : "move"]: dir, ...(attack ? { attack } : {}) });
+}
+
+/** Stays on the tile, attacking the opponent when it can. */
+function stay() {
+  const o = game.obs;
+  const attack = autoAttack([o.self.x, o.self.y]);
+  sendTurn(attack ? { attack } : {});
+}
+
+let dashing = false;
+function setDash(on) {
+  dashing = on;
+  $("dash").setAttribute("aria-pressed", String(on));
+}
+
 function onKey(e) {
   if (game.state !== "playing" || !game.obs || e.altKey || e.ctrlKey || e.metaKey) return;
   const tag = e.target?.tagName;
   if (tag === "INPUT" && e.target.type === "text") return;
   const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-  const o = game.obs;
   if (key === "1" || key === "2" || key === "3") {
     const radios = document.querySelectorAll('input[name="attack"]');
     radios[Number(key) - 1].checked = true;
@@ -185,18 +260,15 @@ function onKey(e) {
     return e.preventDefault();
   }
   const dir = KEY_DIR[key];
+  // A key on a focused button (the pad, Dash) presses that button: do not also read it as a move.
+  if (tag === "BUTTON" && (key === " " || key === "Enter")) return;
   if (dir) {
     e.preventDefault();
-    const options = e.shiftKey ? o.dashes : o.moves;
-    const step = options.find((m) => m.dir === dir);
-    if (!step) return say(`You cannot ${e.shiftKey ? "dash" : "move"} ${dir} from here.`);
-    const attack = $("autofire").checked ? autoAttack(step.tile) : undefined;
-    return sendTurn({ [e.shiftKey ? "dash" : "move"]: dir, ...(attack ? { attack } : {}) });
+    return moveTo(dir, e.shiftKey);
   }
   if (key === " ") {
     e.preventDefault();
-    const attack = autoAttack([o.self.x, o.self.y]);
-    return sendTurn(attack ? { attack } : {});
+    return stay();
   }
   if (key === ".") {
     e.preventDefault();
@@ -205,12 +277,34 @@ function onKey(e) {
 }
 document.addEventListener("keydown", onKey);
 
+// The move pad and its options: what a phone plays with (keyboard users may use it too).
+for (const b of document.querySelectorAll(".pad-button")) {
+  b.addEventListener("click", () => {
+    if (game.state !== "playing" || !game.obs) return;
+    if (b.dataset.stay !== undefined) return stay();
+    moveTo(b.dataset.dir, dashing);
+    setDash(false);
+  });
+}
+$("dash").addEventListener("click", () => setDash(!dashing));
+$("wait").addEventListener("click", () => game.state === "playing" && game.obs && sendTurn({}));
+
+/**
+ * A tap or click on the board: a lit tile next to the fighter moves there (a dash tile dashes), the fighter's own
+ * tile stays and attacks, any other tile is attacked with the chosen attack.
+ */
 canvas.addEventListener("click", (e) => {
   if (game.state !== "playing" || !game.obs) return;
+  const o = game.obs;
   const rect = canvas.getBoundingClientRect();
-  const w = game.hello.map.width;
-  const x = Math.floor(((e.clientX - rect.left) / rect.width) * w);
+  const x = Math.floor(((e.clientX - rect.left) / rect.width) * game.hello.map.width);
   const y = Math.floor(((e.clientY - rect.top) / rect.height) * game.hello.map.height);
+  const at = (m) => m.tile[0] === x && m.tile[1] === y;
+  const move = (o.moves ?? []).find(at);
+  if (move) return moveTo(move.dir, false);
+  const dash = (o.dashes ?? []).find(at);
+  if (dash) return moveTo(dash.dir, true);
+  if (x === o.self.x && y === o.self.y) return stay();
   const name = selectedAttack();
   sendTurn({ attack: name === "repulsor" ? { name } : { name, target: [x, y] } });
 });
@@ -254,6 +348,15 @@ function draw() {
       for (let dy = -a.radius; dy <= a.radius; dy++) tile(a.center[0] + dx, a.center[1] + dy, COLORS.area);
   }
   for (const d of o.danger ?? []) tile(d.tile[0], d.tile[1], COLORS.danger, t * 0.3);
+  // A refused move: the tile it aimed at is outlined for a moment.
+  if (flash && performance.now() < flash.until) {
+    const [dx, dy] = DIR_STEP[flash.dir];
+    c2d.strokeStyle = COLORS.refused;
+    c2d.lineWidth = Math.max(2, t * 0.12);
+    c2d.strokeRect((o.self.x + dx) * t + t * 0.1, (o.self.y + dy) * t + t * 0.1, t * 0.8, t * 0.8);
+    c2d.lineWidth = 1;
+    setTimeout(() => game.obs === o && draw(), flash.until - performance.now() + 20);
+  }
   for (const p of o.pickups ?? []) {
     const [x, y] = p.tile;
     c2d.fillStyle = COLORS.pickup;
@@ -303,6 +406,11 @@ function hud() {
     const cd = o.self.cooldowns?.[el.dataset.cd] ?? 0;
     el.textContent = cd > 0 ? `(ready in ${cd})` : "(ready)";
   }
+  // Directions the board does not allow this tick look off (they still answer, in words, when pressed).
+  for (const b of document.querySelectorAll(".pad-button[data-dir]")) {
+    const open = (dashing ? o.dashes : o.moves)?.some((m) => m.dir === b.dataset.dir);
+    b.classList.toggle("blocked", !open);
+  }
   if (game.sent !== o.tick) say(`Tick ${o.tick}: your move.`);
 }
 
@@ -322,13 +430,15 @@ $("again").addEventListener("click", () => {
   game.end = null;
   game.sent = -1;
   setState("choose");
-  say("Pick an opponent.");
+  say("");
   document.querySelector("button[data-opponent]")?.focus();
 });
+$("dash").addEventListener("click", () => game.obs && hud());
 
+// The picker's own heading says "Pick an opponent": the status line stays empty until something happens.
 if (signedIn()) {
   setState("choose");
-  say("Pick an opponent.");
+  say("");
 } else {
   setState("signed-out");
   say("You are not signed in.");

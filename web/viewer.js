@@ -439,7 +439,9 @@ export function createViewer(root, opts = {}) {
   function updatePanel() {
     const f = viewer.frames[viewer.frame];
     if (tickOut)
-      tickOut.textContent = f ? `tick ${f.tick} / ${viewer.frames[viewer.frames.length - 1].tick}` : "tick —";
+      tickOut.textContent = f
+        ? `tick ${f.tick + 1} / ${viewer.end?.final_tick ?? viewer.frames[viewer.frames.length - 1].tick + 1}`
+        : "tick —";
     if (scrub) {
       scrub.value = String(viewer.frame);
       scrub.setAttribute("aria-valuetext", f ? `tick ${f.tick}` : "no ticks");

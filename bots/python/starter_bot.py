@@ -6,7 +6,7 @@ reconnecting with backoff) and a simple strategy. Change `Strategy.decide` first
 it can usually stay as it is.
 
 Run it against the ladder:
-    ARENA_TOKEN=<bot token> ARENA_URL=wss://<ladder>/bot python3 starter_bot.py
+    ARENA_TOKEN=<bot token> ARENA_URL=<bot endpoint> python3 starter_bot.py
 or under the offline simulator, which talks JSON lines over stdin/stdout instead of a socket:
     python3 starter_bot.py --stdio
 

@@ -3,13 +3,14 @@
 // this file only carries messages and can usually stay as it is.
 //
 // Run it against the ladder:
-//   ARENA_TOKEN=<bot token> ARENA_URL=wss://<ladder>/bot npx tsx bots/typescript/bot.ts
+//   ARENA_TOKEN=<bot token> ARENA_URL=<bot endpoint> npx tsx bots/typescript/bot.ts
 // or under the offline simulator, which talks JSON lines over stdin/stdout instead of a socket:
 //   npx tsx bots/typescript/bot.ts --stdio
 //
 // Environment:
 //   ARENA_TOKEN   the bot token you got at registration (required unless --stdio)
-//   ARENA_URL     the ladder's bot endpoint, e.g. ws://localhost:8080/bot
+//   ARENA_URL     the ladder's bot endpoint (bot_endpoint in GET /api; the account page's token panel
+//                 prints it): ws://localhost:8080/bot for a local server, wss://<host>/bot behind HTTPS
 //   BOT_VERSION   version label shown on the ladder (1-32 characters; a new label registers a new version)
 //   ARENA_LADDER  ladder to queue on; leave unset for `public`
 //

@@ -35,6 +35,12 @@ function scheduleRow(label: string, iso: string | null, tz: string): Html {
 }
 
 const PHASE_TEXT = { upcoming: "Upcoming", open: "Open now", closed: "Closed" } as const;
+/** The kinds in words: "precon" is the data's short name, not a word a reader knows. */
+const KIND_TEXT = {
+  precon: "Pre-conference event",
+  main: "Main event",
+  community: "Community event",
+} as const;
 
 function eventBody(e: EventView, board: Html): Html {
   const ladder = e.ladder_id === DEFAULT_LADDER ? null : e.ladder_id;
@@ -54,7 +60,7 @@ on <a href="${href("/ladder", ladder)}">${e.ladder.name}</a>${e.enabled ? "" : "
 ${
   e.metadata
     ? html`<section class="panel" aria-labelledby="h-about"><h2 id="h-about">About</h2><dl class="facts">
-<dt>Kind</dt><dd>${e.metadata.kind}</dd>
+<dt>Kind</dt><dd>${KIND_TEXT[e.metadata.kind] ?? e.metadata.kind}</dd>
 ${e.metadata.purpose ? html`<dt>Purpose</dt><dd>${e.metadata.purpose}</dd>` : ""}
 ${e.metadata.audience ? html`<dt>Audience</dt><dd>${e.metadata.audience}</dd>` : ""}
 ${e.metadata.format ? html`<dt>Format</dt><dd>${e.metadata.format}</dd>` : ""}

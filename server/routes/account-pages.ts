@@ -116,6 +116,18 @@ function secretPanel(): Html {
 <div class="secret-row"><code id="secret-value"></code>
 <button type="button" class="button" id="secret-copy">Copy</button></div>
 <p class="muted small">It is not stored in this page: copy it now. Reloading or leaving hides it for good.</p>
+<div id="secret-commands" hidden>
+<h3>Run a starter bot with it</h3>
+<p class="small">Paste one of these into a terminal (macOS, Linux or WSL): it downloads the starter from this server,
+installs what it needs and starts it with this token and this server's address. The bot then queues for ranked
+matches until you stop it with Ctrl-C. Other ways to get the starters: <a href="/starters">Starter bots</a>.</p>
+<h4 id="command-typescript-title">TypeScript (Node 22 or newer)</h4>
+<div class="command"><pre tabindex="0" aria-labelledby="command-typescript-title"><code id="command-typescript"></code></pre>
+<button type="button" class="button copy-command" data-copy="command-typescript">Copy<span class="visually-hidden"> the TypeScript command</span></button></div>
+<h4 id="command-python-title">Python (3.8 or newer)</h4>
+<div class="command"><pre tabindex="0" aria-labelledby="command-python-title"><code id="command-python"></code></pre>
+<button type="button" class="button copy-command" data-copy="command-python">Copy<span class="visually-hidden"> the Python command</span></button></div>
+</div>
 <p><button type="button" class="button" id="secret-done">I have copied it</button></p>
 </section>`;
 }
@@ -326,7 +338,7 @@ ${secretPanel()}
 <button class="button" type="submit" name="action" value="activate">Activate</button>
 <button class="button danger" type="submit" name="action" value="ban">Ban</button>
 </form>
-<h3>Suspended and banned bots</h3>
+<h3 id="h-moderated">Suspended and banned bots</h3>
 <div id="moderated"></div>
 </section>
 

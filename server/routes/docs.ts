@@ -81,12 +81,16 @@ export const DOCS_OPERATIONS = [
         fixed: { params: { name: "agents" } },
       },
     ],
-    handle: async ({ params, reply }) => {
+    handle: async ({ params, reply, req }, ctx) => {
       const doc = publishedDocs().get(params.name.replace(/\.md$/, ""));
       if (!doc) throw errors.notFound(`document ${JSON.stringify(params.name)}`);
       // Returned, not sent: the tool endpoint calls this handler too and answers with the text itself.
       reply.type("text/markdown; charset=utf-8");
-      return doc.markdown;
+      // The placeholders read as this server's own addresses, as on the HTML guides, so commands copy as they are.
+      const base = publicBase(ctx.config, req);
+      return doc.markdown
+        .replace(/\{base_url\}/g, base)
+        .replace(/\{bot_endpoint\}/g, `${base.replace(/^http/, "ws")}/bot`);
     },
   }),
   defineOperation({

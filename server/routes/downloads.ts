@@ -1,10 +1,14 @@
-// Downloads of SPEC 1.1: the starter bots and house-bot source (/download/bots, /download/bots/<path>) and
+// Downloads of SPEC 1.1: the starter bots and house-bot source (/download/bots, /download/bots/<path>), each
+// starter as one archive (/download/bots/typescript.tar.gz, .zip; python.tar.gz, .zip) and
 // the offline simulator (/download/arena-sim.mjs, /download/arena-sim.js, the release's wheel). Every file
 // served is named in a fixed table below, looked up by exact path: a request path is never joined onto a
 // directory, so `..`, encoded slashes or absolute paths cannot reach a file outside the table.
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { createGzip } from "node:zlib";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { Zip, ZipDeflate } from "fflate";
 import { RELEASE, SIMULATOR_PACKAGE } from "../../engine/versions.ts";
 import { REPO_ROOT } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
@@ -85,6 +89,90 @@ export const BOT_FILES: readonly BotFile[] = [
   { path: "rules.ts", source: "engine/rules.ts", about: "The rules table and maps" },
 ];
 
+/**
+ * Each starter as one archive: a folder named `root` holding the starter's files and what installs its
+ * dependencies (package.json, requirements.txt), so `curl ... | tar -xz && cd <root>` gives a runnable bot.
+ */
+interface StarterArchive {
+  root: string;
+  files: { name: string; source: string }[];
+}
+
+export const STARTER_ARCHIVES: Readonly<Record<string, StarterArchive>> = {
+  typescript: {
+    root: "arena-starter-typescript",
+    files: [
+      { name: "README.md", source: "bots/typescript/README.md" },
+      { name: "package.json", source: "bots/typescript/package.json" },
+      { name: "bot.ts", source: "bots/typescript/bot.ts" },
+      { name: "strategy.ts", source: "bots/typescript/strategy.ts" },
+    ],
+  },
+  python: {
+    root: "arena-starter-python",
+    files: [
+      { name: "README.md", source: "bots/python/README.md" },
+      { name: "requirements.txt", source: "bots/python/requirements.txt" },
+      { name: "starter_bot.py", source: "bots/python/starter_bot.py" },
+    ],
+  },
+};
+const ARCHIVE_PATH = /^(typescript|python)\.(tar\.gz|zip)$/;
+
+/** One ustar header block (POSIX.1-1988): names here are short ASCII, so no long-name extensions are needed. */
+function tarHeader(name: string, size: number, mtime: number): Buffer {
+  const h = Buffer.alloc(512);
+  const put = (value: string, offset: number, length: number) => h.write(value, offset, length, "ascii");
+  const octal = (n: number, length: number) => n.toString(8).padStart(length - 1, "0");
+  put(name, 0, 100);
+  put(octal(0o644, 8), 100, 8);
+  put(octal(0, 8), 108, 8);
+  put(octal(0, 8), 116, 8);
+  put(octal(size, 12), 124, 12);
+  put(octal(Math.floor(mtime / 1000), 12), 136, 12);
+  put("        ", 148, 8); // the checksum is summed with its own field as spaces
+  put("0", 156, 1);
+  put("ustar\u000000", 257, 8);
+  let sum = 0;
+  for (const byte of h) sum += byte;
+  put(`${octal(sum, 7)}\u0000 `, 148, 8);
+  return h;
+}
+
+/** A gzipped tar of the archive, produced file by file as it is sent. */
+function tarGz(a: StarterArchive): Readable {
+  function* blocks() {
+    for (const f of a.files) {
+      const path = join(REPO_ROOT, f.source);
+      const body = readFileSync(path);
+      yield tarHeader(`${a.root}/${f.name}`, body.length, statSync(path).mtimeMs);
+      yield body;
+      if (body.length % 512) yield Buffer.alloc(512 - (body.length % 512));
+    }
+    yield Buffer.alloc(1024); // two zero blocks end the archive
+  }
+  return Readable.from(blocks()).pipe(createGzip());
+}
+
+/** A zip of the archive (fflate's streaming writer): for people who download in a browser, Windows included. */
+function zip(a: StarterArchive): Readable {
+  const out = new PassThrough();
+  const writer = new Zip((err, chunk, final) => {
+    if (err) return out.destroy(err);
+    out.write(chunk);
+    if (final) out.end();
+  });
+  for (const f of a.files) {
+    const path = join(REPO_ROOT, f.source);
+    const entry = new ZipDeflate(`${a.root}/${f.name}`, { level: 9 });
+    entry.mtime = statSync(path).mtime;
+    writer.add(entry);
+    entry.push(readFileSync(path), true);
+  }
+  writer.end();
+  return out;
+}
+
 const CONTENT_TYPES: Record<string, string> = {
   ".md": "text/markdown; charset=utf-8",
   ".ts": "text/plain; charset=utf-8",
@@ -105,6 +193,9 @@ export function downloadsIndex(base: string) {
     guide: `${base}/docs/bot-guide`,
     typescript: url("typescript/bot.ts"),
     python: url("python/starter_bot.py"),
+    archives: (["typescript", "python"] as const).flatMap((lang) =>
+      ["tar.gz", "zip"].map((ext) => ({ language: lang, url: url(`${lang}.${ext}`) })),
+    ),
     files: BOT_FILES.map((f) => ({ path: f.path, url: url(f.path), about: f.about })),
   };
 }
@@ -139,6 +230,16 @@ export function downloadRoutes(app: FastifyInstance, distDir = DIST_DIR): void {
 
   app.get("/download/bots/*", async (req, reply) => {
     const path = (req.params as { "*": string })["*"];
+    const archive = ARCHIVE_PATH.exec(path);
+    if (archive) {
+      const [, lang, ext] = archive as unknown as [string, string, "tar.gz" | "zip"];
+      const a = STARTER_ARCHIVES[lang]!;
+      reply
+        .type(ext === "zip" ? "application/zip" : "application/gzip")
+        .header("cache-control", "public, max-age=300")
+        .header("content-disposition", `attachment; filename="${a.root}.${ext}"`);
+      return reply.send(ext === "zip" ? zip(a) : tarGz(a));
+    }
     const file = byPath.get(path);
     if (!file || !existsSync(file)) throw errors.notFound(`download ${JSON.stringify(`bots/${path}`)}`);
     return sendFile(reply, file, path.split("/").at(-1) ?? path, false);

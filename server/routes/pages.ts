@@ -13,6 +13,7 @@ import type { LeaderboardRowT } from "../ladders/reads.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import {
   type Featured,
+  onAir,
   pickFeatured,
   RECENT_WINDOW,
   SHOWCASE_FILE,
@@ -33,6 +34,7 @@ import {
   upsetsSection,
   userLink,
 } from "../web/sections.ts";
+import { downloadsIndex, STARTER_ARCHIVES } from "./downloads.ts";
 
 /** Games a leaderboard sparkline shows. */
 const SPARK_GAMES = 30;
@@ -231,7 +233,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
     return {
       signature,
       leaderboard: leaderboardSection(board.body, ladder, await topTrends(board.body, ladder)),
-      live: liveSection(status.body, ladder),
+      live: liveSection(status.body, ladder, onAir(matches, Date.now())),
       online: onlineSection(lobby.body ?? [], ladder),
       recent: matchesTable(matches.slice(0, 20), ladder, "recent", "Recent matches"),
       upsets: upsetsSection(upsets(matches), ladder),
@@ -304,8 +306,9 @@ ${section("recent", "Recent matches")}
 answers with one turn: a move or dash, an attack, maybe a shout.</p>
 ${current && ladderParam(current.id) ? html`<p id="create-bot-ladder">These steps enter your bot on <strong>${current.name}</strong>: its <code>queue</code> message names the ladder with <code>ladder_id</code>.</p>${ladderFacts(current, Date.now())}` : ""}
 <ol class="steps">
-<li><h2>Start from a starter bot</h2><p>Download a <a href="/download/bots">TypeScript or Python starter</a>: a complete,
-small bot you can run as it is and then improve. The <a href="/guide/bot-guide">bot guide</a> walks through it.</p></li>
+<li><h2>Start from a starter bot</h2><p>Download a <a href="/starters">TypeScript or Python starter</a>: a complete,
+small bot you can run as it is and then improve. After you register a bot, your account page prints the command that
+downloads a starter and runs it with the new token. The <a href="/guide/bot-guide">bot guide</a> walks through it.</p></li>
 <li><h2>Learn the rules</h2><p>21×21 maps, eight directions, dashes, three attacks (a ranged shot with one ricochet, the
 frostburst area and the repulsor), pickups, line of sight and a zone that closes from tick ${RULES.zone.start_tick}.
 A match lasts at most ${RULES.tick_limit} ticks. The numbers are in <a href="/guide/rules">the rules</a>
@@ -330,6 +333,61 @@ speaks to the simulator over stdin and stdout instead of connecting to the ladde
 appears on the <a href="${href("/ladder", ladder)}">leaderboard</a>. Every match has a replay you can watch.</p></li>
 </ol>
 <p>More: <a href="/guide">all guides</a> · <a href="/guide/api">API reference</a> · <a href="/openapi.json">OpenAPI</a></p>`,
+    });
+  });
+
+  // ---- the starter downloads, for people (GET /download/bots is the same list as JSON, for programs) --------
+  app.get("/starters", async (req, reply) => {
+    const base = publicBase(ctx.config, req);
+    const endpoint = `${wsBase(base)}/bot`;
+    const index = downloadsIndex(base);
+    const file = (path: string) => index.files.find((f) => f.path === path);
+    const files = (prefix: string) =>
+      html`<ul>${index.files
+        .filter((f) => f.path.startsWith(prefix))
+        .map((f) => html`<li><a href="${f.url}">${f.path}</a>: ${f.about}</li>`)}</ul>`;
+    const starter = (lang: "typescript" | "python", title: string, needs: Html, run: string) => {
+      const archive = STARTER_ARCHIVES[lang]!;
+      return html`<section aria-labelledby="starter-${lang}"><h2 id="starter-${lang}">${title}</h2>
+<p>${needs} Download it as one folder: <a class="button" href="/download/bots/${lang}.tar.gz" download>${archive.root}.tar.gz</a>
+<a class="button" href="/download/bots/${lang}.zip" download>${archive.root}.zip</a>, or file by file:</p>
+${files(`${lang}/`)}
+<p>To run it, in a terminal:</p>
+<pre tabindex="0"><code>curl -fsSL ${base}/download/bots/${lang}.tar.gz | tar -xz
+${run.replaceAll("{endpoint}", endpoint)}</code></pre></section>`;
+    };
+    return send(reply, {
+      ...shell,
+      title: "Starter bots",
+      description:
+        "Download a TypeScript or Python starter bot, run it with your bot's token, then improve it.",
+      page: "starters",
+      ladder: null,
+      body: html`<h1>Starter bots</h1>
+<p class="lead">Two complete bots to run as they are and then improve: each connects to this ladder, queues, plays
+every tick and reconnects by itself. Register a bot on <a href="/account">your account page</a> first: it then prints
+these commands with your token filled in.</p>
+${starter(
+  "typescript",
+  "TypeScript",
+  html`Needs Node 22 or newer; <code>npm install</code> fetches <code>ws</code> and <code>tsx</code>. Change <code>strategy.ts</code>.`,
+  "cd arena-starter-typescript && npm install\nARENA_TOKEN='<your bot token>' ARENA_URL='{endpoint}' npm start",
+)}
+${starter(
+  "python",
+  "Python",
+  html`Needs Python 3.8 or newer and the <code>websockets</code> package. Change the <code>Strategy</code> class.`,
+  "cd arena-starter-python && python3 -m pip install -r requirements.txt\nARENA_TOKEN='<your bot token>' ARENA_URL='{endpoint}' python3 starter_bot.py",
+)}
+<p><code>${endpoint}</code> is this server's bot socket (<code>bot_endpoint</code> in <a href="/api">GET /api</a>).
+Set <code>BOT_VERSION</code> to start a new rated version and <code>ARENA_LADDER</code> to queue on another ladder.
+Both starters also run offline against <a href="/guide/simulator">the simulator</a>.</p>
+<section aria-labelledby="starter-house"><h2 id="starter-house">House bot source</h2>
+<p>The ladder's own house bots, to read or borrow from (they use the engine's types in
+<a href="${file("protocol.ts")?.url ?? "/download/bots/protocol.ts"}">protocol.ts</a> and
+<a href="${file("rules.ts")?.url ?? "/download/bots/rules.ts"}">rules.ts</a>):</p>
+${files("house/")}</section>
+<p class="muted small">For programs: the same list as JSON at <a href="/download/bots">/download/bots</a>.</p>`,
     });
   });
 
@@ -466,7 +524,7 @@ ${
         ],
         rows: u.bots.map(
           (b) => html`<tr>
-<td>${avatar(b.avatar, b.display_name)} <a href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a>${b.online ? html` <span class="badge online">online</span>` : ""}${b.retired ? html` <span class="badge">retired</span>` : ""}</td>
+<td>${avatar(b.avatar, b.display_name)} <a class="name" href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a>${b.online ? html` <span class="badge online">online</span>` : ""}${b.retired ? html` <span class="badge">retired</span>` : ""}</td>
 ${td(b.version ?? "—", { hideNarrow: true })}
 ${td(b.rank ?? "—", { numeric: true, sort: b.rank })}
 ${td(b.leaderboard_score ?? "—", { numeric: true, sort: b.leaderboard_score })}
@@ -510,7 +568,7 @@ ${td(b.draws, { numeric: true, hideNarrow: true })}
           ? b.rating_after - b.rating_before
           : null;
       return html`<tr>
-<td><a href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a> <span class="muted small">${b.version}</span>${m.winner === b.id ? html` <span class="badge win">winner</span>` : ""}</td>
+<td><a class="name" href="${href(`/bot/${encodeURIComponent(b.name)}`, ladder)}">${b.display_name}</a> <span class="muted small">${b.version}</span>${m.winner === b.id ? html` <span class="badge win">winner</span>` : ""}</td>
 ${td(f ? f.hp : "—", { numeric: true, sort: f?.hp ?? null })}
 ${td(f ? f.damage_dealt : "—", { numeric: true, sort: f?.damage_dealt ?? null })}
 ${td(f ? f.damage_taken : "—", { numeric: true, hideNarrow: true, sort: f?.damage_taken ?? null })}

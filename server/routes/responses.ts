@@ -122,6 +122,9 @@ export const DownloadsIndex = z.object({
   guide: url,
   typescript: url.describe("the TypeScript starter bot"),
   python: url.describe("the Python starter bot"),
+  archives: z
+    .array(z.object({ language: z.enum(["typescript", "python"]), url }))
+    .describe("each starter as one archive (.tar.gz and .zip) with what installs its dependencies"),
   files: z.array(z.object({ path: z.string(), url, about: z.string() })),
 });
 

@@ -6,6 +6,11 @@
 //   match (the latest upset, else the highest-rated of the latest matches); on a fresh server with no match at
 //   all, the bundled replay two house bots played in the simulator at build time (scripts/build-showcase.ts).
 // - an upset: a rated win whose forecast, from the two ratings before the game, was below 25 %.
+// - spectator pace (issue 37): bot matches finish in well under a second, far too fast to watch as they
+//   happen. So a ranked match that just ended stays "on air" for as long as its replay takes at watching speed
+//   (the viewer's 1x, SPECTATOR_TICK_MS a tick): "Being played now" lists it, marked as a replay at watching
+//   pace with the tick a spectator would be at, and the featured match shows it (label "Just played") when no
+//   match is being played. Ticks on the ladder itself are not slowed: bots keep their own pace.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -17,12 +22,18 @@ export const UPSET_FORECAST = 0.25;
 /** How many of the latest matches the dashboard and the featured pick look through. */
 export const RECENT_WINDOW = 100;
 
+/** Watching speed: one tick every 125 ms, the viewer's 1x (web/viewer.js TICKS_PER_SECOND = 8). */
+export const SPECTATOR_TICK_MS = 125;
+
 export const SHOWCASE_FILE = join(REPO_ROOT, "build", "showcase.jsonl.gz");
 export const SHOWCASE_URL = "/featured/showcase.jsonl.gz";
 
 export interface Featured {
-  /** live: being played now; finished: a stored match replayed in a loop; bundled: the build's replay. */
-  kind: "live" | "finished" | "bundled" | "none";
+  /**
+   * live: being played now; paced: a ranked match that just ended, replayed at watching speed while it is on air;
+   * finished: a stored match replayed in a loop; bundled: the build's replay.
+   */
+  kind: "live" | "paced" | "finished" | "bundled" | "none";
   match_id: string | null;
   names: [string, string] | null;
   /** What the label over the board says. */
@@ -78,6 +89,28 @@ export function featuredLive(
   return best;
 }
 
+/** A match that just ended, replayed at spectator pace: `tick` is where a spectator watching from its start is. */
+export interface OnAir {
+  match: MatchT;
+  tick: number;
+  ticks: number;
+}
+
+/**
+ * The ranked matches still on air at `now` (epoch ms), newest first: each ended less than its replay's length at
+ * watching speed ago (final_tick x SPECTATOR_TICK_MS). Voided and human games are not replayed this way.
+ */
+export function onAir(matches: MatchT[], now: number): OnAir[] {
+  const out: OnAir[] = [];
+  for (const m of matches) {
+    if (m.voided || m.mode !== "ranked" || m.final_tick <= 0) continue;
+    const since = now - Date.parse(m.ended);
+    if (since < 0 || since >= m.final_tick * SPECTATOR_TICK_MS) continue;
+    out.push({ match: m, tick: Math.floor(since / SPECTATOR_TICK_MS), ticks: m.final_tick });
+  }
+  return out;
+}
+
 /** The latest notable finished match: the latest upset, else the highest-rated of the latest. */
 export function notableFinished(matches: MatchT[]): { match: MatchT; why: "upset" | "top" } | null {
   const watchable = matches.filter((m) => !m.voided);
@@ -115,9 +148,16 @@ export function showcase(): [string, string] | null {
   return showcaseNames;
 }
 
+/** "a 25 %", "an 18 %", "an 8 %": the article as the number is read aloud (eight, eleven, eighteen, eighty-). */
+export function percentWithArticle(pct: number): string {
+  const an = pct === 8 || pct === 11 || pct === 18 || (pct >= 80 && pct <= 89);
+  return `${an ? "an" : "a"} ${pct}\u00a0%`;
+}
+
 export function pickFeatured(
   o: { status: StatusT; board: LeaderboardRowT[]; recent: MatchT[]; ladder: string | null },
   href: (path: string) => string,
+  now = Date.now(),
 ): Featured {
   const live = featuredLive(o.status, o.board, o.ladder);
   if (live) {
@@ -131,6 +171,19 @@ export function pickFeatured(
       watch_url: href(`/view/${live.id}`),
     };
   }
+  const paced = onAir(o.recent, now)[0];
+  if (paced) {
+    const m = paced.match;
+    return {
+      kind: "paced",
+      match_id: m.id,
+      names: [m.bots[0]?.display_name ?? "?", m.bots[1]?.display_name ?? "?"],
+      label: "Just played: the replay at watching speed",
+      live_url: null,
+      replay_url: `/replays/${m.id}.jsonl.gz`,
+      watch_url: href(`/view/${m.id}`),
+    };
+  }
   const notable = notableFinished(o.recent);
   if (notable) {
     const m = notable.match;
@@ -141,7 +194,7 @@ export function pickFeatured(
       names: [m.bots[0]?.display_name ?? "?", m.bots[1]?.display_name ?? "?"],
       label:
         notable.why === "upset" && f !== null
-          ? `Replay: an upset (the winner had a ${Math.round(f * 100)}\u00a0% forecast)`
+          ? `Replay: an upset (the winner had ${percentWithArticle(Math.round(f * 100))} forecast)`
           : "Replay: the top-rated recent match",
       live_url: null,
       replay_url: `/replays/${m.id}.jsonl.gz`,

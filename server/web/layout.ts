@@ -139,7 +139,7 @@ ${p.switcher ?? ""}
 ${p.body}
 </main>
 <footer class="site">
-<p><a href="/guide">Docs</a> · <a href="/guide/api">API</a> · <a href="/download/bots">Starter bots</a> · <a href="/changelog">Changelog</a> · <a href="/llms.txt">llms.txt</a></p>
+<p><a href="/guide">Docs</a> · <a href="/guide/api">API</a> · <a href="/starters">Starter bots</a> · <a href="/changelog">Changelog</a> · <a href="/llms.txt">llms.txt</a></p>
 </footer>
 </body>
 </html>

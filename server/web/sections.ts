@@ -1,6 +1,8 @@
 // Page sections rendered from the public API's JSON shapes (SPEC 2). The ladder dashboard's live updates
 // re-request these same sections, so the server is the only place that renders them.
+
 import type { LeaderboardRowT, LobbyEntryT, MatchT, StatusT } from "../ladders/reads.ts";
+import type { OnAir } from "../spectate/service.ts";
 import { sparkline } from "./chart.ts";
 import { type Html, html } from "./html.ts";
 import { avatar, href, plural, table, td, when } from "./layout.ts";
@@ -13,12 +15,12 @@ export type StatusJ = StatusT;
 export type LobbyJ = LobbyEntryT;
 
 export function botLink(name: string, displayName: string, ladder: string | null): Html {
-  return html`<a href="${href(`/bot/${encodeURIComponent(name)}`, ladder)}">${displayName}</a>`;
+  return html`<a class="name" href="${href(`/bot/${encodeURIComponent(name)}`, ladder)}">${displayName}</a>`;
 }
 
 export function userLink(owner: string, house: boolean, ladder: string | null): Html | string {
   if (house) return html`<span class="house">house bot</span>`;
-  return html`<a href="${href(`/user/${encodeURIComponent(owner)}`, ladder)}">${owner}</a>`;
+  return html`<a class="name" href="${href(`/user/${encodeURIComponent(owner)}`, ladder)}">${owner}</a>`;
 }
 
 /** "Alice beat Bob", "draw", "void": the result in words for a match row. */
@@ -72,17 +74,26 @@ ${td(r.draws, { numeric: true, hideNarrow: true })}
   });
 }
 
-export function liveSection(status: StatusJ, ladder: string | null): Html {
+export function liveSection(status: StatusJ, ladder: string | null, paced: OnAir[] = []): Html {
   const ms = status.matches.filter((m) => !ladder || m.ladder_id === ladder);
-  if (ms.length === 0) return html`<p class="empty" id="live-empty">No match is being played right now.</p>`;
+  if (ms.length === 0 && paced.length === 0)
+    return html`<p class="empty" id="live-empty">No match is being played right now.</p>`;
   return html`<ul class="live-list" id="live-matches">${ms.map(
     (m) => html`<li data-match="${m.id}">
 <span class="live-names"><span class="pulse" aria-hidden="true"></span>${botLink(m.names[0] ?? "", m.display_names[0] ?? "?", ladder)} <span class="muted">vs</span> ${botLink(m.names[1] ?? "", m.display_names[1] ?? "?", ladder)}</span>
 <span class="live-meta"><span class="muted">tick <span data-match-tick="${m.id}">${m.tick}</span></span>
 <a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch ${m.display_names[0] ?? "?"} versus ${m.display_names[1] ?? "?"} live">▶ Watch</a></span>
 </li>`,
-  )}</ul>
-<p class="muted small">${plural(status.capacity.running, "match", "matches")} running of ${status.capacity.max} at most.</p>`;
+  )}${paced.map(({ match: m, tick, ticks }) => {
+    const [a, b] = m.bots;
+    return html`<li data-match="${m.id}" data-paced>
+<span class="live-names">${botLink(a?.name ?? "", a?.display_name ?? "?", ladder)} <span class="muted">vs</span> ${botLink(b?.name ?? "", b?.display_name ?? "?", ladder)}</span>
+<span class="live-meta"><span class="badge paced" title="Bot matches end in a moment: this one is replayed at watching speed">replay at watching pace</span>
+<span class="muted">tick ${tick} of ${ticks}</span>
+<a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch the replay of ${a?.display_name ?? "?"} versus ${b?.display_name ?? "?"} at watching pace">▶ Watch</a></span>
+</li>`;
+  })}</ul>
+<p class="muted small">${plural(status.capacity.running, "match", "matches")} running of ${status.capacity.max} at most.${paced.length > 0 ? " Bot matches end in under a second, so each one that just ended is listed here while its replay plays at watching speed." : ""}</p>`;
 }
 
 /** A trend's sort key: rating points gained over the games shown. */

@@ -1,7 +1,8 @@
 // The home page's featured match in real Chromium against the real server: on a fresh server (no match ever
 // played) it plays the bundled replay the simulator recorded at build time; when matches start it follows
 // the featured one live, tick by tick, with the site's one viewer, and switches to the next match being played
-// when that one ends; with nothing left being played it loops the latest finished match, labelled a replay.
+// when that one ends; with nothing left being played it shows the match that just ended, replayed at watching
+// speed while it is on air ("Just played"), which the dashboard's "Being played now" lists too, marked so.
 import { gunzipSync } from "node:zlib";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -150,19 +151,26 @@ describe("the home page's featured match", () => {
       timeout: 15_000,
     });
 
-    // Nothing left being played: the latest notable finished match, in a loop, labelled a replay.
+    // Nothing left being played: the match that just ended, replayed at watching speed while it is on air.
     delay.set(ids.get(y)!.name, 0);
     await ids.get(y)!.bot.next("end", undefined, 90_000);
-    await page.waitForFunction(
-      () => (window as unknown as Win).__featured.featured.kind === "finished",
-      null,
-      {
-        timeout: 15_000,
-      },
-    );
+    await page.waitForFunction(() => (window as unknown as Win).__featured.featured.kind === "paced", null, {
+      timeout: 15_000,
+    });
     const f = await featured();
     expect([x, y]).toContain(f.match_id);
-    expect(await page.locator("#featured-label").textContent()).toMatch(/^Replay/);
+    expect(await page.locator("#featured-label").textContent()).toBe(
+      "Just played: the replay at watching speed",
+    );
+    // The dashboard lists it under "Being played now", marked as a replay at watching pace, with its viewer.
+    const board = await browser.newPage();
+    await board.goto(`${srv.url}/ladder`);
+    const item = board.locator(`#live-matches li[data-paced][data-match="${f.match_id}"]`);
+    await item.waitFor();
+    expect(await item.locator(".badge.paced").textContent()).toBe("replay at watching pace");
+    expect(await item.textContent()).toMatch(/tick \d+ of \d+/);
+    expect(await item.locator("a.watch").getAttribute("href")).toBe(`/view/${f.match_id}`);
+    await board.close();
     await page.waitForFunction(() => (window as unknown as Win).__viewer.status === "ready", null, {
       timeout: 15_000,
     });

@@ -52,6 +52,7 @@ describe("every page at phone, laptop and wide-screen widths", () => {
       ["home", "/"],
       ["ladder", "/ladder"],
       ["create-bot", "/create-bot"],
+      ["starters", "/starters"],
       ["guide", "/guide"],
       ["bot", `/bot/${PLAYERS[0].name}`],
       ["match", `/match/${world.matchId}`],

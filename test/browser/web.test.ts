@@ -88,8 +88,14 @@ describe("web pages in headless Chromium", () => {
     await bot.next("end", undefined, 60_000, since);
     stop();
 
-    // Gone from "being played", listed under recent matches, announced to screen readers; no reload.
-    await liveRow.waitFor({ state: "detached", timeout: 10_000 });
+    // No longer running: listed under recent matches, announced to screen readers; no reload. While its replay
+    // lasts at watching speed it stays under "Being played now", marked as a replay at watching pace.
+    await ladder
+      .locator(`#live-matches li[data-match="${matchId}"]:not([data-paced])`)
+      .waitFor({ state: "detached", timeout: 10_000 });
+    await ladder
+      .locator(`#live-matches li[data-match="${matchId}"][data-paced] .badge.paced`)
+      .waitFor({ state: "visible", timeout: 10_000 });
     await ladder
       .locator(`#recent tr[data-match="${matchId}"]`)
       .waitFor({ state: "visible", timeout: 10_000 });

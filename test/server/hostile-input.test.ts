@@ -310,6 +310,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/featured", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/featured/showcase.jsonl.gz", cred: "none", query: [] },
   { method: "GET", path: "/create-bot", cred: "none", query: ["ladder"] },
+  { method: "GET", path: "/starters", cred: "none", query: [] },
   { method: "GET", path: "/bot/:name", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/user/:handle", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/events", cred: "none", query: [] },

@@ -7,6 +7,7 @@ import type { Decide } from "../engine/bots/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
 import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
 import type { FromWorker, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
+import { Hop, shipTrace, stamp, traceNow, tracing } from "./trace.ts";
 
 // ---- this thread's link to the front process, shared by all its matches (see protocol.ts)
 
@@ -24,12 +25,21 @@ const routes = new Map<number, Route>();
 const out = new LinkWriter(16 * 1024);
 let inBatch = false;
 let flushQueued = false;
+/** Trace only (pool/trace.ts): when the batch being handled arrived, and the ticks whose observations wait. */
+let batchAt = 0;
+const tracedTicks: number[] = [];
 
 function flush(): void {
   flushQueued = false;
   if (out.empty || !link) return;
   const batch = out.take();
   link.postMessage(batch, [batch[0]]);
+  if (tracing) {
+    const at = traceNow();
+    for (let i = 0; i < tracedTicks.length; i += 2)
+      stamp(tracedTicks[i]!, tracedTicks[i + 1]!, Hop.workerPosted, at);
+    tracedTicks.length = 0;
+  }
 }
 
 /** A batch being handled sends everything it produced in one message; anything else goes out this turn. */
@@ -54,6 +64,7 @@ function openLink(): MessagePort | null {
   const { port1, port2 } = new MessageChannel();
   link = port1;
   link.on("message", (batch: unknown[]) => {
+    if (tracing) batchAt = traceNow();
     inBatch = true;
     try {
       readBatch(batch, handlers);
@@ -104,6 +115,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
   return new Promise<MatchOutcome>((resolve) => {
     const finish = () => {
       routes.delete(key);
+      if (tracing) shipTrace(key);
       const r = match.result!;
       const gz = match.replay.gzip();
       const replay = gz.buffer.slice(gz.byteOffset, gz.byteOffset + gz.byteLength) as ArrayBuffer;
@@ -139,12 +151,18 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
         turn.ms = performance.now() - t0;
         inputs[f] = turn;
       }
+      if (tracing) stamp(key, tick, Hop.workerReceived, batchAt);
       match.play(inputs);
+      if (tracing) stamp(key, tick, Hop.stepped);
       // Not kept past the tick: the front's message and the house bot's turn are garbage once played.
       inputs[0] = inputs[1] = NO_REPLY;
       houseTurns[0]!.raw = houseTurns[1]!.raw = null;
       if (expired !== 0) match.disqualify(expired === 3 ? [0, 1] : [expired === 1 ? 0 : 1]);
       nextTick();
+      if (tracing && !match.over) {
+        stamp(key, tick, Hop.written);
+        tracedTicks.push(key, tick);
+      }
     };
     const onMessage = (m: ToWorker) => {
       if (m.t === "peek") {

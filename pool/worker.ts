@@ -29,11 +29,22 @@ let flushQueued = false;
 let batchAt = 0;
 const tracedTicks: number[] = [];
 
+/**
+ * Matches whose tick's replay line waits until the observations are posted (Match.play with deferLine): the
+ * bots' clocks start when the observations leave, and the line is not needed before the next tick.
+ */
+const lineOwed: (() => void)[] = [];
+
 function flush(): void {
   flushQueued = false;
-  if (out.empty || !link) return;
+  if (!out.empty && link) post(link);
+  for (let i = 0; i < lineOwed.length; i++) lineOwed[i]!();
+  lineOwed.length = 0;
+}
+
+function post(to: MessagePort): void {
   const batch = out.take();
-  link.postMessage(batch, [batch[0]]);
+  to.postMessage(batch, [batch[0]]);
   if (tracing) {
     const at = traceNow();
     for (let i = 0; i < tracedTicks.length; i += 2)
@@ -111,6 +122,12 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     { raw: null as unknown, ms: 0 },
     { raw: null as unknown, ms: 0 },
   ];
+  /** Writes the tick's replay line, after the observations went out (see lineOwed). */
+  const recordLine = () => {
+    match.recordTick();
+    // Not kept past the line: the house bot's turns are garbage once recorded.
+    houseTurns[0]!.raw = houseTurns[1]!.raw = null;
+  };
 
   return new Promise<MatchOutcome>((resolve) => {
     const finish = () => {
@@ -152,11 +169,10 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
         inputs[f] = turn;
       }
       if (tracing) stamp(key, tick, Hop.workerReceived, batchAt);
-      match.play(inputs);
+      match.play(inputs, true);
       if (tracing) stamp(key, tick, Hop.stepped);
-      // Not kept past the tick: the front's message and the house bot's turn are garbage once played.
-      inputs[0] = inputs[1] = NO_REPLY;
-      houseTurns[0]!.raw = houseTurns[1]!.raw = null;
+      inputs[0] = inputs[1] = NO_REPLY; // the match keeps its members until its line is written
+      lineOwed.push(recordLine);
       if (expired !== 0) match.disqualify(expired === 3 ? [0, 1] : [expired === 1 ? 0 : 1]);
       nextTick();
       if (tracing && !match.over) {
@@ -167,6 +183,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     const onMessage = (m: ToWorker) => {
       if (m.t === "peek") {
         // Read-only, cheap (the lines decoded from the replay's bytes), asked for only while someone watches.
+        match.recordTick();
         send({ t: "peek", id: m.id, lines: match.replay.linesFrom(m.since) });
         return;
       }

@@ -249,11 +249,7 @@ export class RunningMatch {
         // The watchdog was armed when the turns (or `start`) went to the pool: that is the server's start.
         const posted = this.owedSince;
         this.disarmWatchdog();
-        if (this.meter !== null && posted !== null) {
-          const now = performance.now();
-          if (this.observedAt > 0) this.meter.tick((now - this.observedAt) / 1000, (now - posted) / 1000);
-          this.observedAt = now;
-        }
+        const arrived = this.meter !== null ? performance.now() : 0;
         this.tick = m.tick;
         let due = Number.POSITIVE_INFINITY;
         for (let i = 0; i < 2; i++) {
@@ -268,6 +264,12 @@ export class RunningMatch {
           if (!s.resuming) s.conn?.sendUtf8(m.obs[i]!);
           if (tracing) stamp(this.channel.key, m.tick - 1, i === 0 ? Hop.sent0 : Hop.sent1);
           if (s.lostAt !== null) due = Math.min(due, s.lostAt + this.deadlines.reconnect_grace_ms);
+        }
+        // The bots have their observations: the rest of the tick's bookkeeping is off their clock.
+        if (this.meter !== null && posted !== null) {
+          if (this.observedAt > 0)
+            this.meter.tick((arrived - this.observedAt) / 1000, (arrived - posted) / 1000);
+          this.observedAt = arrived;
         }
         this.wakeAt(due);
         this.maybeResolve();

@@ -33,7 +33,7 @@ import { type Config, defaultWorkers, parseConfig } from "../../server/config.ts
 import { MALLOC_TUNABLE } from "../../server/malloc-tuning.ts";
 import { type BareServer, startBare } from "./bare-ws.ts";
 import type { BenchLine } from "./engine-bench.ts";
-import { traceLines } from "./live-trace.ts";
+import { bareTraceLines, traceLines } from "./live-trace.ts";
 import {
   cpuDelta,
   cpuTotal,
@@ -644,6 +644,7 @@ export async function liveBench(
 
     const ladderOne: Single[] = [];
     const bareOne: Single[] = [];
+    await bare.trace(); // the warm-up pair's ticks are not counted
     for (let r = 0; r < singleReps; r++) {
       const lc = ladderClients(singleTokens.slice(2 + 2 * r, 4 + 2 * r)) as [Client, Client];
       ladderOne.push(await singleRun(lc));
@@ -655,6 +656,7 @@ export async function liveBench(
       await pause(200);
     }
 
+    const bareTrace = await bare.trace();
     // The floor of the one-match figure, measured here between the one-match runs and the 64-match ones: a
     // round trip to a sleeping worker thread and back with no work on either side (test/bench/wake-bench.ts).
     const wake = await wakeRoundTrips(quick ? 300 : 1_000);
@@ -790,7 +792,7 @@ export async function liveBench(
     await ladder.stop();
     await bare.stop();
     bare = null;
-    lines.push(...(await tracedRun(singleReps, workers)));
+    lines.push(...(await tracedRun(singleReps, workers)), ...bareTraceLines(bareTrace, FROM_TICK));
 
     if (memory) lines.push(...(await memoryRun(workers, quick ? 1_000 : 5_000)));
     return lines;

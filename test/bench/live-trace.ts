@@ -59,3 +59,24 @@ export function traceLines(rows: number[][], fromTick: number): LiveBenchLine[] 
     };
   });
 }
+
+/** The bare server's two hops, from its flat [tick, read -> first send, first -> second send] list. */
+export function bareTraceLines(flat: number[], fromTick: number): LiveBenchLine[] {
+  const first: number[] = [];
+  const second: number[] = [];
+  for (let i = 0; i + 2 < flat.length; i += 3) {
+    if (flat[i]! < fromTick) continue;
+    first.push(flat[i + 1]!);
+    second.push(flat[i + 2]!);
+  }
+  if (first.length === 0) return [];
+  const line = (name: string, us: number[]): LiveBenchLine => ({
+    name: `trace, bare ws server: ${name}, p50`,
+    value: quantile(us, 0.5),
+    unit: `µs (p99 ${Math.round(quantile(us, 0.99))} µs, ${us.length} ticks)`,
+  });
+  return [
+    line("second turn read -> first observation written to its socket", first),
+    line("-> second observation written to its socket", second),
+  ];
+}

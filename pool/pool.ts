@@ -7,7 +7,7 @@ import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
-import { Hop, stamp, traceNow, tracing } from "./trace.ts";
+import { collectTrace, Hop, stamp, traceNow, tracing } from "./trace.ts";
 
 /**
  * The worker entry that matches how this module runs. From the sources (tsx, vitest) it is worker.cjs, which
@@ -88,6 +88,7 @@ export class MatchPool {
   constructor(o: PoolOptions = {}) {
     this.size = o.workers ?? Math.max(1, cpus().length);
     this.matchesPerWorker = o.matchesPerWorker ?? 512;
+    if (tracing) collectTrace();
   }
 
   private get piscina(): Piscina {
@@ -250,7 +251,7 @@ export class MatchPool {
         m.deadlineMs = deadlines;
         const route = this.routes.get(key);
         if (!route) return;
-        if (tracing) stamp(key, tick - 1, Hop.received, this.batchAt);
+        if (tracing && tick > 0) stamp(key, tick - 1, Hop.received, this.batchAt);
         link.awaitingBots.add(key);
         route(m);
       },

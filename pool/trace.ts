@@ -5,9 +5,9 @@
 //
 // Times are performance.timeOrigin + performance.now() in every thread: each thread's own monotonic clock put
 // on the same epoch, so stamps from the socket thread and a pool worker compare. The pool workers keep theirs
-// and send them to the main thread when a match ends (a BroadcastChannel, off the tick path); the main thread
-// merges them with its own, and `traceRows()` hands the lot to whoever asks (the benchmark's ladder process).
-import { BroadcastChannel, isMainThread } from "node:worker_threads";
+// and send them to the front when a match ends (a BroadcastChannel, off the tick path); the front merges them
+// with its own, and `traceRows()` hands the lot to whoever asks (the benchmark's ladder process).
+import { BroadcastChannel } from "node:worker_threads";
 
 export const tracing: boolean = process.env.ARENA_TRACE === "1";
 
@@ -64,15 +64,21 @@ function merge(id: number, other: Float64Array): void {
   for (let h = 0; h < HOPS; h++) if (!Number.isNaN(other[h]!)) row[h] = other[h]!;
 }
 
-// The main thread listens from the start: a BroadcastChannel message reaches only the channels open when it
-// is sent. Unreferenced, so it never keeps the process alive.
-if (tracing && isMainThread) {
-  const channel = new BroadcastChannel(CHANNEL);
-  channel.onmessage = (e) => {
+let frontChannel: BroadcastChannel | null = null;
+
+/**
+ * The front (the thread that owns the pool) listens for its workers' rows: called when a pool is made, before
+ * any worker can send (a BroadcastChannel message reaches only the channels open when it is sent).
+ * Unreferenced, so it never keeps the process alive.
+ */
+export function collectTrace(): void {
+  if (frontChannel) return;
+  frontChannel = new BroadcastChannel(CHANNEL);
+  frontChannel.onmessage = (e) => {
     const shipped = (e as { data: [number, Float64Array][] }).data;
     for (const [id, row] of shipped) merge(id, row);
   };
-  channel.unref();
+  frontChannel.unref();
 }
 let workerChannel: BroadcastChannel | null = null;
 

@@ -262,7 +262,7 @@ export class RunningMatch {
           s.dueAt = s.sentAt + s.deadlineMs;
           due = Math.min(due, s.dueAt);
           if (!s.resuming) s.conn?.sendUtf8(m.obs[i]!);
-          if (tracing) stamp(this.channel.key, m.tick - 1, i === 0 ? Hop.sent0 : Hop.sent1);
+          if (tracing && m.tick > 0) stamp(this.channel.key, m.tick - 1, i === 0 ? Hop.sent0 : Hop.sent1);
           if (s.lostAt !== null) due = Math.min(due, s.lostAt + this.deadlines.reconnect_grace_ms);
         }
         // The bots have their observations: the rest of the tick's bookkeeping is off their clock.

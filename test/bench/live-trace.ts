@@ -2,7 +2,10 @@
 // (pool/trace.ts) stamps each step of a tick in the thread that does it; this file turns the rows it hands
 // back into one figure per hop, p50 and p99 over the measured ticks, so that every machine shows where a
 // tick's time goes. The hops are consecutive (each starts where the one before ends) except the first, which
-// starts at the later of the two turn reads: what the lockstep waits for.
+// starts at the later of the two turn reads: what the lockstep waits for. A hand-over between threads is two
+// hops, the sender's postMessage call and the receiver's wake-up after it returns: the receiver can run
+// before the sender's call returns (the sender descheduled on its way out), so the second hop of the pair
+// can be short or negative, and only their sum is the hand-over.
 import type { LiveBenchLine } from "./live-bench.ts";
 
 // The row layout of pool/trace.ts's traceRows(): match key, tick, then one time (ms) per Hop in Hop's order.

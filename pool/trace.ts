@@ -6,7 +6,8 @@
 // Times are performance.timeOrigin + performance.now() in every thread: each thread's own monotonic clock put
 // on the same epoch, so stamps from the socket thread and a pool worker compare. The pool workers keep theirs
 // and send them to the front when a match ends (a BroadcastChannel, off the tick path); the front merges them
-// with its own, and `traceRows()` hands the lot to whoever asks (the benchmark's ladder process).
+// with its own, and `traceRows()` hands the lot to whoever asks (the benchmark's ladder process). Rows are
+// kept until read, one per tick of every match: never for a production server.
 import { BroadcastChannel } from "node:worker_threads";
 
 export const tracing: boolean = process.env.ARENA_TRACE === "1";

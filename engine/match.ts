@@ -43,6 +43,8 @@ export interface MatchOptions {
 /** What a fighter's seat produced this tick: a message (parsed JSON, or the raw text if it did not parse) and
  * how long it took, or an idle substituted by the server. */
 export type TurnInput = { raw: unknown; ms: number } | { idle: IdleReason; ms: number };
+/** A placeholder for a deferred line's turns between ticks (never recorded). */
+const NO_TURN: TurnInput = Object.freeze({ idle: "timeout", ms: 0 });
 
 export interface MatchResult {
   winner: number | null;
@@ -73,6 +75,14 @@ export class Match {
   private obsWriter: ObservationWriter | null = null;
   /** Scratch for play(): the cleaned shout text per fighter, read by decodeEvents during the call. */
   private readonly shouts: (string | null)[] = [null, null];
+  /**
+   * A tick line play() was asked to leave for later (see recordTick): its tick (-1: none), turns, events and
+   * disqualified bits. The engine's state is read when it is written, unchanged until the next step.
+   */
+  private pendingTick = -1;
+  private readonly pendingTurns: TurnInput[] = [NO_TURN, NO_TURN];
+  private pendingEvents: GameEventT[] = [];
+  private pendingDq = 0;
 
   constructor(o: MatchOptions) {
     this.id = o.matchId;
@@ -244,11 +254,15 @@ export class Match {
   }
 
   /**
-   * Resolves the current tick from both seats' inputs. Neither `inputs` nor its members are kept, so a caller
-   * may reuse them for the next tick; the events returned are the tick's own.
+   * Resolves the current tick from both seats' inputs. The array `inputs` is not kept, so a caller may reuse
+   * it for the next tick; the events returned are the tick's own. With `deferLine` the tick's replay line is
+   * written by the next recordTick() (or by anything else that writes the replay), so that a server can send
+   * the observations first: the members of `inputs` are kept until then and must not be changed. A tick that
+   * ends the match writes its line at once either way.
    */
-  play(inputs: readonly [TurnInput, TurnInput]): GameEventT[] {
+  play(inputs: readonly [TurnInput, TurnInput], deferLine = false): GameEventT[] {
     if (this.ended) throw new Error(`match ${this.id} is over`);
+    this.recordTick();
     const tick = this.engine.tick;
     const shouts = this.shouts;
     shouts[0] = shouts[1] = null;
@@ -305,14 +319,32 @@ export class Match {
         this.engine.concede(dq === 3 ? -1 : dq === 1 ? 0 : 1, "disqualified");
       }
     }
+    if (deferLine && !this.engine.over) {
+      this.pendingTick = tick;
+      this.pendingTurns[0] = inputs[0];
+      this.pendingTurns[1] = inputs[1];
+      this.pendingEvents = events;
+      this.pendingDq = dq;
+      return events;
+    }
     this.replay.tick(tick, inputs, this.engine.state(), events, dq);
     if (this.engine.over) this.finish(this.engine.winner, this.engine.reason as EndReason);
     return events;
   }
 
+  /** Writes the replay line that play(inputs, true) left, if any; the replay is complete after it. */
+  recordTick(): void {
+    if (this.pendingTick < 0) return;
+    const tick = this.pendingTick;
+    this.pendingTick = -1;
+    this.replay.tick(tick, this.pendingTurns, this.engine.state(), this.pendingEvents, this.pendingDq);
+    this.pendingTurns[0] = this.pendingTurns[1] = NO_TURN; // the turns are garbage once recorded
+  }
+
   /** A seat that never became ready forfeits before tick 0; both missing voids the match (SPEC 3.3). */
   forfeit(fighters: number[]): void {
     if (this.ended) return;
+    this.recordTick();
     if (fighters.length >= 2) {
       this.replay.input({ type: "void", tick: this.engine.tick });
       this.finish(null, "voided");
@@ -331,6 +363,7 @@ export class Match {
    */
   disqualify(fighters: number[]): void {
     if (this.ended || fighters.length === 0) return;
+    this.recordTick();
     const list = [...new Set(fighters)].sort((a, b) => a - b);
     this.replay.input({ type: "disqualify", tick: this.engine.tick, fighters: list });
     for (const f of list) {
@@ -344,6 +377,7 @@ export class Match {
   /** Ends the match with no winner for a server-side cause (worker crash, shutdown); stored as voided. */
   abort(why: string): void {
     if (this.ended) return;
+    this.recordTick();
     this.replay.input({ type: "abort", tick: this.engine.tick, why });
     this.finish(null, "aborted");
   }

@@ -7,6 +7,7 @@ import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
+import { collectTrace, Hop, stamp, traceNow, tracing } from "./trace.ts";
 
 /**
  * The worker entry that matches how this module runs. From the sources (tsx, vitest) it is worker.cjs, which
@@ -28,6 +29,8 @@ interface Link {
    * event-loop turn (see post()).
    */
   awaitingBots: Set<number>;
+  /** Trace only (pool/trace.ts): match key and tick of each tick's turns in the batch being gathered. */
+  traced: number[];
 }
 
 export interface PoolOptions {
@@ -38,6 +41,8 @@ export interface PoolOptions {
 
 /** The front process's handle on one running match. */
 export interface MatchChannel {
+  /** The pool's number for the match (the key of its link records and of its trace rows). */
+  readonly key: number;
   /** Sends a message to the match's worker. `m` is read during the call and not kept: a sender may reuse it. */
   send(m: ToWorker): void;
   onMessage(fn: (m: FromWorker) => void): void;
@@ -83,6 +88,7 @@ export class MatchPool {
   constructor(o: PoolOptions = {}) {
     this.size = o.workers ?? Math.max(1, cpus().length);
     this.matchesPerWorker = o.matchesPerWorker ?? 512;
+    if (tracing) collectTrace();
   }
 
   private get piscina(): Piscina {
@@ -198,6 +204,7 @@ export class MatchPool {
       task.then(resolve, reject);
     });
     return {
+      key,
       send: (m) => {
         if (link) this.post(link, key, m);
         else port1.postMessage(m);
@@ -232,6 +239,8 @@ export class MatchPool {
     obs: [null, null],
     deadlineMs: [0, 0],
   };
+  /** Trace only: when the batch being read arrived. */
+  private batchAt = 0;
   private handlersFor(link: Link): LinkHandlers {
     return {
       control: (key, m) => this.routes.get(key)?.(m as FromWorker),
@@ -242,6 +251,7 @@ export class MatchPool {
         m.deadlineMs = deadlines;
         const route = this.routes.get(key);
         if (!route) return;
+        if (tracing && tick > 0) stamp(key, tick - 1, Hop.received, this.batchAt);
         link.awaitingBots.add(key);
         route(m);
       },
@@ -249,10 +259,13 @@ export class MatchPool {
   }
 
   private addLink(thread: number, port: MessagePort): void {
-    const link: Link = { port, out: new LinkWriter(), flushing: false, awaitingBots: new Set() };
+    const link: Link = { port, out: new LinkWriter(), flushing: false, awaitingBots: new Set(), traced: [] };
     this.links.set(thread, link);
     const handlers = this.handlersFor(link);
-    port.on("message", (batch: unknown[]) => readBatch(batch, handlers));
+    port.on("message", (batch: unknown[]) => {
+      if (tracing) this.batchAt = traceNow();
+      readBatch(batch, handlers);
+    });
     // The worker ended (crashed, terminated or the pool closed): its matches fail through their tasks.
     port.once("close", () => {
       if (this.links.get(thread) === link) this.links.delete(thread);
@@ -276,6 +289,10 @@ export class MatchPool {
       link.awaitingBots.delete(key);
       const expired = m.expired ? m.expired.reduce((bits, f) => bits | (1 << f), 0) : 0;
       link.out.turns(key, m.tick, m.inputs, expired);
+      if (tracing) {
+        stamp(key, m.tick, Hop.queued);
+        link.traced.push(key, m.tick);
+      }
     } else link.out.control(key, m);
     if (link.awaitingBots.size === 0) {
       this.flush(link);
@@ -293,6 +310,12 @@ export class MatchPool {
     if (link.out.empty) return;
     const batch = link.out.take();
     link.port.postMessage(batch, [batch[0]]);
+    if (tracing) {
+      const at = traceNow();
+      for (let i = 0; i < link.traced.length; i += 2)
+        stamp(link.traced[i]!, link.traced[i + 1]!, Hop.posted, at);
+      link.traced.length = 0;
+    }
   }
 
   async close(): Promise<void> {

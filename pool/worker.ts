@@ -7,6 +7,7 @@ import type { Decide } from "../engine/bots/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
 import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
 import type { FromWorker, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
+import { Hop, shipTrace, stamp, traceNow, tracing } from "./trace.ts";
 
 // ---- this thread's link to the front process, shared by all its matches (see protocol.ts)
 
@@ -24,12 +25,32 @@ const routes = new Map<number, Route>();
 const out = new LinkWriter(16 * 1024);
 let inBatch = false;
 let flushQueued = false;
+/** Trace only (pool/trace.ts): when the batch being handled arrived, and the ticks whose observations wait. */
+let batchAt = 0;
+const tracedTicks: number[] = [];
+
+/**
+ * Matches whose tick's replay line waits until the observations are posted (Match.play with deferLine): the
+ * bots' clocks start when the observations leave, and the line is not needed before the next tick.
+ */
+const lineOwed: (() => void)[] = [];
 
 function flush(): void {
   flushQueued = false;
-  if (out.empty || !link) return;
+  if (!out.empty && link) post(link);
+  for (let i = 0; i < lineOwed.length; i++) lineOwed[i]!();
+  lineOwed.length = 0;
+}
+
+function post(to: MessagePort): void {
   const batch = out.take();
-  link.postMessage(batch, [batch[0]]);
+  to.postMessage(batch, [batch[0]]);
+  if (tracing) {
+    const at = traceNow();
+    for (let i = 0; i < tracedTicks.length; i += 2)
+      stamp(tracedTicks[i]!, tracedTicks[i + 1]!, Hop.workerPosted, at);
+    tracedTicks.length = 0;
+  }
 }
 
 /** A batch being handled sends everything it produced in one message; anything else goes out this turn. */
@@ -54,6 +75,7 @@ function openLink(): MessagePort | null {
   const { port1, port2 } = new MessageChannel();
   link = port1;
   link.on("message", (batch: unknown[]) => {
+    if (tracing) batchAt = traceNow();
     inBatch = true;
     try {
       readBatch(batch, handlers);
@@ -100,10 +122,17 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     { raw: null as unknown, ms: 0 },
     { raw: null as unknown, ms: 0 },
   ];
+  /** Writes the tick's replay line, after the observations went out (see lineOwed). */
+  const recordLine = () => {
+    match.recordTick();
+    // Not kept past the line: the house bot's turns are garbage once recorded.
+    houseTurns[0]!.raw = houseTurns[1]!.raw = null;
+  };
 
   return new Promise<MatchOutcome>((resolve) => {
     const finish = () => {
       routes.delete(key);
+      if (tracing) shipTrace(key);
       const r = match.result!;
       const gz = match.replay.gzip();
       const replay = gz.buffer.slice(gz.byteOffset, gz.byteOffset + gz.byteLength) as ArrayBuffer;
@@ -139,16 +168,22 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
         turn.ms = performance.now() - t0;
         inputs[f] = turn;
       }
-      match.play(inputs);
-      // Not kept past the tick: the front's message and the house bot's turn are garbage once played.
-      inputs[0] = inputs[1] = NO_REPLY;
-      houseTurns[0]!.raw = houseTurns[1]!.raw = null;
+      if (tracing) stamp(key, tick, Hop.workerReceived, batchAt);
+      match.play(inputs, true);
+      if (tracing) stamp(key, tick, Hop.stepped);
+      inputs[0] = inputs[1] = NO_REPLY; // the match keeps its members until its line is written
+      lineOwed.push(recordLine);
       if (expired !== 0) match.disqualify(expired === 3 ? [0, 1] : [expired === 1 ? 0 : 1]);
       nextTick();
+      if (tracing && !match.over) {
+        stamp(key, tick, Hop.written);
+        tracedTicks.push(key, tick);
+      }
     };
     const onMessage = (m: ToWorker) => {
       if (m.t === "peek") {
         // Read-only, cheap (the lines decoded from the replay's bytes), asked for only while someone watches.
+        match.recordTick();
         send({ t: "peek", id: m.id, lines: match.replay.linesFrom(m.since) });
         return;
       }

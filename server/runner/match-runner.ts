@@ -6,6 +6,7 @@ import type { DeadlinesT, EndMessageT, EndReason, MatchStatsT } from "../../engi
 import type { SeatInput } from "../../pool/link.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
+import { Hop, stamp, tracing } from "../../pool/trace.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../ladder/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
@@ -173,6 +174,7 @@ export class RunningMatch {
       return; // anything else before play is ignored: there is no observation to answer yet
     }
     if (this.phase !== "playing" || type === "ready") return;
+    if (tracing) stamp(this.channel.key, this.tick, seat === 0 ? Hop.read0 : Hop.read1);
     s.messages++;
     if (s.messages > this.deps.messagesPerTick) {
       if (s.rateNoticeTick !== this.tick) {
@@ -247,11 +249,7 @@ export class RunningMatch {
         // The watchdog was armed when the turns (or `start`) went to the pool: that is the server's start.
         const posted = this.owedSince;
         this.disarmWatchdog();
-        if (this.meter !== null && posted !== null) {
-          const now = performance.now();
-          if (this.observedAt > 0) this.meter.tick((now - this.observedAt) / 1000, (now - posted) / 1000);
-          this.observedAt = now;
-        }
+        const arrived = this.meter !== null ? performance.now() : 0;
         this.tick = m.tick;
         let due = Number.POSITIVE_INFINITY;
         for (let i = 0; i < 2; i++) {
@@ -264,7 +262,14 @@ export class RunningMatch {
           s.dueAt = s.sentAt + s.deadlineMs;
           due = Math.min(due, s.dueAt);
           if (!s.resuming) s.conn?.sendUtf8(m.obs[i]!);
+          if (tracing && m.tick > 0) stamp(this.channel.key, m.tick - 1, i === 0 ? Hop.sent0 : Hop.sent1);
           if (s.lostAt !== null) due = Math.min(due, s.lostAt + this.deadlines.reconnect_grace_ms);
+        }
+        // The bots have their observations: the rest of the tick's bookkeeping is off their clock.
+        if (this.meter !== null && posted !== null) {
+          if (this.observedAt > 0)
+            this.meter.tick((arrived - this.observedAt) / 1000, (arrived - posted) / 1000);
+          this.observedAt = arrived;
         }
         this.wakeAt(due);
         this.maybeResolve();

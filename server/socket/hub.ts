@@ -190,11 +190,10 @@ export class BotHub {
     const p = this.d.lobby.get(conn.bot.id);
     if (!p || p.conn !== conn) return;
     const match = this.d.matchOf(conn.bot.id);
-    const now = Date.now();
     // 1. Rate limit. While ticks are played the runner caps messages per tick; otherwise (idle, queued, the
     // startup window, the end of a match) messages per second, so no phase is unlimited.
     if (!match?.playing) {
-      const r = conn.rate(IDLE_MESSAGES_PER_SECOND, now);
+      const r = conn.rate(IDLE_MESSAGES_PER_SECOND, Date.now());
       if (r === "flood") return void conn.close(...closeFor("rate_limited"));
       if (r === "limited") return;
     }

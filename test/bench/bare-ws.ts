@@ -17,7 +17,15 @@ interface Pair {
   tick: number;
   replies: number;
   ticks: number;
+  /** performance.now() when the second reply of the tick was read (trace); 0 before the first tick. */
+  readAt: number;
 }
+
+/**
+ * The bare server's side of the per-hop trace (test/bench/live-trace.ts): per tick, µs from the second reply
+ * read to the first send returned, and from there to the second; read and cleared by `trace` over IPC.
+ */
+const traced: number[] = [];
 
 /** Runs the bare server in this process; resolves with its port. */
 export function serveBare(observation: string): Promise<{ port: number; close(): void }> {
@@ -33,7 +41,10 @@ export function serveBare(observation: string): Promise<{ port: number; close():
       return;
     }
     p.replies = 0;
-    for (const s of p.socks) s.send(observation);
+    p.socks[0].send(observation);
+    const t1 = performance.now();
+    p.socks[1].send(observation);
+    if (p.readAt > 0) traced.push(p.tick, 1000 * (t1 - p.readAt), 1000 * (performance.now() - t1));
   };
   wss.on("connection", (ws, req) => {
     const ticks = Number(new URL(req.url ?? "/", "http://x").searchParams.get("ticks") ?? 300);
@@ -55,13 +66,14 @@ export function serveBare(observation: string): Promise<{ port: number; close():
           { ws: WebSocket; ticks: number },
           { ws: WebSocket; ticks: number },
         ];
-        const pair: Pair = { socks: [a.ws, b.ws], tick: 0, replies: 0, ticks: a.ticks };
+        const pair: Pair = { socks: [a.ws, b.ws], tick: 0, replies: 0, ticks: a.ticks, readAt: 0 };
         pairOf.set(a.ws, pair);
         pairOf.set(b.ws, pair);
         step(pair);
         return;
       }
       if (type !== "turn" || ++p.replies < 2) return;
+      p.readAt = performance.now();
       p.tick++;
       step(p);
     });
@@ -83,6 +95,8 @@ export function serveBare(observation: string): Promise<{ port: number; close():
 export interface BareServer {
   url: string;
   pid: number;
+  /** The trace since the last call: [tick, read -> first send µs, first -> second send µs] per tick. */
+  trace(): Promise<number[]>;
   stop(): Promise<void>;
 }
 
@@ -100,6 +114,13 @@ export async function startBare(observation: string): Promise<BareServer> {
   return {
     url: `ws://127.0.0.1:${port}/`,
     pid: child.pid!,
+    trace() {
+      const r = new Promise<number[]>((resolve) =>
+        child.once("message", (m) => resolve((m as { trace: number[] }).trace)),
+      );
+      child.send("trace");
+      return r;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((r) => child.once("exit", r));
@@ -112,5 +133,10 @@ export async function startBare(observation: string): Promise<BareServer> {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.send) {
   process.once("message", (m) => {
     void serveBare((m as { observation: string }).observation).then(({ port }) => process.send!({ port }));
+    process.on("message", (q) => {
+      if (q !== "trace") return;
+      process.send!({ trace: traced });
+      traced.length = 0;
+    });
   });
 }

@@ -29,6 +29,33 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const turn = () => new Promise((r) => setImmediate(r));
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))]!;
 
+/**
+ * Round trips of a small buffer to a worker that sends it straight back, `n` of them 1 ms apart (both threads
+ * asleep when each starts), in µs: the floor of one match's added latency, measured beside it in a live run.
+ */
+export async function wakeRoundTrips(n: number): Promise<number[]> {
+  const echo = new Worker(ECHO, { eval: true });
+  const back = new MessageChannel();
+  echo.postMessage({ port: back.port2 }, [back.port2]);
+  await pause(300);
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const buf = new ArrayBuffer(64);
+      const t0 = performance.now();
+      const answered = new Promise<void>((resolve) => back.port1.once("message", () => resolve()));
+      back.port1.postMessage([buf], [buf]);
+      await answered;
+      times.push(1000 * (performance.now() - t0));
+      await pause(1);
+    }
+  } finally {
+    await echo.terminate();
+    back.port1.close();
+  }
+  return times;
+}
+
 export async function wakeBench(reps = 3): Promise<WakeLine[]> {
   const worker = new Worker(RECEIVER, { eval: true });
   const { port1, port2 } = new MessageChannel();
@@ -55,26 +82,8 @@ export async function wakeBench(reps = 3): Promise<WakeLine[]> {
   await worker.terminate();
   // The round trip front -> worker -> front with both threads asleep when it starts (1 ms apart, as one match
   // ticks): the floor of the one-match added latency, whatever the work in the worker.
-  const echo = new Worker(ECHO, { eval: true });
-  const back = new MessageChannel();
-  echo.postMessage({ port: back.port2 }, [back.port2]);
-  await pause(300);
   const roundTrips: number[][] = [];
-  for (let r = 0; r < reps; r++) {
-    const times: number[] = [];
-    for (let i = 0; i < 1_000; i++) {
-      const buf = new ArrayBuffer(64);
-      const t0 = performance.now();
-      const answered = new Promise<void>((resolve) => back.port1.once("message", () => resolve()));
-      back.port1.postMessage([buf], [buf]);
-      await answered;
-      times.push(1000 * (performance.now() - t0));
-      await pause(1);
-    }
-    roundTrips.push(times);
-  }
-  await echo.terminate();
-  back.port1.close();
+  for (let r = 0; r < reps; r++) roundTrips.push(await wakeRoundTrips(1_000));
   const line = (what: string, runs: number[][], q: number): WakeLine => {
     const per = runs.map((t) => quantile(t, q));
     const range = `[${Math.min(...per).toFixed(1)}-${Math.max(...per).toFixed(1)}]`;

@@ -2,9 +2,10 @@
 // seat does (nothing: an idle is a stand-still turn), which refusals the stats count (the host's and the
 // engine's, each once), and disqualification after max_consecutive_failures, of one seat or both (SPEC 3.3).
 import { describe, expect, it } from "vitest";
-import type { Match, TurnInput } from "../../engine/match.ts";
+import { houseBot } from "../../engine/bots/index.ts";
+import { Match, type TurnInput } from "../../engine/match.ts";
 import type { GameEventT, IdleReason } from "../../engine/protocol.ts";
-import { readReplay } from "../../engine/replay.ts";
+import { type ReplayFighter, readReplay } from "../../engine/replay.ts";
 import { verifyReplay } from "../../engine/verify.ts";
 import { scenario } from "../helpers/scenario.ts";
 
@@ -172,5 +173,48 @@ describe("disqualification after max_consecutive_failures", () => {
       expect(lines.at(-2)).toEqual({ type: "disqualify", tick: 1, fighters: [0, 1] });
       expect(s.m.result).toEqual({ winner: null, reason: "disqualified", finalTick: 1 });
     }
+  });
+});
+
+describe("a tick line left for later (play with deferLine, as the pool worker sends observations first)", () => {
+  const fighters: [ReplayFighter, ReplayFighter] = [
+    { name: "one", display_name: "One", version: "v1" },
+    { name: "two", display_name: "Two", version: "v1" },
+  ];
+  /**
+   * A whole match of house bots' turns. Deferred, the owed line is written on odd ticks by recordTick() (as the
+   * worker does after posting) and on even ones by the next play() itself; `dqAt` disqualifies seat 1 there.
+   */
+  const playOut = (defer: boolean, dqAt: number | null) => {
+    const m = new Match({ matchId: "defer", seed: 11, map: "arena-21", fighters });
+    const bots = [0, 1].map((f) => houseBot(f === 0 ? "kiter" : "brawler").create(m.hello(f)));
+    while (!m.over) {
+      const inputs = [0, 1].map((f) => ({ raw: bots[f]!(m.observation(f)), ms: 2 })) as [
+        TurnInput,
+        TurnInput,
+      ];
+      m.play(inputs, defer);
+      // What the worker does between the play and the line: the observations are written.
+      for (let f = 0; f < 2; f++) if (!m.over) m.writeObservation(f, new Uint8Array(64 * 1024), 0);
+      if (m.tick === dqAt) m.disqualify([1]);
+      else if (m.tick % 2 === 1) m.recordTick();
+    }
+    m.recordTick();
+    return { jsonl: m.replay.jsonl(), result: m.result };
+  };
+
+  it("records the same replay, byte for byte, as writing each line at once", () => {
+    const now = playOut(false, null);
+    const later = playOut(true, null);
+    expect(later.jsonl).toBe(now.jsonl);
+    expect(later.result).toEqual(now.result);
+    expect(now.jsonl.split("\n").filter((l) => l.includes('"type":"tick"')).length).toBeGreaterThan(20);
+  });
+
+  it("writes the owed line before a server input (a disqualification)", () => {
+    const now = playOut(false, 40);
+    const later = playOut(true, 40);
+    expect(later.jsonl).toBe(now.jsonl);
+    expect(later.jsonl).toContain('"type":"disqualify"');
   });
 });

@@ -24,6 +24,7 @@ const DEADLINES: DeadlinesT = {
 
 /** The worker's end of one match: what the runner sent, and a way to answer as the worker would. */
 class FakeChannel implements MatchChannel {
+  readonly key = 1;
   readonly sent: ToWorker[] = [];
   readonly kills: string[] = [];
   private handler: (m: FromWorker) => void = () => {};

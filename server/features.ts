@@ -3,13 +3,16 @@
 // server/app.ts as provided services (each declared beside its owner, in a services.ts). The order is also the
 // order of the operations in /openapi.json and of the MCP tool list.
 import { adminFeature } from "./admin/feature.ts";
+import { settingsFeature } from "./admin/settings-feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
 import { accountFeature } from "./auth/feature.ts";
 import { botsFeature } from "./bots/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
+import { eventsFeature } from "./events/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature } from "./ladders/feature.ts";
+import { mailFeature } from "./mail/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
 
@@ -20,7 +23,10 @@ export const FEATURES: readonly AnyFeature[] = [
   botsFeature,
   laddersFeature,
   accountFeature,
+  settingsFeature,
   announcementsFeature,
   adminFeature,
+  eventsFeature,
+  mailFeature,
   opsFeature,
 ];

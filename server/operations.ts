@@ -3,11 +3,8 @@
 // the discovery operations are in the list and read the document built from it, so neither module may touch
 // the other's values while the two are still loading.
 
-import { SETTINGS_OPERATIONS } from "./admin/settings-routes.ts";
-import { EVENT_OPERATIONS } from "./events/routes.ts";
 import { FEATURES } from "./features.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
-import { MAIL_OPERATIONS } from "./mail/routes.ts";
 import { MCP_OPERATIONS } from "./mcp/routes.ts";
 import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
 import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
@@ -26,13 +23,6 @@ export function allOperations(): readonly AnyOperation<unknown>[] {
  * in the order of the public document: discovery and documents, data, registration and bots, ladders.
  */
 export function legacyOperations(): readonly AnyOperation[] {
-  legacy ??= [
-    ...DISCOVERY_OPERATIONS,
-    ...DOWNLOAD_OPERATIONS,
-    ...SETTINGS_OPERATIONS,
-    ...MCP_OPERATIONS,
-    ...EVENT_OPERATIONS,
-    ...MAIL_OPERATIONS,
-  ] as readonly AnyOperation[];
+  legacy ??= [...DISCOVERY_OPERATIONS, ...DOWNLOAD_OPERATIONS, ...MCP_OPERATIONS] as readonly AnyOperation[];
   return legacy;
 }

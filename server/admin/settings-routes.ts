@@ -2,10 +2,14 @@
 // changes nothing), preview a change across ladders (changes nothing), and save the current overrides as a
 // named preset that a later PUT can apply again. Admin only; the settings service does the work.
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { LADDER_LIMITS, LIMIT_INFO, type Limits, type Overrides } from "../kernel/settings.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type SettingsServices = Pick<Services, "ladders" | "store"> & Pick<Kernel, "bus" | "settings">;
+const defineOperation = operationFor<SettingsServices>();
 
 const Revision = z
   .number({ error: "revision is required (the one GET /api/admin/settings returned)" })
@@ -38,9 +42,9 @@ const PresetBody = z
   })
   .strict();
 
-const ladderIds = (ctx: AppContext) => ctx.ladders.all().map((l) => l.id);
+const ladderIds = (ctx: SettingsServices) => ctx.ladders.all().map((l) => l.id);
 
-async function view(ctx: AppContext) {
+async function view(ctx: SettingsServices) {
   const { settings, store, ladders } = ctx;
   const s = settings.current;
   const presets = await store.ladders.presets();

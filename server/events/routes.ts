@@ -2,13 +2,17 @@
 // session only, `Cache-Control: private, no-store`, `Vary: Authorization`, a supplied Origin must be this
 // site, banned accounts 403) and the event administration (4.6). Thin: parse, call the events service, render.
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import { HOUSE_NAMES, STAT_NAMES } from "./definition.ts";
 import { ALT_HEADER, altText, normaliseImage } from "./image.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type EventServices = Pick<Services, "events" | "store">;
+const defineOperation = operationFor<EventServices>();
 
 const EventParams = z.object({ event: z.string().max(64) });
 const AchievementParams = z.object({ event: z.string().max(64), id: z.string().max(64) });
@@ -117,7 +121,7 @@ const SESSION_ERRORS = {
   403: "banned account (`account_banned`), foreign Origin (`foreign_origin`)",
 };
 
-async function account(ctx: AppContext, ref: string): Promise<AccountRow> {
+async function account(ctx: EventServices, ref: string): Promise<AccountRow> {
   const a = await ctx.store.accounts.accountByRef(ref);
   if (!a) throw errors.noSuchAccount(ref);
   return a;

@@ -3,10 +3,15 @@
 // email routes of SPEC 4.6 (modes, history without addresses, incidents, previews that send nothing).
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
 import * as messages from "./messages.ts";
 import { CATEGORY_LABELS, type Rendered, render, UNSUBSCRIBE_PLACEHOLDER } from "./templates.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type MailRouteServices = Pick<Services, "mail"> & Pick<Kernel, "config" | "settings">;
+const defineOperation = operationFor<MailRouteServices>();
 
 const UNSUBSCRIBE_PATH = "/api/email/unsubscribe";
 

@@ -19,7 +19,6 @@ import { isDbUnavailable } from "./db/db.ts";
 import { timeQueries } from "./db/timed.ts";
 import { ApiError, CODES } from "./errors.ts";
 import { imageBodies } from "./events/image.ts";
-import { eventPageRoutes } from "./events/pages.ts";
 import { Events, Flags } from "./events/service.ts";
 import { FEATURES } from "./features.ts";
 import { capConnections, endUpgrade, serverOptions } from "./http-limits.ts";
@@ -47,10 +46,6 @@ import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
 import { DurableResults, type DurableResultsDeps } from "./results/durable-results.ts";
 import { ResultJournal } from "./results/journal.ts";
-import { accountPageRoutes } from "./routes/account-pages.ts";
-import { discoveryRoutes } from "./routes/discovery.ts";
-import { pageRoutes } from "./routes/pages.ts";
-import { playPageRoutes } from "./routes/play-page.ts";
 import { StallClock } from "./runner/stall-clock.ts";
 import { AddressLimits, tooManyConnects } from "./socket/address-limits.ts";
 import { BotHub } from "./socket/hub.ts";
@@ -473,7 +468,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     metricsListener = serveMetrics(http, metrics, config);
   }
 
-  discoveryRoutes(http, ctx);
   // The tool endpoint for AI agents and its OAuth authorization server (server/mcp).
   await setUpMcp(http, ctx);
   // Each operation's auth rule, checked once before its input is read.
@@ -523,6 +517,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     bus,
     settings,
     scheduler,
+    operations: ctx.operations,
   };
   const provided: Partial<Services> = {
     mail: ctx.mail,
@@ -549,10 +544,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   ctx.boundOperations = [...legacy.map((op) => ({ op, services: ctx })), ...composed.operations];
   if (identity) identityProvider(http, identity);
   mountPages(http, FEATURES, composed);
-  pageRoutes(http, ctx);
-  accountPageRoutes(http, ctx);
-  playPageRoutes(http, ctx);
-  eventPageRoutes(http, ctx);
   unsubscribePage(http);
 
   // The WebSocket doors. Every refusal here is one small write before any work: the client's address

@@ -14,9 +14,12 @@ import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature } from "./ladders/feature.ts";
 import { mailFeature } from "./mail/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
+import { discoveryFeature } from "./routes/discovery-feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
+import { webFeature } from "./web/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
+  discoveryFeature,
   docsFeature,
   dataFeature,
   replaysFeature,
@@ -29,4 +32,5 @@ export const FEATURES: readonly AnyFeature[] = [
   eventsFeature,
   mailFeature,
   opsFeature,
+  webFeature,
 ];

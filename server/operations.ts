@@ -6,8 +6,6 @@
 import { FEATURES } from "./features.ts";
 import type { AnyOperation } from "./kernel/operation.ts";
 import { MCP_OPERATIONS } from "./mcp/routes.ts";
-import { DISCOVERY_OPERATIONS } from "./routes/discovery.ts";
-import { DOWNLOAD_OPERATIONS } from "./routes/downloads.ts";
 
 let legacy: readonly AnyOperation[] | null = null;
 let all: readonly AnyOperation<unknown>[] | null = null;
@@ -23,6 +21,6 @@ export function allOperations(): readonly AnyOperation<unknown>[] {
  * in the order of the public document: discovery and documents, data, registration and bots, ladders.
  */
 export function legacyOperations(): readonly AnyOperation[] {
-  legacy ??= [...DISCOVERY_OPERATIONS, ...DOWNLOAD_OPERATIONS, ...MCP_OPERATIONS] as readonly AnyOperation[];
+  legacy ??= [...MCP_OPERATIONS] as readonly AnyOperation[];
   return legacy;
 }

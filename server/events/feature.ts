@@ -1,17 +1,19 @@
 // Timed events' API as a feature (SPEC 3.1's events, 4.1 and 4.6's event routes, 6's achievements and flags):
-// its operations, handed the events service and the store.
-import { defineFeature } from "../kernel/feature.ts";
+// its operations and pages, handed the events service, the reads and the store.
+import { defineFeature, type Services } from "../kernel/feature.ts";
+import { eventPageRoutes } from "./pages.ts";
 import { EVENT_OPERATIONS, type EventServices } from "./routes.ts";
 
 declare module "../kernel/feature.ts" {
   interface Services {
-    eventApi: EventServices;
+    eventApi: EventServices & Pick<Services, "reads">;
   }
 }
 
 export const eventsFeature = defineFeature({
   name: "eventApi",
-  needs: ["events", "store"],
+  needs: ["events", "reads", "store"],
   build: (_kernel, deps) => deps,
   operations: EVENT_OPERATIONS,
+  pages: eventPageRoutes,
 });

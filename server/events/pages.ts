@@ -4,13 +4,16 @@
 // the image, the submission link and the ladder's leaderboard. `/events/<id>/image.webp` serves the stored
 // image. Nothing private is rendered; a signed-in reader's cards come from the account routes (web/event.js).
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { AppContext } from "../context.ts";
+import type { Services } from "../kernel/feature.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import { webAssets } from "../web/assets.ts";
 import { type Html, html } from "../web/html.ts";
 import { href, sendPage, shellAssets } from "../web/layout.ts";
 import { leaderboardSection } from "../web/sections.ts";
 import type { Events } from "./service.ts";
+
+/** What these pages read (their feature: feature.ts beside this file). */
+export type EventPageServices = Pick<Services, "events" | "reads">;
 
 type EventView = ReturnType<Events["view"]>;
 
@@ -92,7 +95,7 @@ ${board}
 </article>`;
 }
 
-export function eventPageRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function eventPageRoutes(app: FastifyInstance, ctx: EventPageServices): void {
   const assets = webAssets();
   const shell = () => ({
     ...shellAssets(),

@@ -37,6 +37,8 @@ export interface Kernel {
   settings: Settings;
   /** One clock for timed work; a feature's own jobs are declared in its `jobs`. */
   scheduler: Scheduler;
+  /** Every operation the server mounts, in document order: what /openapi.json and `GET /api` are made from. */
+  operations: readonly AnyOperation<unknown>[];
 }
 
 /** An operation with the services it runs with: what the tool endpoint calls a tool of. */

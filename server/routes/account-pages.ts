@@ -4,14 +4,17 @@
 // here, so the pages can be cached like any other and a non-admin's /admin holds no admin data.
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { accountsInfo } from "../auth/discovery-info.ts";
-import type { AppContext } from "../context.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME_HTML_PATTERN } from "../kernel/names.ts";
 import { webAssets } from "../web/assets.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
 import { layout, shellAssets } from "../web/layout.ts";
 import { AVATARS } from "./account-bots.ts";
 
-export function accountPageRoutes(app: FastifyInstance, ctx: AppContext): void {
+/** What these pages read (their feature: feature.ts beside this file). */
+export type AccountPageServices = Pick<Services, "identity"> & Pick<Kernel, "config">;
+
+export function accountPageRoutes(app: FastifyInstance, ctx: AccountPageServices): void {
   const assets = webAssets();
 
   function send(

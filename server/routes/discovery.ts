@@ -5,10 +5,10 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
 import { type AccountsInfo, accountsInfo } from "../auth/discovery-info.ts";
-import type { AppContext } from "../context.ts";
 import { publishedDocs } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
-import { type AnyOperation, defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { type AnyOperation, operationFor } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladder/policy.ts";
 import { BAD_QUERY, LADDER_404, LadderQuery } from "../ladders/data-routes.ts";
 import { documentedOperations, openApiDocument } from "../openapi.ts";
@@ -17,6 +17,11 @@ import { crawlerRoutes } from "./crawler.ts";
 import { docsRoutes } from "./docs.ts";
 import { downloadRoutes } from "./downloads.ts";
 import * as R from "./responses.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type DiscoveryServices = Pick<Services, "identity" | "ladders" | "mcp" | "reads" | "store"> &
+  Pick<Kernel, "config" | "operations" | "settings">;
+const defineOperation = operationFor<DiscoveryServices>();
 
 /** Routes GET /api lists besides the documented JSON operations: sockets, pages and files. */
 const OTHER_ENDPOINTS = [
@@ -68,7 +73,7 @@ function onBase(info: AccountsInfo | null, base: string, configured: string): Ac
 
 /** The index for `base`; its operational policy is the one of the ladder named (omitted: the default one),
  * since a ladder may override its limits live and a bot must read the limits of the ladder it queues on. */
-function apiIndex(ctx: AppContext, base: string, ladder: string | undefined) {
+function apiIndex(ctx: DiscoveryServices, base: string, ladder: string | undefined) {
   const { config } = ctx;
   const ladderId = ctx.ladders.require(ladder).id;
   const accounts = onBase(accountsInfo(ctx), base, config.publicUrl);
@@ -110,7 +115,7 @@ function apiIndex(ctx: AppContext, base: string, ladder: string | undefined) {
   };
 }
 
-const versions = (ctx: AppContext) => ({ ...VERSIONS, schema: ctx.store.schema });
+const versions = (ctx: DiscoveryServices) => ({ ...VERSIONS, schema: ctx.store.schema });
 
 export const DISCOVERY_OPERATIONS = [
   defineOperation({
@@ -153,7 +158,7 @@ export const DISCOVERY_OPERATIONS = [
 ];
 
 /** The plain routes of discovery: the OpenAPI document itself, and the documents' pages and files. */
-export function discoveryRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function discoveryRoutes(app: FastifyInstance, ctx: DiscoveryServices): void {
   const { config } = ctx;
   const docs = publishedDocs();
   // Built once per base address (one in production), not per request.

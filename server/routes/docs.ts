@@ -82,11 +82,14 @@ export const DOCS_OPERATIONS = [
       },
     ],
     handle: async ({ params, reply, req }, ctx) => {
-      const doc = publishedDocs().get(params.name.replace(/\.md$/, ""));
+      const name = params.name.replace(/\.md$/, "");
+      const doc = publishedDocs().get(name);
       if (!doc) throw errors.notFound(`document ${JSON.stringify(params.name)}`);
       // Returned, not sent: the tool endpoint calls this handler too and answers with the text itself.
       reply.type("text/markdown; charset=utf-8");
-      // The placeholders read as this server's own addresses, as on the HTML guides, so commands copy as they are.
+      // The placeholders read as this server's own addresses, as on the HTML guides, so commands copy as they are;
+      // the changelog is a record and quotes the placeholders as words, so it is served as written.
+      if (name === "changelog") return doc.markdown;
       const base = publicBase(ctx.config, req);
       return doc.markdown
         .replace(/\{base_url\}/g, base)

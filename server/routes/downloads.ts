@@ -12,9 +12,14 @@ import { Zip, ZipDeflate } from "fflate";
 import { RELEASE, SIMULATOR_PACKAGE } from "../../engine/versions.ts";
 import { REPO_ROOT } from "../docs/catalog.ts";
 import { errors } from "../errors.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
 import * as R from "./responses.ts";
+
+/** What these operations are handed (their feature: feature.ts beside this file). */
+export type DownloadServices = Pick<Kernel, "config">;
+const defineOperation = operationFor<DownloadServices>();
 
 export const DIST_DIR = join(REPO_ROOT, "dist");
 export const WHEEL_NAME = `${SIMULATOR_PACKAGE}-${RELEASE}-py3-none-any.whl`;

@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
-import type { AppContext } from "../context.ts";
 import { ApiError } from "../errors.ts";
+import type { Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { LeaderboardRowT } from "../ladders/reads.ts";
 import { publicBase, wsBase } from "../public-address.ts";
@@ -36,13 +36,17 @@ import {
 } from "../web/sections.ts";
 import { downloadsIndex, STARTER_ARCHIVES } from "./downloads.ts";
 
+/** What these pages read (their feature: feature.ts beside this file). */
+export type SitePageServices = Pick<Services, "accounts" | "ladders" | "matches" | "reads"> &
+  Pick<Kernel, "config">;
+
 /** Games a leaderboard sparkline shows. */
 const SPARK_GAMES = 30;
 
 const LADDER_ID = /^[A-Za-z0-9_-]{1,40}$/;
 const MATCH_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function pageRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function pageRoutes(app: FastifyInstance, ctx: SitePageServices): void {
   const assets = webAssets();
   assets.routes(app);
   const shell = {

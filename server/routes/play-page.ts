@@ -2,10 +2,13 @@
 // board drawn in the browser, with the keyboard or the mouse. The page takes a play ticket
 // (POST /api/account/play-ticket) and speaks the bot protocol over /human; web/play.js does the rest.
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../context.ts";
+import type { Services } from "../kernel/feature.ts";
 import { webAssets } from "../web/assets.ts";
 import { html } from "../web/html.ts";
 import { avatar, sendPage, shellAssets } from "../web/layout.ts";
+
+/** What these pages read (their feature: feature.ts beside this file). */
+export type PlayPageServices = Pick<Services, "reads">;
 
 /** Weakest first, the order the house bots are listed everywhere, so every page load and width agrees. */
 const DIFFICULTY_ORDER = ["Easy", "Medium", "Hard", "Very hard"];
@@ -25,7 +28,7 @@ const PAD: [string, string, string][] = [
   ["SE", "↘", "south-east"],
 ];
 
-export function playPageRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function playPageRoutes(app: FastifyInstance, ctx: PlayPageServices): void {
   app.get("/play", async (_req, reply) => {
     const assets = webAssets();
     // Human games are against the Public ladder's house bots that are online here.

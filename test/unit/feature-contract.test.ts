@@ -24,6 +24,7 @@ function kernel(bus = new EventBus(log), jobs: ScheduledJob[] = []): Kernel {
     bus,
     settings: {} as Kernel["settings"],
     scheduler: { add: (job: ScheduledJob) => jobs.push(job) } as unknown as Kernel["scheduler"],
+    operations: [],
   };
 }
 

@@ -1,0 +1,27 @@
+// The site's pages as a feature (SPEC 1: the home page, the dashboard, bot, user and match pages, the viewer,
+// /play and /account): mounted after every operation, handed the accounts, the ladders, the running matches,
+// the reads, the identity provider's address and the config.
+import { defineFeature, type Kernel, type Services } from "../kernel/feature.ts";
+import { accountPageRoutes } from "../routes/account-pages.ts";
+import { pageRoutes } from "../routes/pages.ts";
+import { playPageRoutes } from "../routes/play-page.ts";
+
+type WebServices = Pick<Services, "accounts" | "identity" | "ladders" | "matches" | "reads"> &
+  Pick<Kernel, "config">;
+
+declare module "../kernel/feature.ts" {
+  interface Services {
+    web: WebServices;
+  }
+}
+
+export const webFeature = defineFeature({
+  name: "web",
+  needs: ["accounts", "identity", "ladders", "matches", "reads"],
+  build: (kernel, deps) => ({ ...deps, config: kernel.config }),
+  pages: (http, svc) => {
+    pageRoutes(http, svc);
+    accountPageRoutes(http, svc);
+    playPageRoutes(http, svc);
+  },
+});

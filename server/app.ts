@@ -37,10 +37,9 @@ import { Ladders } from "./ladders/registry.ts";
 import { MailService } from "./mail/mail.ts";
 import { unsubscribePage } from "./mail/page.ts";
 import { acceptUnsubscribeForms } from "./mail/routes.ts";
-import { setUpMcp } from "./mcp/setup.ts";
 import { Metrics } from "./metrics/metrics.ts";
 import { type MetricsListener, serveMetrics } from "./metrics/routes.ts";
-import { allOperations, legacyOperations } from "./operations.ts";
+import { allOperations } from "./operations.ts";
 import { bothMeters, HealthMonitor } from "./ops/health.ts";
 import { HUMAN_TICK_MS, LiveMatches } from "./play/live-matches.ts";
 import { ReplayFiles } from "./replays.ts";
@@ -468,8 +467,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     metricsListener = serveMetrics(http, metrics, config);
   }
 
-  // The tool endpoint for AI agents and its OAuth authorization server (server/mcp).
-  await setUpMcp(http, ctx);
   // Each operation's auth rule, checked once before its input is read.
   const authenticate: Authenticate = async (rule, req, reply) => {
     switch (rule) {
@@ -506,8 +503,6 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
       };
     },
   });
-  const legacy = legacyOperations();
-  mountOperations(http, legacy, ctx, authenticate);
   // The features (server/features.ts), handed the kernel and the domains not moved yet (issue 32).
   const kernel: Kernel = {
     config,
@@ -518,6 +513,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     settings,
     scheduler,
     operations: ctx.operations,
+    boundOperations: () => ctx.boundOperations,
   };
   const provided: Partial<Services> = {
     mail: ctx.mail,
@@ -536,14 +532,14 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     identity: ctx.identity,
     humanPlay,
     botDirectory: ctx.bots,
-    mcp: ctx.mcp,
     events,
   };
-  const composed = composeFeatures(http, kernel, FEATURES, provided, authenticate);
+  const composed = await composeFeatures(http, kernel, FEATURES, provided, authenticate);
   ctx.services = composed.services as Services;
-  ctx.boundOperations = [...legacy.map((op) => ({ op, services: ctx })), ...composed.operations];
+  ctx.mcp = ctx.services.mcp;
+  ctx.boundOperations = composed.operations;
   if (identity) identityProvider(http, identity);
-  mountPages(http, FEATURES, composed);
+  await mountPages(http, FEATURES, composed);
   unsubscribePage(http);
 
   // The WebSocket doors. Every refusal here is one small write before any work: the client's address

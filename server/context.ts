@@ -18,7 +18,7 @@ import type { Membership } from "./ladders/membership.ts";
 import type { LadderReads } from "./ladders/reads.ts";
 import type { Ladders } from "./ladders/registry.ts";
 import type { MailService } from "./mail/mail.ts";
-import type { McpService } from "./mcp/service.ts";
+import type { McpServer } from "./mcp/feature.ts";
 import type { HealthMonitor } from "./ops/health.ts";
 import type { LiveMatches } from "./play/live-matches.ts";
 import type { ReplayFiles } from "./replays.ts";
@@ -66,7 +66,7 @@ export interface AppContext {
   matches: Map<string, RunningMatch>;
   draining: boolean;
   /** The tool endpoint and its OAuth server (server/mcp); null on a ladder without accounts. */
-  mcp: McpService | null;
+  mcp: McpServer | null;
   /** Every operation the server mounts (server/operations.ts): what /openapi.json and `GET /api` list. */
   operations: readonly AnyOperation<unknown>[];
   /** Every operation with the services it runs with, which the tool endpoint's tools are made from. */

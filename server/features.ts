@@ -13,12 +13,14 @@ import type { AnyFeature } from "./kernel/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature } from "./ladders/feature.ts";
 import { mailFeature } from "./mail/feature.ts";
+import { mcpFeature } from "./mcp/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
 import { webFeature } from "./web/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
+  mcpFeature,
   discoveryFeature,
   docsFeature,
   dataFeature,

@@ -39,6 +39,8 @@ export interface Kernel {
   scheduler: Scheduler;
   /** Every operation the server mounts, in document order: what /openapi.json and `GET /api` are made from. */
   operations: readonly AnyOperation<unknown>[];
+  /** Every operation with the services it runs with, once the features are composed (the tool endpoint's tools). */
+  boundOperations(): readonly BoundOperation[];
 }
 
 /** An operation with the services it runs with: what the tool endpoint calls a tool of. */
@@ -53,12 +55,13 @@ export interface FeatureDef<N extends keyof Services, D extends keyof Services> 
   name: N;
   /** The features (or provided services) this one uses; they are built before it. */
   needs: readonly D[];
-  build(kernel: Kernel, deps: Pick<Services, D>): Services[N];
+  /** The feature's services; may be awaited (a key read from the data dir). */
+  build(kernel: Kernel, deps: Pick<Services, D>): Services[N] | Promise<Services[N]>;
   /** Routes, each handed this feature's services (never the whole server's context). */
   operations?: readonly AnyOperation<Services[N]>[];
   listeners?(services: Services[N]): BusListeners;
-  /** Pages and other routes that are not operations (HTML, files), mounted after every operation. */
-  pages?(http: FastifyInstance, services: Services[N]): void;
+  /** Pages and other routes that are not operations (HTML, files, OAuth), mounted after every operation. */
+  pages?(http: FastifyInstance, services: Services[N]): void | Promise<void>;
   /** Timed work on the kernel's scheduler (sweeps, reminders, phase changes). */
   jobs?(services: Services[N]): readonly ScheduledJob[];
 }
@@ -87,13 +90,13 @@ export interface Composed {
  * not built before it (later in the list, or unknown) is refused at start, so the list is a checked graph.
  * Pages are mounted by `mountPages` once every feature's operations are, so an operation's path always wins.
  */
-export function composeFeatures(
+export async function composeFeatures(
   app: FastifyInstance,
   kernel: Kernel,
   features: readonly AnyFeature[],
   provided: Partial<Services>,
   authenticate: Authenticate,
-): Composed {
+): Promise<Composed> {
   const built: Record<string, unknown> = { ...provided };
   const operations: BoundOperation[] = [];
   for (const f of features) {
@@ -107,7 +110,7 @@ export function composeFeatures(
         );
       deps[need] = built[need];
     }
-    const services = f.build(kernel, deps as never);
+    const services = await f.build(kernel, deps as never);
     built[name] = services;
     if (f.operations) {
       mountOperations(app, f.operations, services, authenticate);
@@ -121,7 +124,11 @@ export function composeFeatures(
 }
 
 /** Mounts each feature's pages, in list order, with the services composeFeatures built. */
-export function mountPages(app: FastifyInstance, features: readonly AnyFeature[], composed: Composed): void {
+export async function mountPages(
+  app: FastifyInstance,
+  features: readonly AnyFeature[],
+  composed: Composed,
+): Promise<void> {
   const all = composed.services as Record<string, unknown>;
-  for (const f of features) f.pages?.(app, all[String(f.name)] as never);
+  for (const f of features) await f.pages?.(app, all[String(f.name)] as never);
 }

@@ -9,8 +9,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { VERSIONS } from "../../engine/versions.ts";
 import { classify } from "../auth/accounts.ts";
-import type { AppContext } from "../context.ts";
 import { ApiError, errors } from "../errors.ts";
+import type { BoundOperation, Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_SCOPE, grantScopes, MANAGE } from "./scopes.ts";
 import type { McpService } from "./service.ts";
 import { callTool, type ToolCaller, toolsOf } from "./tools.ts";
@@ -36,6 +36,13 @@ interface Sdk {
   types: typeof import("@modelcontextprotocol/sdk/types.js");
 }
 
+/** What the endpoint reads: credentials, the store, the log and the server's operations (its tools). */
+export type EndpointDeps = Pick<Services, "accounts" | "store"> &
+  Pick<Kernel, "config" | "log"> & {
+    /** Every operation with its services, once the features are composed (read per request). */
+    boundOperations(): readonly BoundOperation[];
+  };
+
 const INSTRUCTIONS =
   "Tools of a competitive ladder for bots. whoami and list_my_bots show the account; register_bot returns a bot token once " +
   "(store it for the bot program, never in a log); get_agent_guide explains building and running a bot.";
@@ -54,7 +61,7 @@ function challenge(reply: FastifyReply, service: McpService, error?: "invalid_to
 async function authenticate(
   req: FastifyRequest,
   reply: FastifyReply,
-  ctx: AppContext,
+  ctx: EndpointDeps,
   service: McpService,
 ): Promise<ToolCaller> {
   const header = req.headers.authorization;
@@ -119,14 +126,14 @@ function sdkServer(
   sdk: Sdk,
   who: ToolCaller,
   http: { req: FastifyRequest; reply: FastifyReply },
-  ctx: AppContext,
+  ctx: EndpointDeps,
 ): Server {
   const server = new sdk.Server(
     { name: "arena-ladder", version: VERSIONS.release },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({
-    tools: toolsOf(ctx.boundOperations).map((t) => ({
+    tools: toolsOf(ctx.boundOperations()).map((t) => ({
       name: t.tool.name,
       description: t.tool.description,
       inputSchema: t.inputSchema as { type: "object" },
@@ -138,7 +145,7 @@ function sdkServer(
     })),
   }));
   server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request) => {
-    const t = toolsOf(ctx.boundOperations).find((x) => x.tool.name === request.params.name);
+    const t = toolsOf(ctx.boundOperations()).find((x) => x.tool.name === request.params.name);
     if (!t) return toolError(errors.notFound(`tool ${JSON.stringify(request.params.name)}`));
     try {
       return toolResult(await callTool(t, request.params.arguments, who, http));
@@ -151,7 +158,7 @@ function sdkServer(
   return server;
 }
 
-export function mcpEndpoint(http: FastifyInstance, ctx: AppContext, service: McpService): void {
+export function mcpEndpoint(http: FastifyInstance, ctx: EndpointDeps, service: McpService): void {
   const origin = new URL(ctx.config.publicUrl).origin;
   /** The checks that come before the credential: on, same site, a protocol version the SDK speaks. */
   const gate = async (req: FastifyRequest, reply: FastifyReply) => {

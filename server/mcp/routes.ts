@@ -4,10 +4,9 @@
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
-import type { AppContext } from "../context.ts";
 import { ApiError, errors } from "../errors.ts";
 import { parseInput } from "../kernel/input.ts";
-import { defineOperation } from "../kernel/operation.ts";
+import { operationFor } from "../kernel/operation.ts";
 import { ClientRegistration } from "./oauth.ts";
 import type { McpService } from "./service.ts";
 
@@ -20,9 +19,12 @@ const Decision = z.object({
 });
 const ClientParams = z.object({ client_id: z.string().max(64) });
 
-function service(ctx: AppContext): McpService {
-  if (!ctx.mcp?.enabled()) throw errors.mcpDisabled();
-  return ctx.mcp;
+/** The operations are handed the tool endpoint (null on a ladder without accounts). */
+const defineOperation = operationFor<McpService | null>();
+
+function service(mcp: McpService | null): McpService {
+  if (!mcp?.enabled()) throw errors.mcpDisabled();
+  return mcp;
 }
 
 export const MCP_OPERATIONS = [
@@ -55,8 +57,8 @@ export const MCP_OPERATIONS = [
     params: ClientParams,
     // Revocation works also while the endpoint is off: an owner can always withdraw an approval.
     handle: async ({ caller, params }, ctx) => {
-      if (!ctx.mcp) throw errors.mcpDisabled();
-      return ctx.mcp.oauth.revoke(caller, params.client_id);
+      if (!ctx) throw errors.mcpDisabled();
+      return ctx.oauth.revoke(caller, params.client_id);
     },
   }),
 ];
@@ -76,9 +78,12 @@ export async function oauthRoutes(http: FastifyInstance, mcp: McpService): Promi
     if (!mcp.enabled()) throw errors.mcpDisabled();
   };
   await http.register(async (scope) => {
-    // Token requests are form-encoded (RFC 6749 4.1.3); JSON is accepted too.
+    // Token requests are form-encoded (RFC 6749 4.1.3); JSON is accepted too. This scope's own parser, with its
+    // own limit, in place of one the server may have added before (the unsubscribe form's).
+    const FORM = "application/x-www-form-urlencoded";
+    if (scope.hasContentTypeParser(FORM)) scope.removeContentTypeParser(FORM);
     scope.addContentTypeParser(
-      "application/x-www-form-urlencoded",
+      FORM,
       { parseAs: "string", bodyLimit: 16 * 1024 },
       (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );

@@ -7,10 +7,3 @@ export interface McpService {
   /** On unless the start-up flag or the live setting turned it off. */
   enabled(): boolean;
 }
-
-declare module "../kernel/feature.ts" {
-  interface Services {
-    /** The tool endpoint and its OAuth server; null on a ladder without accounts. */
-    mcp: McpService | null;
-  }
-}

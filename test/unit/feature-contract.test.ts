@@ -25,6 +25,7 @@ function kernel(bus = new EventBus(log), jobs: ScheduledJob[] = []): Kernel {
     settings: {} as Kernel["settings"],
     scheduler: { add: (job: ScheduledJob) => jobs.push(job) } as unknown as Kernel["scheduler"],
     operations: [],
+    boundOperations: () => [],
   };
 }
 
@@ -35,7 +36,7 @@ describe("composeFeatures", () => {
   it("builds in order, hands each feature only what it names, mounts its operations with its services", async () => {
     const app = Fastify();
     const seen: Record<string, unknown> = {};
-    const built = composeFeatures(
+    const built = await composeFeatures(
       app,
       kernel(),
       [
@@ -82,14 +83,14 @@ describe("composeFeatures", () => {
     await app.close();
   });
 
-  it("refuses a need built later or unknown, and a name listed twice", () => {
+  it("refuses a need built later or unknown, and a name listed twice", async () => {
     const build = () => ({});
     const later = [feature({ name: "a", needs: ["b"], build }), feature({ name: "b", needs: [], build })];
-    expect(() => composeFeatures(Fastify(), kernel(), later, {}, noAuth)).toThrow(
+    await expect(composeFeatures(Fastify(), kernel(), later, {}, noAuth)).rejects.toThrow(
       /needs b, which is not built/,
     );
     const twice = [feature({ name: "a", needs: [], build }), feature({ name: "a", needs: [], build })];
-    expect(() => composeFeatures(Fastify(), kernel(), twice, {}, noAuth)).toThrow(/listed twice/);
+    await expect(composeFeatures(Fastify(), kernel(), twice, {}, noAuth)).rejects.toThrow(/listed twice/);
   });
 
   it("puts a feature's jobs on the scheduler and mounts its pages with its services", async () => {
@@ -105,8 +106,8 @@ describe("composeFeatures", () => {
           http.get("/timed", async (_req, reply) => reply.type("text/html").send(svc.page)),
       }),
     ];
-    const composed = composeFeatures(app, kernel(new EventBus(log), jobs), features, {}, noAuth);
-    mountPages(app, features, composed);
+    const composed = await composeFeatures(app, kernel(new EventBus(log), jobs), features, {}, noAuth);
+    await mountPages(app, features, composed);
     expect(jobs.map((j) => j.name)).toEqual(["sweep"]);
     await app.ready();
     expect((await app.inject({ method: "GET", url: "/timed" })).body).toBe("<p>timed</p>");
@@ -116,7 +117,7 @@ describe("composeFeatures", () => {
   it("subscribes a feature's listeners on the bus with its services", async () => {
     const bus = new EventBus(log);
     const heard: string[] = [];
-    composeFeatures(
+    await composeFeatures(
       Fastify(),
       kernel(bus),
       [

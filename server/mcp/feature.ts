@@ -1,0 +1,59 @@
+// The tool endpoint for AI agents as a feature (issue 18; SPEC 4.4's consent and revocation): its OAuth server
+// with its own signing key (kept in the data dir beside the identity provider's, so tokens survive restarts),
+// the /mcp route and the OAuth routes as its pages, the consent operations, and the hourly sweep. A ladder
+// without accounts has no tool endpoint: the service is null and `GET /api` reports `mcp: null`.
+import { loadIdentitySecrets } from "../auth/signing-keys.ts";
+import { defineFeature } from "../kernel/feature.ts";
+import type { ScheduledJob } from "../kernel/scheduler.ts";
+import { type EndpointDeps, mcpEndpoint } from "./endpoint.ts";
+import { McpOAuth } from "./oauth.ts";
+import { MCP_OPERATIONS, oauthRoutes } from "./routes.ts";
+import type { McpService } from "./service.ts";
+
+/** The tool endpoint and what its routes read. */
+export type McpServer = McpService & { endpoint: EndpointDeps };
+
+declare module "../kernel/feature.ts" {
+  interface Services {
+    /** The tool endpoint and its OAuth server; null on a ladder without accounts. */
+    mcp: McpServer | null;
+  }
+}
+
+/** Hourly: expired authorizations, refresh tokens and never-approved clients are deleted. */
+function sweep({ endpoint }: McpServer): ScheduledJob {
+  return {
+    name: "mcp sweep",
+    nextAt: (now) => now - (now % 3_600_000) + 3_600_000,
+    run: async () => {
+      try {
+        await endpoint.store.mcp.sweep();
+      } catch (err) {
+        endpoint.log.error({ err }, "tool endpoint sweep failed");
+      }
+    },
+  };
+}
+
+export const mcpFeature = defineFeature({
+  name: "mcp",
+  needs: ["accounts", "store"],
+  build: async (kernel, { accounts, store }): Promise<McpServer | null> => {
+    const { config, settings } = kernel;
+    if (config.accounts === "none") return null;
+    const oauth = new McpOAuth({ config, store }, await loadIdentitySecrets(config.dataDir, "mcp-keys.json"));
+    return {
+      oauth,
+      // The start-up flag turns it off for the run; the live setting (`mcp: false`) while the server runs.
+      enabled: () => config.mcp && settings.mcpAllowed(),
+      endpoint: { accounts, store, config, log: kernel.log, boundOperations: kernel.boundOperations },
+    };
+  },
+  operations: MCP_OPERATIONS,
+  pages: async (http, mcp) => {
+    if (!mcp) return;
+    mcpEndpoint(http, mcp.endpoint, mcp);
+    await oauthRoutes(http, mcp);
+  },
+  jobs: (mcp) => (mcp ? [sweep(mcp)] : []),
+});

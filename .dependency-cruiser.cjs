@@ -5,19 +5,12 @@
 //
 // Imports count as written: type-only imports (`import type`, `import { type X }`) are arrows like any other.
 // They are erased at run time, but they are what a file's source depends on: a file that names
-// `AppContext` in a signature has to change when AppContext does, and moves with it. (The issue counts them
-// the same way: AppContext reaches kernel/operation.ts only as a type, and that closes the largest circle.)
+// a type in a signature has to change when that type does, and moves with it.
 //
-// Known violations: the code breaks both rules today. They are recorded in
-// .dependency-cruiser-known-violations.json, and `npm run check` runs with `--ignore-known`, so it passes now
-// and fails on any new circle or upward arrow. The file is meant to shrink to empty as features move. When a
-// change removes violations, drop them from the file without admitting new ones:
-//   npx depcruise server pool engine --baseline --baseline-mode shrink-only
-// A moved file with a violation it keeps counts as new (its path changed): fix it, or record it on purpose
-// with `npx depcruise server pool engine --output-type baseline > .dependency-cruiser-known-violations.json`
-// and say so in the commit. A circle is known by the set of files on the path reported for it, so cutting one
-// arrow of a big circle can make a different path through the same files show up as new: check that it names
-// no file outside today's circles (`npx depcruise server pool engine --no-ignore-known`), then record it.
+// No known violations: the code keeps both rules (the baseline that listed today's circles and upward arrows
+// while the domains moved into features is gone with the last of them), so any circle or upward arrow fails
+// `npm run check`. A new need goes down a layer or through the feature contract (server/kernel/feature.ts:
+// services by name, bus events, module augmentation), never back up.
 
 /** Leaf modules of server/: they import engine/, pool/ and each other only. */
 const BASE_FOLDERS = ["db", "kernel"];

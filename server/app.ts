@@ -212,7 +212,22 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     health,
     operations: allOperations(),
   } as AppContext;
-  const identity = await setUpAccounts(ctx, http);
+  // The hub, lobby and matches are built below: the accounts read them when a check runs.
+  const setUp = await setUpAccounts(
+    { config, store, log },
+    {
+      disconnect: (botId, code) => ctx.hub.disconnect(botId, code),
+      liveBot: (botId) => lobby.get(botId),
+      inMatch: (botId) => {
+        for (const m of matches.values())
+          if (m.seats.some((s) => s.participant.bot.id === botId)) return true;
+        return false;
+      },
+    },
+    http,
+  );
+  ctx.accounts = setUp.accounts;
+  ctx.identity = setUp.identity;
 
   let events: Events | undefined;
   const ladders = new Ladders(manifest, {
@@ -538,7 +553,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   ctx.services = composed.services as Services;
   ctx.mcp = ctx.services.mcp;
   ctx.boundOperations = composed.operations;
-  if (identity) identityProvider(http, identity);
+  if (setUp.provider) identityProvider(http, setUp.provider);
   await mountPages(http, FEATURES, composed);
   unsubscribePage(http);
 

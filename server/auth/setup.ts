@@ -3,22 +3,35 @@
 // provider's routes need, or null when it is not served.
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../context.ts";
+import type { Logger } from "pino";
+import type { Config } from "../config.ts";
 import { errors } from "../errors.ts";
 import { IdentityOutbox } from "../mail/identity.ts";
+import type { Store } from "../store/types.ts";
 import { Accounts, type AccountsDeps } from "./accounts.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
-import { makeMailer } from "./mailer.ts";
+import { type Mailer, makeMailer } from "./mailer.ts";
 import { SessionGate } from "./sessions.ts";
 import { loadIdentitySecrets } from "./signing-keys.ts";
 import { TokenVerifier } from "./verifier.ts";
 
+/** The accounts of a running server, its identity provider's address, and the provider's own deps (built-in). */
+export interface AccountsSetUp {
+  accounts: Accounts;
+  identity: { url: string; publishableKey: string; mailer: Mailer } | null;
+  provider: IdentityProviderDeps | null;
+}
+
+/**
+ * Builds the accounts for the configured mode (none, external provider, built-in provider). `live` reads the
+ * bots' live state (the hub, lobby and matches are built after the accounts: read when a check runs).
+ */
 export async function setUpAccounts(
-  ctx: AppContext,
+  base: { config: Config; store: Store; log: Logger },
+  live: Pick<AccountsDeps, "disconnect" | "liveBot" | "inMatch">,
   http: FastifyInstance,
-): Promise<IdentityProviderDeps | null> {
-  const { config, store, log } = ctx;
-  ctx.identity = null;
+): Promise<AccountsSetUp> {
+  const { config, store, log } = base;
   // Per-route limits (sign-in, sign-up, recovery); keyed by client address. `global: false`: only routes
   // that ask are limited. The 429 body has the service's error shape.
   await http.register(rateLimit, {
@@ -37,26 +50,11 @@ export async function setUpAccounts(
       return payload;
     });
   }
-  // The hub, lobby and matches are built after the accounts: they are read when a check runs, not now.
-  const deps: AccountsDeps = {
-    config,
-    store,
-    disconnect: (botId, code) => ctx.hub.disconnect(botId, code),
-    liveBot: (botId) => ctx.lobby.get(botId),
-    inMatch: (botId) => {
-      for (const m of ctx.matches.values())
-        if (m.seats.some((s) => s.participant.bot.id === botId)) return true;
-      return false;
-    },
-  };
-  if (config.accounts === "none") {
-    ctx.accounts = new Accounts(deps, null);
-    return null;
-  }
-  if (config.accounts === "external") {
-    ctx.accounts = new Accounts(deps, new TokenVerifier(config, null));
-    return null;
-  }
+  const deps: AccountsDeps = { config, store, ...live };
+  if (config.accounts === "none")
+    return { accounts: new Accounts(deps, null), identity: null, provider: null };
+  if (config.accounts === "external")
+    return { accounts: new Accounts(deps, new TokenVerifier(config, null)), identity: null, provider: null };
   const secrets = await loadIdentitySecrets(config.dataDir);
   const development = /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(config.publicUrl);
   const mailer = makeMailer({
@@ -75,14 +73,18 @@ export async function setUpAccounts(
     },
   });
   const sessions = new SessionGate(store.identity);
-  ctx.accounts = new Accounts(
+  const accounts = new Accounts(
     deps,
     new TokenVerifier(config, { secrets, identity: store.identity, sessions }),
   );
-  ctx.identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };
+  const identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };
   const banned = async (userId: string) => Boolean((await store.accounts.account(userId))?.banned_at);
   // The provider's links go through the paced, durable outbox (server/mail/identity.ts), whose sender
   // delivers them with `mailer` like every other mail: nothing reaches the transport around the outbox.
   const outbox = new IdentityOutbox(store, mailer);
-  return { config, identity: store.identity, secrets, mailer: outbox, sessions, banned };
+  return {
+    accounts,
+    identity,
+    provider: { config, identity: store.identity, secrets, mailer: outbox, sessions, banned },
+  };
 }

@@ -82,10 +82,8 @@ export async function oauthRoutes(http: FastifyInstance, mcp: McpService): Promi
     // own limit, in place of one the server may have added before (the unsubscribe form's).
     const FORM = "application/x-www-form-urlencoded";
     if (scope.hasContentTypeParser(FORM)) scope.removeContentTypeParser(FORM);
-    scope.addContentTypeParser(
-      FORM,
-      { parseAs: "string", bodyLimit: 16 * 1024 },
-      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    scope.addContentTypeParser(FORM, { parseAs: "string", bodyLimit: 16 * 1024 }, (_req, body, done) =>
+      done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
     if (!scope.hasDecorator("rateLimit")) await scope.register(rateLimit, { global: false });
     const limit = { rateLimit: { max: 60, timeWindow: 60_000 } };

@@ -7,6 +7,7 @@ import { announcementsFeature } from "./announcements/feature.ts";
 import { accountFeature } from "./auth/feature.ts";
 import { botsFeature } from "./bots/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
+import { insightFeature } from "./insight/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature } from "./ladders/feature.ts";
@@ -16,6 +17,7 @@ import { replaysFeature } from "./spectate/feature.ts";
 export const FEATURES: readonly AnyFeature[] = [
   docsFeature,
   dataFeature,
+  insightFeature,
   replaysFeature,
   botsFeature,
   laddersFeature,

@@ -1,0 +1,108 @@
+// The matchups of a ladder's top versions (issue 33, part 3): each leaderboard row's rank interval among all
+// ranked versions, and for each pair of the top N the chance that the row beats the column, with its
+// interval. Reads the ladder's leaderboard and rating book; the numbers come from uncertainty.ts. One answer
+// is kept per ladder until its leaderboard (ratings and rows) changes: the rank simulation ranks every
+// ranked version, a few hundred milliseconds at 2,000 of them, and a page may ask many times between games.
+import type { BotDirectory } from "../bots/directory.ts";
+import type { LadderReads } from "../ladders/reads.ts";
+import type { LadderRuntime } from "../ladders/runtime.ts";
+import { versionKey } from "../ratings/book.ts";
+import {
+  CONFIDENCE,
+  DRAWS,
+  type Method,
+  methodOf,
+  type RatingsInput,
+  rankIntervals,
+  type WinChance,
+  winChance,
+} from "./uncertainty.ts";
+
+export interface MatchupVersion {
+  rank: number;
+  name: string;
+  display_name: string;
+  version: string;
+  house: boolean;
+  rating: number;
+  rating_deviation: number;
+  rank_low: number;
+  rank_high: number;
+}
+
+export interface Matchups {
+  ladder: string;
+  /** Ranked versions on the leaderboard (the ranks' range). */
+  ranked: number;
+  confidence: number;
+  method: Method;
+  draws: number;
+  versions: MatchupVersion[];
+  /** wins[i][j]: the chance that versions[i] beats versions[j]; null on the diagonal. */
+  wins: (WinChance | null)[][];
+}
+
+export interface MatchupDeps {
+  ladders: { require(id: string | undefined): LadderRuntime };
+  reads: Pick<LadderReads, "leaderboard">;
+  botDirectory: Pick<BotDirectory, "snapshot">;
+}
+
+const round = (x: number, places: number) => Number(x.toFixed(places));
+
+export class MatchupService {
+  private readonly cache = new Map<string, { key: string; answer: Matchups }>();
+
+  constructor(private readonly d: MatchupDeps) {}
+
+  async matchups(ladderId: string, top: number): Promise<Matchups> {
+    const ladder = this.d.ladders.require(ladderId);
+    const rows = await this.d.reads.leaderboard(ladder.id);
+    const dir = await this.d.botDirectory.snapshot();
+    const idOf = new Map(dir.bots.map((b) => [b.name, b.id]));
+    const keys = rows.map((r) => versionKey(idOf.get(r.name) ?? r.name, r.version));
+    const book = ladder.ratings;
+    const fitted = keys.map((k) => book.get(k));
+    // Rows and exact ratings identify the answer: a new rated game moves ratings, a new version moves rows.
+    const key = `${top}|${keys.map((k, i) => `${k}:${fitted[i]!.rating}`).join(",")}`;
+    const hit = this.cache.get(ladder.id);
+    if (hit?.key === key) return hit.answer;
+    const input: RatingsInput = {
+      rating: fitted.map((f) => f.rating),
+      deviation: fitted.map((f) => f.deviation),
+      covariance: book.covariance(keys),
+    };
+    const shown = Array.from({ length: Math.min(top, rows.length) }, (_, i) => i);
+    const intervals = rankIntervals(input, { only: shown });
+    const answer: Matchups = {
+      ladder: ladder.id,
+      ranked: rows.length,
+      confidence: CONFIDENCE,
+      method: methodOf(input),
+      draws: DRAWS,
+      versions: shown.map((i) => {
+        const r = rows[i]!;
+        return {
+          rank: r.rank,
+          name: r.name,
+          display_name: r.display_name,
+          version: r.version,
+          house: r.house,
+          rating: r.rating,
+          rating_deviation: r.rating_deviation,
+          rank_low: intervals[i]!.low,
+          rank_high: intervals[i]!.high,
+        };
+      }),
+      wins: shown.map((a) =>
+        shown.map((b) => {
+          if (a === b) return null;
+          const w = winChance(input, a, b);
+          return { p: round(w.p, 4), low: round(w.low, 4), high: round(w.high, 4) };
+        }),
+      ),
+    };
+    this.cache.set(ladder.id, { key, answer });
+    return answer;
+  }
+}

@@ -2,18 +2,21 @@
 // ranked versions, and for each pair of the top N the chance that the row beats the column, with its
 // interval. Reads the ladder's leaderboard and rating book; the numbers come from uncertainty.ts. One answer
 // is kept per ladder until its leaderboard (ratings and rows) changes: the rank simulation ranks every
-// ranked version, a few hundred milliseconds at 2,000 of them, and a page may ask many times between games.
+// ranked version, a few hundred milliseconds at 2,000 of them (run in slices, so sockets are served in
+// between), and a page may ask many times between games. Asks that arrive while one is being computed wait
+// for it rather than starting their own.
 import type { BotDirectory } from "../bots/directory.ts";
 import type { LadderReads } from "../ladders/reads.ts";
 import type { LadderRuntime } from "../ladders/runtime.ts";
 import { versionKey } from "../ratings/book.ts";
+import type { LeaderboardRow } from "../ratings/leaderboard.ts";
 import {
   CONFIDENCE,
   DRAWS,
   type Method,
   methodOf,
   type RatingsInput,
-  rankIntervals,
+  rankIntervalsInSlices,
   type WinChance,
   winChance,
 } from "./uncertainty.ts";
@@ -48,10 +51,13 @@ export interface MatchupDeps {
   botDirectory: Pick<BotDirectory, "snapshot">;
 }
 
+/** The most rows a matchups answer holds (the route's limit on `top`). */
+export const MAX_TOP = 50;
+
 const round = (x: number, places: number) => Number(x.toFixed(places));
 
 export class MatchupService {
-  private readonly cache = new Map<string, { key: string; answer: Matchups }>();
+  private readonly cache = new Map<string, { key: string; answer: Promise<Matchups> }>();
 
   constructor(private readonly d: MatchupDeps) {}
 
@@ -61,19 +67,42 @@ export class MatchupService {
     const dir = await this.d.botDirectory.snapshot();
     const idOf = new Map(dir.bots.map((b) => [b.name, b.id]));
     const keys = rows.map((r) => versionKey(idOf.get(r.name) ?? r.name, r.version));
+    // Rows and exact ratings identify the answer: a new rated game moves ratings, a new version moves rows.
+    const key = keys.map((k) => `${k}:${ladder.ratings.ratingOf(k)}`).join(",");
+    let hit = this.cache.get(ladder.id);
+    if (hit?.key !== key) {
+      // Computed for the largest top once, so asks for different N share it.
+      const answer = this.compute(ladder, rows, keys, MAX_TOP);
+      hit = { key, answer };
+      this.cache.set(ladder.id, hit);
+      // A failed computation is not kept: the next ask tries again.
+      answer.catch(() => {
+        if (this.cache.get(ladder.id)?.answer === answer) this.cache.delete(ladder.id);
+      });
+    }
+    const all = await hit.answer;
+    return {
+      ...all,
+      versions: all.versions.slice(0, top),
+      wins: all.wins.slice(0, top).map((r) => r.slice(0, top)),
+    };
+  }
+
+  private async compute(
+    ladder: LadderRuntime,
+    rows: readonly LeaderboardRow[],
+    keys: readonly string[],
+    top: number,
+  ): Promise<Matchups> {
     const book = ladder.ratings;
     const fitted = keys.map((k) => book.get(k));
-    // Rows and exact ratings identify the answer: a new rated game moves ratings, a new version moves rows.
-    const key = `${top}|${keys.map((k, i) => `${k}:${fitted[i]!.rating}`).join(",")}`;
-    const hit = this.cache.get(ladder.id);
-    if (hit?.key === key) return hit.answer;
     const input: RatingsInput = {
       rating: fitted.map((f) => f.rating),
       deviation: fitted.map((f) => f.deviation),
       covariance: book.covariance(keys),
     };
     const shown = Array.from({ length: Math.min(top, rows.length) }, (_, i) => i);
-    const intervals = rankIntervals(input, { only: shown });
+    const intervals = await rankIntervalsInSlices(input, { only: shown });
     const answer: Matchups = {
       ladder: ladder.id,
       ranked: rows.length,
@@ -102,7 +131,6 @@ export class MatchupService {
         }),
       ),
     };
-    this.cache.set(ladder.id, { key, answer });
     return answer;
   }
 }

@@ -2,7 +2,7 @@
 // service, return what it answers; the definition yields the route and its /openapi.json entry.
 import { z } from "zod";
 import { operationFor } from "../kernel/operation.ts";
-import type { MatchupService } from "./matchups.ts";
+import { MAX_TOP, type MatchupService } from "./matchups.ts";
 import * as S from "./schemas.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
@@ -11,14 +11,14 @@ export interface InsightServices {
 }
 const defineOperation = operationFor<InsightServices>();
 
-const TOP_RULE = "top must be an integer from 1 to 50";
+const TOP_RULE = `top must be an integer from 1 to ${MAX_TOP}`;
 const LadderParams = z.object({ id: z.string().max(64).describe("ladder id") });
 const MatchupsQuery = z.object({
   top: z.coerce
     .number({ error: TOP_RULE })
     .int(TOP_RULE)
     .min(1, TOP_RULE)
-    .max(50, TOP_RULE)
+    .max(MAX_TOP, TOP_RULE)
     .default(10)
     .describe("how many of the top leaderboard rows (1 to 50, default 10)"),
 });

@@ -7,6 +7,7 @@ import {
   differenceVariance,
   type RatingsInput,
   rankIntervals,
+  rankIntervalsInSlices,
   winChance,
 } from "../../server/insight/uncertainty.ts";
 import { type RatedGame, RatingBook, versionKey } from "../../server/ratings/book.ts";
@@ -82,6 +83,23 @@ describe("rank intervals", () => {
       expect(a.low).toBeLessThanOrEqual(i + 1);
       expect(a.high).toBeGreaterThanOrEqual(i + 1);
     });
+  });
+
+  it("count versions that cannot reach the asked ones without drawing them, and compute the same in slices", async () => {
+    // 400 versions far below and 3 far above two close rivals: asked alone, the rivals share ranks 4 and 5.
+    const rating = [9000, 8000, 7000, 2000, 1990, ...Array.from({ length: 400 }, (_, i) => 1000 - i)];
+    const input: RatingsInput = { rating, deviation: rating.map(() => 40) };
+    expect(rankIntervals(input, { only: [3, 4] })).toEqual([
+      { low: 4, high: 5 },
+      { low: 4, high: 5 },
+    ]);
+    const all = rankIntervals(input);
+    expect([all[3], all[4]]).toEqual([
+      { low: 4, high: 5 },
+      { low: 4, high: 5 },
+    ]);
+    expect(all[404]!.high).toBe(405);
+    expect(await rankIntervalsInSlices(input, {}, 7)).toEqual(all);
   });
 
   it("use the correlation: two versions that mostly met each other have a surer difference", () => {

@@ -69,7 +69,7 @@ export function rankIntervals(input: RatingsInput, o: RankOptions = {}): RankInt
 export async function rankIntervalsInSlices(
   input: RatingsInput,
   o: RankOptions = {},
-  slice = 100,
+  slice = 25,
 ): Promise<RankInterval[]> {
   const run = rankSimulation(input, o);
   while (!run.step(slice)) await new Promise<void>((resolve) => setImmediate(resolve));

@@ -64,6 +64,7 @@ export async function insightBench(quick = false): Promise<BenchLine[]> {
   const intervals: number[] = [];
   const matchups: number[] = [];
   const cached: number[] = [];
+  const stalls: number[] = [];
   for (let r = 0; r < runs; r++) {
     const g = ladder.nextGame();
     refit.push(timeMs(() => book.record(g) && book.get(g.a).deviation));
@@ -73,10 +74,20 @@ export async function insightBench(quick = false): Promise<BenchLine[]> {
       covariance: null,
     };
     intervals.push(timeMs(() => rankIntervals(input)));
-    // The route's own path: the simulation in slices of 100 draws, the event loop served between them.
+    // The route's own path: the simulation in slices of 25 draws, the event loop served between them.
+    // The longest the event loop waits meanwhile: what a socket would wait for its turn.
+    let last = performance.now();
+    let gap = 0;
+    const probe = setInterval(() => {
+      const now = performance.now();
+      gap = Math.max(gap, now - last);
+      last = now;
+    }, 1);
     const t0 = performance.now();
     await service.matchups("public", 50);
     matchups.push(performance.now() - t0);
+    clearInterval(probe);
+    stalls.push(Math.max(gap, performance.now() - last));
     const t1 = performance.now();
     await service.matchups("public", 50);
     cached.push(performance.now() - t1);
@@ -93,6 +104,7 @@ export async function insightBench(quick = false): Promise<BenchLine[]> {
     { name: "  the same, as a ratio to the refit", value: median(intervals) / base, unit: "x" },
     { name: `matchups top 50 of ${n}, first ask after a game`, value: median(matchups), unit: "ms" },
     { name: "  the same, as a ratio to the refit", value: median(matchups) / base, unit: "x" },
+    { name: "  longest event-loop wait during it (sliced)", value: median(stalls), unit: "ms" },
     { name: "matchups top 50, asked again (cached)", value: median(cached), unit: "ms" },
   ];
 }

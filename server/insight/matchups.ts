@@ -67,8 +67,11 @@ export class MatchupService {
     const dir = await this.d.botDirectory.snapshot();
     const idOf = new Map(dir.bots.map((b) => [b.name, b.id]));
     const keys = rows.map((r) => versionKey(idOf.get(r.name) ?? r.name, r.version));
-    // Rows and exact ratings identify the answer: a new rated game moves ratings, a new version moves rows.
-    const key = keys.map((k) => `${k}:${ladder.ratings.ratingOf(k)}`).join(",");
+    // Rows, names and exact ratings identify the answer: a rated game moves ratings, a new version or a
+    // retirement moves rows, a rename changes what the answer shows.
+    const key = keys
+      .map((k, i) => `${k}:${ladder.ratings.ratingOf(k)}:${rows[i]!.name}:${rows[i]!.display_name}`)
+      .join("\n");
     let hit = this.cache.get(ladder.id);
     if (hit?.key !== key) {
       // Computed for the largest top once, so asks for different N share it.

@@ -9,6 +9,7 @@ import { accountFeature } from "./auth/feature.ts";
 import { botsFeature } from "./bots/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
 import { eventsFeature } from "./events/feature.ts";
+import { insightFeature } from "./insight/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature } from "./ladders/feature.ts";
@@ -24,6 +25,7 @@ export const FEATURES: readonly AnyFeature[] = [
   discoveryFeature,
   docsFeature,
   dataFeature,
+  insightFeature,
   replaysFeature,
   botsFeature,
   laddersFeature,

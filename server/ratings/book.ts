@@ -115,6 +115,7 @@ export class RatingBook {
   private fit: IndexedFit = {
     rating: new Float64Array(0),
     deviation: new Float64Array(0),
+    covariance: () => null,
     iterations: 0,
     cgIterations: 0,
   };
@@ -180,6 +181,21 @@ export class RatingBook {
   ratingOf(key: string): number {
     const i = this.index.get(key);
     return i !== undefined && i < this.fit.rating.length ? this.fit.rating[i]! : BASE_RATING;
+  }
+
+  /**
+   * The covariance of these versions' ratings (row-major, rating points squared; its diagonal is their
+   * deviations squared), or null when the fit keeps only deviations (above its full-matrix limit) or a
+   * version is not in the last fit. For rank and win-probability intervals (server/insight).
+   */
+  covariance(keys: readonly string[]): Float64Array | null {
+    const at: number[] = [];
+    for (const key of keys) {
+      const i = this.index.get(key);
+      if (i === undefined || i >= this.fit.rating.length) return null;
+      at.push(i);
+    }
+    return this.fit.covariance(at);
   }
 
   /** A version's rated games. */

@@ -96,6 +96,14 @@ export interface IndexedFit {
    * deviations are read only by the leaderboard and bot pages (issue 13: off the socket thread's path).
    */
   readonly deviation: Float64Array;
+  /**
+   * The covariance of the given players' ratings (row-major k by k, rating points squared), relative to the
+   * same pinned reference as `deviation` (its diagonal is the deviations squared), or null above the
+   * full-matrix limit, where the fit keeps only its diagonal. Computed on demand from this fit's information
+   * matrix: rank and win-probability intervals (server/insight) need the off-diagonal terms, since two
+   * versions that mostly played each other are rated with correlated errors.
+   */
+  covariance(players: readonly number[]): Float64Array | null;
   iterations: number;
   /**
    * Conjugate-gradient iterations over all Newton steps, 0 when every step was a direct solve: each costs a
@@ -175,11 +183,19 @@ export function fitIndexed(
     deviation = variance.map((v) => Math.sqrt(v) * SCALE);
     return deviation;
   };
+  let factor: Float64Array | null = null;
+  const covariance = (players: readonly number[]): Float64Array | null => {
+    if (!full) return null;
+    factor ??= cholesky(information(pairs, w, diag), n);
+    const ref = pinned ?? Array.from({ length: n }, (_, i) => i);
+    return gaugeCovariance(factor, n, ref, players);
+  };
   return {
     rating,
     get deviation() {
       return deviations();
     },
+    covariance,
     iterations,
     cgIterations: cg.iterations,
   };
@@ -433,5 +449,37 @@ function gaugeVariance(info: Float64Array, n: number, ref: number[]): Float64Arr
     }
     out[c] = Math.max(0, sii - (2 * u[c]!) / k + refVar);
   }
+  return out;
+}
+
+/**
+ * Cov(x_a - mean_R, x_b - mean_R) for the selected players, from the Cholesky factor of the information
+ * matrix (S its inverse): S_ab - (S 1_R)_a / k - (S 1_R)_b / k + 1_R' S 1_R / k^2, in rating points squared.
+ * One solve per selected player, so a top-50 block costs 50 n^2 after the n^3 / 3 factorisation.
+ */
+function gaugeCovariance(
+  l: Float64Array,
+  n: number,
+  ref: number[],
+  players: readonly number[],
+): Float64Array {
+  const k = ref.length;
+  const ones = new Float64Array(n);
+  for (const j of ref) ones[j] = 1;
+  const u = solveWith(l, ones, n);
+  let refVar = 0;
+  for (const j of ref) refVar += u[j]!;
+  refVar /= k * k;
+  const m = players.length;
+  const out = new Float64Array(m * m);
+  const unit = new Float64Array(n);
+  players.forEach((a, p) => {
+    unit[a] = 1;
+    const column = solveWith(l, unit, n);
+    unit[a] = 0;
+    players.forEach((b, q) => {
+      out[p * m + q] = (column[b]! - u[a]! / k - u[b]! / k + refVar) * SCALE * SCALE;
+    });
+  });
   return out;
 }

@@ -36,6 +36,15 @@ if (process.argv.includes("--wake")) {
   process.exit(0);
 }
 
+// `--insight` measures only the rank-uncertainty work (issue 33): intervals and matchups at 2,000 versions.
+if (process.argv.includes("--insight")) {
+  const { insightBench } = await import("./insight-bench.ts");
+  const rows = await insightBench(process.argv.includes("--quick"));
+  console.log(`\nnode ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`);
+  for (const l of rows) console.log(`| ${l.name} | ${l.value.toFixed(2)} ${l.unit} |`);
+  process.exit(0);
+}
+
 // `--workers-table` prints the worker-tuning table (issue 14): 1, 2 and 4 workers at 16, 64 and 256 matches.
 if (process.argv.includes("--workers-table")) {
   const { workersTable } = await import("./workers-table.ts");

@@ -149,6 +149,7 @@ describe("/openapi.json", () => {
       { path: "/api/lobby", url: "/api/lobby", status: 200 },
       { path: "/api/ladders", url: "/api/ladders", status: 200 },
       { path: "/api/ladders", url: "/api/ladders?ladder=public", status: 200 },
+      { path: "/api/ladders/{id}/matchups", url: "/api/ladders/public/matchups?top=3", status: 200 },
       { path: "/api/events", url: "/api/events", status: 200 },
       { path: "/api/events", url: "/api/events?event=practice", status: 200 },
       { path: "/api/bots/{name}", url: "/api/bots/api-bot", status: 200 },

@@ -37,8 +37,10 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     // The tool endpoint's OAuth server (server/mcp).
     ...["oauth", "authorize", "authorization", "oauth-authorization-server", "oauth-protected-resource"],
     ...["clients", "register"],
-    // The home page's featured match (server/spectate), and the mail and replay administration.
-    ...["featured", "resolve", "trim"],
+    // The home page's featured match (server/spectate), the mail and replay administration, the starters' page.
+    ...["featured", "resolve", "trim", "starters"],
+    // Rank intervals and matchups (server/insight).
+    "matchups",
     // Words of the SPEC's event, announcement, email and tool-endpoint routes.
     ...["mcp", "events", "announcements", "analytics", "emails", "email", "unsubscribe", "achievements"],
     ...["opponent", "reveal", "reconcile", "image", "submission", "incidents", "publish", "archive", "retry"],

@@ -317,6 +317,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/events/:id", cred: "none", query: [] },
   { method: "GET", path: "/events/:id/image.webp", cred: "none", query: [] },
   { method: "GET", path: "/match/:id", cred: "none", query: ["ladder"] },
+  { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
   { method: "GET", path: "/account", cred: "none", query: [] },

@@ -78,8 +78,14 @@ describe("limits", () => {
     expect(bot.received.slice(since).some((m) => m.type === "hello")).toBe(false);
     const status = await srv.get<{ online: { name: string; state: string }[] }>("/api/status");
     expect(status.body.online.find((o) => o.name === "lim-q")?.state).toBe("waiting");
-    const audit = await srv.app.ctx.store.auditEntries("throttle", 10);
-    expect(audit.find((e) => e.subject === "lim-q")?.detail).toMatchObject({ reason: "hourly_quota" });
+    // The matchmaker's pass is synchronous and writes its audit entry without waiting for it (a slow database
+    // must not hold a pass), so the entry is looked for until it is there, not read once.
+    let entry: { detail: unknown } | undefined;
+    for (let i = 0; i < 100 && !entry; i++) {
+      entry = (await srv.app.ctx.store.auditEntries("throttle", 10)).find((e) => e.subject === "lim-q");
+      if (!entry) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(entry?.detail).toMatchObject({ reason: "hourly_quota" });
     bot.close();
   });
 });

@@ -81,7 +81,8 @@ describe("account and admin pages in headless Chromium", () => {
     expect(await page.locator("#who-email").textContent()).toBe(email);
 
     // No handle yet: the handle field has focus and registering is not offered.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("handle-input");
+    // The page moves focus once the account is drawn, which may come a moment after its text is there.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("handle-input");
     expect(await page.locator("#register-name").isDisabled()).toBe(true);
     await page.locator("#handle-input").fill("ada");
     await page.getByRole("button", { name: "Save handle" }).click();

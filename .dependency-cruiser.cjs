@@ -30,8 +30,8 @@ const COMPOSITION_FILES = [
   "app", // buildApp
   "serve", // the process around it
   "main", // reads the environment and listens
-  "context", // AppContext: every service in one object (the service locator; to dissolve)
-  "operations", // the list of every operation: the legacy domains' and the features' (to dissolve)
+  "http-server", // the Fastify instance every feature mounts on, with the one error handler
+  "operations", // the list of every operation, made from the feature list
   "features", // the feature list (server/kernel/feature.ts): one line per feature
 ];
 

@@ -1,26 +1,62 @@
 // The features of the server, in build order (server/kernel/feature.ts): a feature comes after every feature
-// it needs. Adding a feature is one line here; the domains not moved into features yet are handed to them by
-// server/app.ts as provided services (each declared beside its owner, in a services.ts). The order is also the
-// order of the operations in /openapi.json and of the MCP tool list.
+// it needs, and stops before them. Adding a feature is one line here. The first part is the core of the ladder
+// (results, matches, ladders, sockets, accounts, events, mail), the second the APIs and pages built on it; the
+// second part's order is also the order of the operations in /openapi.json and of the MCP tool list.
+
 import { adminFeature } from "./admin/feature.ts";
 import { settingsFeature } from "./admin/settings-feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
+import { accountsFeature, accountsSetUpFeature, identityFeature } from "./auth/accounts-feature.ts";
 import { accountFeature } from "./auth/feature.ts";
+import { botDirectoryFeature } from "./bots/directory-feature.ts";
 import { botsFeature } from "./bots/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
 import { eventsFeature } from "./events/feature.ts";
+import { eventsServiceFeature } from "./events/service-feature.ts";
+import { humanPlayFeature } from "./human/feature.ts";
 import { insightFeature } from "./insight/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
+import { houseBotsFeature, lobbyFeature } from "./ladder/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
-import { laddersFeature } from "./ladders/feature.ts";
+import { laddersFeature as ladderApiFeature } from "./ladders/feature.ts";
+import { laddersFeature, membershipFeature, readsFeature } from "./ladders/runtime-feature.ts";
 import { mailFeature } from "./mail/feature.ts";
+import { mailServiceFeature } from "./mail/service-feature.ts";
 import { mcpFeature } from "./mcp/feature.ts";
+import { metricsFeature } from "./metrics/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
+import { healthFeature } from "./ops/health-feature.ts";
+import { liveFeature, matchesFeature } from "./play/feature.ts";
+import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
+import { doorsFeature } from "./socket/doors.ts";
+import { hubFeature } from "./socket/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
 import { webFeature } from "./web/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
+  // The core: what a match needs, from its result back to the socket it is played on.
+  replayFilesFeature,
+  resultsFeature,
+  healthFeature,
+  lobbyFeature,
+  liveFeature,
+  matchesFeature,
+  laddersFeature,
+  membershipFeature,
+  botDirectoryFeature,
+  readsFeature,
+  doorsFeature,
+  hubFeature,
+  humanPlayFeature,
+  accountsSetUpFeature,
+  accountsFeature,
+  identityFeature,
+  eventsServiceFeature,
+  mailServiceFeature,
+  metricsFeature,
+  houseBotsFeature,
+  // The APIs and pages.
   mcpFeature,
   discoveryFeature,
   docsFeature,
@@ -28,7 +64,7 @@ export const FEATURES: readonly AnyFeature[] = [
   insightFeature,
   replaysFeature,
   botsFeature,
-  laddersFeature,
+  ladderApiFeature,
   accountFeature,
   settingsFeature,
   announcementsFeature,

@@ -8,8 +8,10 @@
 // kernel never imports a feature and a dependent sees exactly the type the feature built. A feature receives
 // only the services it names in `needs` (and the kernel's), never the whole server.
 //
-// The domains not yet moved into features are handed in by the composition root as `provided` services under
-// the same names (for example `mail`), so a feature may depend on them today and keep working when they move.
+// A feature may also take part in the server's life: `start` once every feature is built (house bots join the
+// lobby, timers begin), `drain` when the server is asked to stop (SPEC 3.10) and `stop` at the end, in reverse
+// list order, so what a feature uses is still there while it stops. The composition root only hands in what
+// exists before any feature (the store, the meters, the connection cap) as `provided` services.
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
@@ -24,10 +26,24 @@ import type { Unit } from "./unit-of-work.ts";
 // biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in each feature's folder
 export interface Services {}
 
+/**
+ * What tests and tools may set instead of the defaults when they build a server (shorter waits, a manifest in
+ * memory). Each feature adds the options it reads by module augmentation, like `Services`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in each feature's folder
+export interface Overrides {}
+
 /** What the kernel hands every feature. */
 export interface Kernel {
   config: Config;
   log: Logger;
+  /**
+   * The HTTP server, for what must be in place before any route is declared (a plugin such as the rate limiter,
+   * a hook on every answer) and for the socket upgrade; routes themselves are operations and pages.
+   */
+  http: FastifyInstance;
+  /** The options set by whoever built the server (tests); each feature reads its own. */
+  overrides: Overrides;
   /** The database, for the feature's own store (its SQL lives in its folder). */
   db: Db;
   /** One unit of work: the change, its audit entry and its outbox rows in one transaction. */
@@ -59,11 +75,21 @@ export interface FeatureDef<N extends keyof Services, D extends keyof Services> 
   build(kernel: Kernel, deps: Pick<Services, D>): Services[N] | Promise<Services[N]>;
   /** Routes, each handed this feature's services (never the whole server's context). */
   operations?: readonly AnyOperation<Services[N]>[];
-  listeners?(services: Services[N]): BusListeners;
+  /** What this feature does when another announces something on the bus. */
+  listeners?(services: Services[N], kernel: Kernel, deps: Pick<Services, D>): BusListeners;
   /** Pages and other routes that are not operations (HTML, files, OAuth), mounted after every operation. */
   pages?(http: FastifyInstance, services: Services[N]): void | Promise<void>;
   /** Timed work on the kernel's scheduler (sweeps, reminders, phase changes). */
-  jobs?(services: Services[N]): readonly ScheduledJob[];
+  jobs?(services: Services[N], kernel: Kernel, deps: Pick<Services, D>): readonly ScheduledJob[];
+  /** Once every feature is built and mounted, before the server listens (timers, the house bots joining). */
+  start?(services: Services[N], kernel: Kernel, deps: Pick<Services, D>): void | Promise<void>;
+  /**
+   * The server drains (SPEC 3.10): stop taking new work and tell the connected clients the deadline; the promise
+   * settles when this feature's work in flight is done (the server waits at most its drain timeout).
+   */
+  drain?(services: Services[N], deadline: string): void | Promise<void>;
+  /** The server stops: in reverse list order, so the features this one needs are still running meanwhile. */
+  stop?(services: Services[N], kernel: Kernel, deps: Pick<Services, D>): void | Promise<void>;
 }
 
 /** A feature of any name, as the feature list holds them. */
@@ -83,6 +109,8 @@ export interface Composed {
   services: Partial<Services>;
   /** Every feature operation with its feature's services, in list order (the tool endpoint runs these). */
   operations: BoundOperation[];
+  /** The services each feature was handed, by feature name (its `start` is handed them again). */
+  deps: Record<string, unknown>;
 }
 
 /**
@@ -99,6 +127,7 @@ export async function composeFeatures(
 ): Promise<Composed> {
   const built: Record<string, unknown> = { ...provided };
   const operations: BoundOperation[] = [];
+  const handed: Record<string, unknown> = {};
   for (const f of features) {
     const name = String(f.name);
     if (name in built) throw new Error(`feature ${name} is listed twice or shadows a provided service`);
@@ -112,15 +141,56 @@ export async function composeFeatures(
     }
     const services = await f.build(kernel, deps as never);
     built[name] = services;
+    handed[name] = deps;
     if (f.operations) {
       mountOperations(app, f.operations, services, authenticate);
       for (const op of f.operations) operations.push({ op, services });
     }
-    for (const [event, listener] of Object.entries(f.listeners?.(services) ?? {}))
+    for (const [event, listener] of Object.entries(f.listeners?.(services, kernel, deps as never) ?? {}))
       kernel.bus.on(event as EventName, listener as Listener<EventName>);
-    for (const job of f.jobs?.(services) ?? []) kernel.scheduler.add(job);
+    for (const job of f.jobs?.(services, kernel, deps as never) ?? []) kernel.scheduler.add(job);
   }
-  return { services: built as Partial<Services>, operations };
+  return { services: built as Partial<Services>, operations, deps: handed };
+}
+
+/** Runs each feature's `start`, in list order. */
+export async function startFeatures(
+  features: readonly AnyFeature[],
+  kernel: Kernel,
+  composed: Composed,
+): Promise<void> {
+  const all = composed.services as Record<string, unknown>;
+  for (const f of features) {
+    const name = String(f.name);
+    await f.start?.(all[name] as never, kernel, composed.deps[name] as never);
+  }
+}
+
+/** Runs every feature's `drain` at once; settles when each has (the caller bounds the wait). */
+export async function drainFeatures(
+  features: readonly AnyFeature[],
+  composed: Composed,
+  deadline: string,
+): Promise<void> {
+  const all = composed.services as Record<string, unknown>;
+  await Promise.all(features.map((f) => f.drain?.(all[String(f.name)] as never, deadline)));
+}
+
+/** Runs each feature's `stop`, in reverse list order; one that fails is logged and the others still stop. */
+export async function stopFeatures(
+  features: readonly AnyFeature[],
+  kernel: Kernel,
+  composed: Composed,
+): Promise<void> {
+  const all = composed.services as Record<string, unknown>;
+  for (const f of [...features].reverse()) {
+    const name = String(f.name);
+    try {
+      await f.stop?.(all[name] as never, kernel, composed.deps[name] as never);
+    } catch (err) {
+      kernel.log.error({ err, feature: name }, "feature failed to stop");
+    }
+  }
 }
 
 /** Mounts each feature's pages, in list order, with the services composeFeatures built. */

@@ -2,8 +2,7 @@
 // (validation, the auth check as the route's own preHandler, the handler) and, for documented operations, the
 // OpenAPI entry (`openApiOperation`); a later MCP tool is derived from the same definition instead of a third
 // copy. Definitions are static values; the handler receives the parsed input, the resolved caller and its
-// feature's services (server/kernel/feature.ts; the domains not moved yet get the running server's context),
-// calls a service and returns the response body.
+// feature's services (server/kernel/feature.ts), calls a service and returns the response body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { ApiError } from "../errors.ts";
@@ -15,14 +14,6 @@ import { parseInput } from "./input.ts";
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in server/auth/callers.ts
 export interface Callers {}
-
-/**
- * The running server's context handed to the operations of the domains not moved into features yet. Declared by
- * the composition root (server/context.ts) by module augmentation, so the kernel does not import it; it goes
- * away with the last of those domains (issue 32).
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in server/context.ts
-export interface LegacyContext {}
 
 /**
  * Who may call: anyone, a browser session of an account (SPEC 4.4), the same with a handle chosen
@@ -74,8 +65,8 @@ export interface OperationDef<
   P extends z.ZodType | undefined = z.ZodType | undefined,
   Q extends z.ZodType | undefined = z.ZodType | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
-  /** What the handler is handed: its feature's services (server/kernel/feature.ts), or the legacy context. */
-  C = LegacyContext,
+  /** What the handler is handed: its feature's services (server/kernel/feature.ts). */
+  C = unknown,
 > {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Fastify path, `:name` for parameters. */
@@ -142,7 +133,7 @@ export type Authenticate = (
   reply: FastifyReply,
 ) => Promise<CallerOf<AuthRule>>;
 
-export type AnyOperation<C = LegacyContext> = OperationDef<
+export type AnyOperation<C = unknown> = OperationDef<
   AuthRule,
   z.ZodType | undefined,
   z.ZodType | undefined,

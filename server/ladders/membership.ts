@@ -5,8 +5,9 @@
 
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
+import type { QueueRefusal } from "../socket/hub.ts";
 import type { AccountRow } from "../store/account-store.ts";
-import type { Store } from "../store/types.ts";
+import type { BotRow, Store } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
 import type { MembershipState } from "./store.ts";
 
@@ -33,6 +34,22 @@ export class Membership {
 
   state(ladderId: string, accountId: string): MembershipState | null {
     return this.states.get(key(ladderId, accountId)) ?? null;
+  }
+
+  /**
+   * The membership rule on queueing (SPEC 3.7), added to the ladders' rules: approval and invitation ladders need
+   * an active enrollment of the bot's account; open ones need none, but a member revoked by staff may not queue.
+   */
+  mayQueue(bot: BotRow, ladderId: string): QueueRefusal | null {
+    const l = this.ladders.get(ladderId);
+    if (!l || bot.house) return null;
+    const state = bot.account_id === null ? null : this.state(ladderId, bot.account_id);
+    const ok = l.def.access === "open" ? state !== "revoked" : state === "active";
+    if (ok) return null;
+    return {
+      code: "enrollment_required",
+      message: `the ladder ${ladderId} needs an active enrollment of the bot's account: POST /api/account/ladders/${ladderId}/enrollment`,
+    };
   }
 
   /** The ladders an account sees (visible ones, plus one named), each with its membership. */

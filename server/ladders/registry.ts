@@ -1,6 +1,10 @@
 // Every ladder of the manifest as a runtime, looked up by id. `require` is how a route or the socket turns a
 // `?ladder=` or `ladder_id` into a ladder: an unknown id is the SPEC's 404 `unknown_ladder`. Phase changes
 // are one scheduled job over all ladders, announced on the bus as LadderPhaseChanged.
+//
+// The ladders do not know the features that narrow who may queue or whom a bot meets: membership and timed events
+// fill the two hooks below (`admitWith`, `requestOpponentsWith`) when they are built (issue 32: core code does
+// not bend for features).
 
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
@@ -8,14 +12,68 @@ import type { ScheduledJob } from "../kernel/scheduler.ts";
 import type { QueueRefusal } from "../socket/hub.ts";
 import type { BotRow } from "../store/types.ts";
 import { DEFAULT_LADDER, type Manifest, nextPhaseChange, phaseAt } from "./manifest.ts";
-import { LadderRuntime, type RuntimeDeps } from "./runtime.ts";
-import type { MembershipState } from "./store.ts";
+import { LadderRuntime, type OpponentRequests, type RuntimeDeps } from "./runtime.ts";
+
+/** A feature's rule on who may queue on a ladder the ladder itself admits: a refusal, or null to admit. */
+export type QueueRule = (bot: BotRow, ladderId: string) => QueueRefusal | null;
 
 export class Ladders {
   private readonly byId = new Map<string, LadderRuntime>();
+  private readonly rules: QueueRule[] = [];
+  private requests: OpponentRequests | null = null;
+  private pokeQueued = false;
+  private passTimer: NodeJS.Timeout | null = null;
 
-  constructor(manifest: Manifest, deps: RuntimeDeps, now = Date.now()) {
-    for (const def of manifest.ladders) this.byId.set(def.id, new LadderRuntime(def, deps, now));
+  constructor(
+    /** The manifest the ladders were made from (its events are the events feature's). */
+    readonly manifest: Manifest,
+    deps: Omit<RuntimeDeps, "opponentRequests">,
+    now = Date.now(),
+  ) {
+    const opponentRequests: OpponentRequests = {
+      requested: (botId, ladderId) => this.requests?.requested(botId, ladderId) ?? null,
+      served: (botId) => this.requests?.served(botId),
+    };
+    for (const def of manifest.ladders)
+      this.byId.set(def.id, new LadderRuntime(def, { ...deps, opponentRequests }, now));
+  }
+
+  /** One matchmaker pass on every ladder (the quarter-second timer, a queue change). */
+  passAll(): void {
+    for (const l of this.all()) l.matchmaker.pass();
+  }
+
+  /** A queue changed: one pass on every ladder soon, however many changes this turn of the event loop brings. */
+  poke(): void {
+    if (this.pokeQueued) return;
+    this.pokeQueued = true;
+    setImmediate(() => {
+      this.pokeQueued = false;
+      this.passAll();
+    });
+  }
+
+  /** Every ladder's matchmaker looks at its queue every `everyMs`, besides each queue change. */
+  startPassing(everyMs: number): void {
+    this.passTimer ??= setInterval(() => this.passAll(), everyMs);
+    this.passTimer.unref();
+  }
+
+  /** No matchmaker starts anything more (the server drains or stops). */
+  pause(): void {
+    if (this.passTimer) clearInterval(this.passTimer);
+    this.passTimer = null;
+    for (const l of this.all()) l.matchmaker.paused = true;
+  }
+
+  /** Adds a rule on queueing (membership, an event's window); rules are asked in the order they were added. */
+  admitWith(rule: QueueRule): void {
+    this.rules.push(rule);
+  }
+
+  /** Sets who answers opponent requests (SPEC 3.9's events): the house bot a waiting bot asked to meet. */
+  requestOpponentsWith(requests: OpponentRequests): void {
+    this.requests = requests;
   }
 
   /** The default ladder (always present: the manifest refuses a document without it). */
@@ -45,31 +103,20 @@ export class Ladders {
   }
 
   /**
-   * Whether a bot may queue on a ladder (SPEC 6.1, 3.7): known, enabled, not closed, and for approval and
-   * invitation ladders an active enrollment of the bot's account. An upcoming ladder takes the queue, which
-   * waits for opening.
+   * Whether a bot may queue on a ladder (SPEC 6.1, 3.7): known, enabled, not closed, and then every rule the
+   * features added (an enrollment where the ladder needs one, an event's window). An upcoming ladder takes the
+   * queue, which waits for opening.
    */
-  async mayQueue(
-    bot: BotRow,
-    ladderId: string | undefined,
-    membership: (ladderId: string, accountId: string) => MembershipState | null,
-    now = Date.now(),
-  ): Promise<{ ladderId: string } | QueueRefusal> {
+  mayQueue(bot: BotRow, ladderId: string | undefined, now = Date.now()): { ladderId: string } | QueueRefusal {
     const id = ladderId ?? DEFAULT_LADDER;
     const l = this.byId.get(id);
     if (!l) return { code: "unknown_ladder", message: `unknown ladder ${JSON.stringify(id)}` };
     if (!l.def.enabled) return { code: "ladder_disabled", message: `the ladder ${id} is disabled` };
     if (phaseAt(l.def, now) === "closed")
       return { code: "ladder_closed", message: `the ladder ${id} closed at ${l.def.closes_at}` };
-    if (!bot.house) {
-      // Open ladders need no enrollment, but a member revoked by staff may not queue there either.
-      const state = bot.account_id === null ? null : membership(id, bot.account_id);
-      const ok = l.def.access === "open" ? state !== "revoked" : state === "active";
-      if (!ok)
-        return {
-          code: "enrollment_required",
-          message: `the ladder ${id} needs an active enrollment of the bot's account: POST /api/account/ladders/${id}/enrollment`,
-        };
+    for (const rule of this.rules) {
+      const refusal = rule(bot, id);
+      if (refusal) return refusal;
     }
     return { ladderId: id };
   }

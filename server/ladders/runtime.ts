@@ -30,10 +30,13 @@ export interface RuntimeDeps {
   /** A ladder's matchmaker pass timer (the operator's metrics), when metrics are on. */
   passTimer?(ladderId: string): (seconds: number) => void;
   /** Opponent requests of events (SPEC 3.9): the house bot a bot asked to meet on this ladder, and serving it. */
-  opponentRequests?: {
-    requested(botId: string, ladderId: string): string | null;
-    served(botId: string): void;
-  };
+  opponentRequests?: OpponentRequests;
+}
+
+/** Who answers opponent requests (a feature fills it: server/ladders/registry.ts `requestOpponentsWith`). */
+export interface OpponentRequests {
+  requested(botId: string, ladderId: string): string | null;
+  served(botId: string): void;
 }
 
 export class LadderRuntime {

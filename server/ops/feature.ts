@@ -1,5 +1,6 @@
 // Operating the service as a feature (SPEC 4.6's health, analytics and replay trim, SPEC 8 replaysPerBot): its
-// operations, handed the health monitor, the replay files and the store, and the ten-minute replay trim.
+// operations, handed the health monitor, the replay files and the store, and the ten-minute replay trim. Its
+// start begins the health monitor's sampling of sockets, matches, the pool and a database round trip.
 import { defineFeature } from "../kernel/feature.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
 import { OPS_OPERATIONS, type OpsServices, REPLAYS_KEPT } from "./routes.ts";
@@ -32,8 +33,26 @@ function replayTrim({ store, replays, log }: OpsServices): ScheduledJob {
 
 export const opsFeature = defineFeature({
   name: "ops",
-  needs: ["health", "replays", "store"],
-  build: (kernel, deps) => ({ ...deps, log: kernel.log }),
+  needs: ["health", "replays", "store", "hub", "humanPlay", "live", "meters"],
+  build: (kernel, { health, replays, store }) => ({ health, replays, store, log: kernel.log }),
   operations: OPS_OPERATIONS,
   jobs: (svc) => [replayTrim(svc)],
+  start: ({ health, store }, _kernel, { hub, humanPlay, live, meters }) =>
+    health.start({
+      profiling: meters !== null,
+      sample: async () => {
+        const t0 = performance.now();
+        const ok = await store.mail.db.query("SELECT 1").then(
+          () => true,
+          () => false,
+        );
+        return {
+          botSockets: hub.connections,
+          humanSockets: humanPlay.connections,
+          runningMatches: live.byId.size,
+          poolQueued: live.pool.queued,
+          dbMs: ok ? Math.round((performance.now() - t0) * 100) / 100 : null,
+        };
+      },
+    }),
 });

@@ -1,4 +1,5 @@
-// The operator's services: rolling server health (GET /api/admin/health) and whether the server drains.
+// The operator's services: rolling server health (GET /api/admin/health, server/ops/health-feature.ts) and
+// whether the server drains (the composition root answers it).
 import type { HealthMonitor } from "./health.ts";
 
 declare module "../kernel/feature.ts" {

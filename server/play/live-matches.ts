@@ -24,7 +24,7 @@ export const HUMAN_TICK_MS = 120_000;
 export interface LiveMatchesDeps {
   pool: MatchPool;
   results: Pick<DurableResults, "persist">;
-  stalls: Pick<StallClock, "stalledWithin">;
+  stalls: Pick<StallClock, "stalledWithin" | "stop">;
   replays: ReplayFiles;
   log: Logger;
   bus: EventBus;
@@ -61,6 +61,11 @@ export class LiveMatches {
       ...(d.tickMeter ? { tickMeter: d.tickMeter } : {}),
       onEnd: (m) => this.ended(m),
     };
+  }
+
+  /** The worker pool the matches are stepped in (the metrics read its load; the server's stop closes it). */
+  get pool(): MatchPool {
+    return this.d.pool;
   }
 
   /** The ladders are built with a way to start matches here, so they are handed over once built. */
@@ -154,6 +159,17 @@ export class LiveMatches {
   /** Abandons every running match (drain timeout, second stop signal); they leave no result. */
   async abandonAll(): Promise<void> {
     await Promise.all([...this.byId.values()].map((m) => m.abandon()));
+  }
+
+  /**
+   * The server stops: the stall clock ends, running matches are abandoned (no row, no `end`: their sockets are
+   * closed) and the pool's workers end. A match already ending finishes its journal write, so the abandonment
+   * is given up to `waitMs` before the pool closes.
+   */
+  async shutdown(waitMs: number): Promise<void> {
+    this.d.stalls.stop();
+    await Promise.race([this.abandonAll(), new Promise((r) => setTimeout(r, waitMs).unref())]);
+    await this.d.pool.close().catch(() => {});
   }
 
   /** A result reached the database (at once, or later from the journal): storage counts now include it. */

@@ -42,11 +42,24 @@ export class DurableResults {
   private waiting: { record: MatchRecord; resolve(): void; reject(err: unknown): void }[] = [];
   private committing = false;
 
+  /** Who is told of each committed result besides `onCommitted` (the live matches, built after the recovery). */
+  private readonly committedListeners: ((record: MatchRecord) => void)[] = [];
+
   constructor(private readonly d: DurableResultsDeps) {
     this.commitTimeoutMs = d.commitTimeoutMs ?? 2_000;
     this.retryMinMs = d.retryMinMs ?? 500;
     this.retryMaxMs = d.retryMaxMs ?? 30_000;
     this.retryDelay = this.retryMinMs;
+  }
+
+  /** Adds a listener told of every result once it is in the database. */
+  onCommitted(listener: (record: MatchRecord) => void): void {
+    this.committedListeners.push(listener);
+  }
+
+  private tellCommitted(record: MatchRecord): void {
+    this.d.onCommitted?.(record);
+    for (const l of this.committedListeners) l(record);
   }
 
   /**
@@ -82,7 +95,7 @@ export class DurableResults {
       const saving = this.save(record);
       const outcome = await within(saving, this.commitTimeoutMs);
       if (outcome === "done") {
-        this.d.onCommitted?.(record);
+        this.tellCommitted(record);
         // The database is back: what the journal holds need not wait for its backoff.
         if (this.journaled.size > 0) void this.flush();
         return "stored";
@@ -182,7 +195,7 @@ export class DurableResults {
 
   private async committed(r: MatchRecord): Promise<void> {
     if (!this.journaled.delete(r.id)) return;
-    this.d.onCommitted?.(r);
+    this.tellCommitted(r);
     try {
       await this.d.journal.remove(r.id);
     } catch (err) {

@@ -57,14 +57,15 @@ export interface HubDeps {
   authenticated?(): void;
   /** The bot a token belongs to (from memory: a connect flood must not become database work). */
   botByToken(token: string): Promise<BotRow | null>;
-  /** Account rules beyond the token (no owner account, banned account): a connection error, or null. */
-  admit?(bot: BotRow): Promise<SocketErrorCode | null>;
   /**
    * Whether this bot may queue on the ladder a `queue` names (undefined: the default ladder): the ladder's
    * id, or the refusal (unknown ladder, closed, enrollment required) to send back.
    */
   mayQueue(bot: BotRow, ladderId: string | undefined): Promise<{ ladderId: string } | QueueRefusal>;
 }
+
+/** A rule on a bot whose token checked out: a connection error to close with, or null to let it in. */
+export type BotGate = (bot: BotRow) => Promise<SocketErrorCode | null>;
 
 export class BotHub {
   private readonly wss = new WebSocketServer({
@@ -75,6 +76,8 @@ export class BotHub {
   });
   private readonly conns: ConnectionSet;
   private readonly d: HubDeps;
+  /** Rules beyond the token that a feature adds (the accounts': no owner account, a banned account). */
+  private readonly gates: BotGate[] = [];
   /**
    * Bots refused while connected (token rotated, banned, retired...), with the count of authentications begun
    * before the refusal: a socket whose token lookup began before it must not be let in when the lookup ends.
@@ -149,8 +152,10 @@ export class BotHub {
     const bot = await this.d.botByToken(m[1]!);
     if (!bot) return "invalid_token" as const;
     if (bot.status !== "active") return bot.status;
-    const refusal = (await this.d.admit?.(bot)) ?? null;
-    if (refusal) return refusal;
+    for (const gate of this.gates) {
+      const refusal = await gate(bot);
+      if (refusal) return refusal;
+    }
     return bot;
   }
 
@@ -293,6 +298,11 @@ export class BotHub {
     };
     conn.send(reply);
     this.d.poke();
+  }
+
+  /** Adds a rule every authenticated bot must pass, in the order added (server/auth/accounts-feature.ts). */
+  admitWith(gate: BotGate): void {
+    this.gates.push(gate);
   }
 
   /**

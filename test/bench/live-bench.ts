@@ -87,7 +87,7 @@ async function serveLadder(args: string[]): Promise<void> {
     }
     // Which threads are the pool's workers and the embedded database's, for the CPU split by thread kind.
     if (m === "threads") {
-      process.send!({ threads: { pool: app.ctx.pool.osThreadIds(), database: pgliteThreadIds() } });
+      process.send!({ threads: { pool: app.ctx.live.pool.osThreadIds(), database: pgliteThreadIds() } });
       return;
     }
     if (m !== "mem") return;

@@ -200,7 +200,7 @@ describe("the bot socket (no house bots: a lone queued bot stays waiting)", () =
     const token = await srv.register("conn-gone");
     const id = (await srv.app.ctx.store.botByName("conn-gone"))!.id;
     // The socket's token check reads the bot directory.
-    const bots = srv.app.ctx.bots;
+    const bots = srv.app.ctx.botDirectory;
     const original = bots.byToken;
     let release!: () => void;
     const gate = new Promise<void>((r) => {

@@ -195,7 +195,7 @@ describe("on a server with short deadlines", () => {
       ...bot.received.filter((m) => m.type === "observation").map((m) => m.tick as number),
     );
     expect(atKill).toBeGreaterThanOrEqual(2);
-    srv.app.ctx.pool.killThread(0);
+    srv.app.ctx.live.pool.killThread(0);
     const end = await bot.next("end", undefined, 10_000, since);
     const otherEnd = await other.next("end", undefined, 10_000, 0);
     expect(other.received.find((m) => m.type === "error")).toMatchObject({ code: "match_aborted" });
@@ -219,7 +219,7 @@ describe("on a server with short deadlines", () => {
     bot.send({ type: "ready" });
     const end2 = await playToEnd(bot);
     expect(["aborted", "voided"]).not.toContain(end2.reason);
-    expect(srv.app.ctx.pool.threads).toBe(1);
+    expect(srv.app.ctx.live.pool.threads).toBe(1);
     bot.close();
   });
 });
@@ -307,7 +307,7 @@ describe("the hung-worker watchdog", () => {
       b.send({ type: "ready" });
     }
     await Promise.all(bots.map((b) => b.next("observation", (m) => m.tick === 0, 10_000, 0)));
-    expect(srv.app.ctx.pool.threads).toBe(1);
+    expect(srv.app.ctx.live.pool.threads).toBe(1);
     expect(new Set(hellos.map((h) => h.match_id)).size).toBe(3);
     expect([...srv.app.ctx.matches.keys()].sort()).toEqual(hellos.map((h) => h.match_id as string).sort());
     const ends = await Promise.all(
@@ -331,7 +331,7 @@ describe("the hung-worker watchdog", () => {
     // Simulate a hung worker: from now on the front's messages never reach it, so it never answers.
     const running = srv.app.ctx.matches.get(id) as unknown as { channel: { send(m: unknown): void } };
     running.channel.send = () => {};
-    const piscina = (srv.app.ctx.pool as unknown as { piscina: EventEmitter }).piscina;
+    const piscina = (srv.app.ctx.live.pool as unknown as { piscina: EventEmitter }).piscina;
     const replaced = once(piscina, "workerCreate");
     const since = bot.received.length;
     bot.send(idle(obs));

@@ -215,7 +215,7 @@ describe("with --metrics-token", () => {
     await until(() => srv.app.ctx.matches.size === 0);
 
     // A worker dies and Piscina replaces it.
-    srv.app.ctx.pool.killThread(0);
+    srv.app.ctx.live.pool.killThread(0);
     await until(async () => {
       const f = parse((await scrape(srv.url)).text);
       const restarts = Number(f.get("arena_pool_worker_restarts_total")?.metrics[0]?.value);

@@ -209,7 +209,7 @@ describe("a token changed while a socket's lookup is under way", () => {
   it("refuses the socket when the lookup ends, instead of letting the old token in", async () => {
     const oldToken = await srv.register("race-bot");
     // The socket's token check reads the bot directory (kept in memory from the store).
-    const bots = srv.app.ctx.bots;
+    const bots = srv.app.ctx.botDirectory;
     const lookup = bots.byToken.bind(bots);
     let release!: () => void;
     const held = new Promise<void>((r) => {

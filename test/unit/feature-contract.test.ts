@@ -17,6 +17,8 @@ function kernel(bus = new EventBus(log), jobs: ScheduledJob[] = []): Kernel {
   return {
     config: {} as Kernel["config"],
     log,
+    http: {} as Kernel["http"],
+    overrides: {},
     db: {} as Kernel["db"],
     work: async () => {
       throw new Error("no database here");

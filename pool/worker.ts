@@ -2,8 +2,8 @@
 // compiled once per worker thread (engineModule() caches it); each match gets its own instance.
 import { readlinkSync } from "node:fs";
 import { MessageChannel, type MessagePort, threadId } from "node:worker_threads";
-import { houseBot } from "../engine/bots/index.ts";
-import type { Decide } from "../engine/bots/types.ts";
+import { houseBot } from "../engine/house/index.ts";
+import type { Decide } from "../engine/house/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
 import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
 import type { FromWorker, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";

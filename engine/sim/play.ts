@@ -1,7 +1,7 @@
 // Plays one match between two seats to its end: the lockstep loop the simulator uses, with the startup
 // (ready) handshake, per-tick deadlines and the end message. A seat is anything that answers observations:
 // an in-process strategy, a child process over stdin/stdout, a user's JS module.
-import type { Strategy } from "../bots/types.ts";
+import type { Strategy } from "../house/types.ts";
 import { Match, type MatchOptions, type TurnInput } from "../match.ts";
 import type { HelloMessageT, MatchStatsT, ObservationT } from "../protocol.ts";
 import type { ReplayFighter } from "../replay.ts";

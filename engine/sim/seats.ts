@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { HOUSE_BOTS } from "../bots/index.ts";
+import { HOUSE_BOTS } from "../house/index.ts";
 import type { TurnInput } from "../match.ts";
 import type { HelloMessageT, ObservationT } from "../protocol.ts";
 import type { ReplayFighter } from "../replay.ts";

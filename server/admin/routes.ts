@@ -7,7 +7,7 @@ import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, HANDLE } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
-import { operationalPolicy } from "../ladder/policy.ts";
+import { operationalPolicy } from "../ladders/policy.ts";
 import type { AccountRow } from "../store/account-store.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */

@@ -11,7 +11,7 @@ import { WebSocketServer } from "ws";
 import type { Config } from "../config.ts";
 import { isDbUnavailable } from "../db/db.ts";
 import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
-import { type Lobby, newParticipant, type Participant } from "../ladder/lobby.ts";
+import { type Lobby, newParticipant, type Participant } from "../lobby/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { BotConnection } from "../socket/connection.ts";
 import { ConnectionSet } from "../socket/connection-set.ts";

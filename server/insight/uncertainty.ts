@@ -8,7 +8,7 @@
 // seed give the same answer for the same fit, every time. Win probabilities in closed form: the chance is a
 // monotone function of one rating difference, whose normal interval maps straight through it.
 
-import { rng } from "../../engine/bots/tactics.ts";
+import { rng } from "../../engine/house/tactics.ts";
 
 export const CONFIDENCE = 0.95;
 /** z for a two-sided 95 % normal interval. */

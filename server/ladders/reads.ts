@@ -4,11 +4,11 @@
 // which also make the OpenAPI document, so a page and the API can never disagree about a shape.
 import type { z } from "zod";
 import type { BotDirectory } from "../bots/directory.ts";
+import { HEALTH_MATCHES, summariseHealth } from "../bots/health.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
-import { HEALTH_MATCHES, summariseHealth } from "../ladder/health.ts";
-import type { Lobby } from "../ladder/lobby.ts";
+import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import type * as R from "../routes/responses.ts";

@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import type { z } from "zod";
 import type { Settings } from "../kernel/settings.ts";
-import type { Lobby, Participant } from "../ladder/lobby.ts";
+import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
 import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";

@@ -10,10 +10,10 @@
 // - admin_warnings: incidents (mail.ts) and matches aborted by a failing worker (at most hourly);
 // - achievements: `achievementEarned`, for the events feature (no flag in it).
 import type { Logger } from "pino";
+import { summariseHealth } from "../bots/health.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
 import type { EmailCategory, Unit } from "../kernel/unit-of-work.ts";
-import { summariseHealth } from "../ladder/health.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import type { Store } from "../store/types.ts";
 import * as messages from "./messages.ts";

@@ -6,7 +6,7 @@ import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Limits } from "../kernel/settings.ts";
-import type { Lobby, Participant } from "../ladder/lobby.ts";
+import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import { type Candidate, choosePairs, REMATCH_HOLD_MS } from "./pairing.ts";
 import type { QuotaCounts } from "./quotas.ts";

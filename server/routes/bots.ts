@@ -2,10 +2,10 @@
 // definitions: each yields its route, its auth rule and its /openapi.json entry.
 import { z } from "zod";
 import { clientOf } from "../auth/accounts.ts";
+import { useVersion, VersionLimitError } from "../bots/versions.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
-import { useVersion, VersionLimitError } from "../ladder/versions.ts";
 import { BotNameParams } from "../ladders/data-routes.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";

@@ -58,32 +58,32 @@ export const BOT_FILES: readonly BotFile[] = [
   },
   {
     path: "house/kiter.ts",
-    source: "engine/bots/kiter.ts",
+    source: "engine/house/kiter.ts",
     about: "House bot kiter (Easy): ranged skirmisher",
   },
   {
     path: "house/brawler.ts",
-    source: "engine/bots/brawler.ts",
+    source: "engine/house/brawler.ts",
     about: "House bot brawler (Medium): melee chaser",
   },
   {
     path: "house/champion.ts",
-    source: "engine/bots/champion.ts",
+    source: "engine/house/champion.ts",
     about: "House bot champion (Very hard): expected-damage planner",
   },
   {
     path: "house/tactics.ts",
-    source: "engine/bots/tactics.ts",
+    source: "engine/house/tactics.ts",
     about: "Helpers shared by the house bots: map tables, the exact ranged ray, opponent tracking",
   },
   {
     path: "house/types.ts",
-    source: "engine/bots/types.ts",
+    source: "engine/house/types.ts",
     about: "The strategy interface the house bots implement",
   },
   {
     path: "house/index.ts",
-    source: "engine/bots/index.ts",
+    source: "engine/house/index.ts",
     about: "The house bot list, weakest first",
   },
   {

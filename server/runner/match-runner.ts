@@ -8,7 +8,7 @@ import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
 import { Hop, stamp, tracing } from "../../pool/trace.ts";
 import type { EventBus } from "../kernel/bus.ts";
-import type { Participant } from "../ladder/lobby.ts";
+import type { Participant } from "../lobby/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";

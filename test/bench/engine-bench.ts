@@ -5,9 +5,9 @@
 // `npx tsx test/bench/engine-bench.ts [--quick] [--observations]` runs these alone (the last flag: only that).
 
 import { pathToFileURL } from "node:url";
-import { HOUSE_BOTS } from "../../engine/bots/index.ts";
-import type { Strategy } from "../../engine/bots/types.ts";
 import { Engine, type EngineTurn } from "../../engine/host.ts";
+import { HOUSE_BOTS } from "../../engine/house/index.ts";
+import type { Strategy } from "../../engine/house/types.ts";
 import { Match, type TurnInput } from "../../engine/match.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";

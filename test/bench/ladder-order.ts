@@ -8,8 +8,8 @@
 // remaining 100 (34/33/33) to show the ladder is transitive. Within a pair, match i (1-based) uses seed i,
 // map MAPS[(i - 1) % 3] and swaps seats every other match, so every map is played from both seats.
 // Exit code 1 when an adjacent pair's stronger bot scores 55 % or less (draws count half).
-import { HOUSE_BOTS } from "../../engine/bots/index.ts";
-import type { Strategy } from "../../engine/bots/types.ts";
+import { HOUSE_BOTS } from "../../engine/house/index.ts";
+import type { Strategy } from "../../engine/house/types.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { houseBot } from "../../engine/bots/index.ts";
+import { houseBot } from "../../engine/house/index.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
 import { CHROMIUM_MISSING, launchBrowser } from "../helpers/browser.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";

@@ -3,11 +3,11 @@
 // or a stub book whose ratings and pair facts a test sets exactly; the bookkeeping server/app.ts does around a
 // pass, on a simulated clock.
 import pino, { type Logger } from "pino";
-import type { Strategy } from "../../engine/bots/types.ts";
+import type { Strategy } from "../../engine/house/types.ts";
 import { type Config, testConfig } from "../../server/config.ts";
 import { defaultLimits } from "../../server/kernel/settings.ts";
-import { Lobby, type Participant } from "../../server/ladder/lobby.ts";
 import { DEFAULT_LADDER } from "../../server/ladders/manifest.ts";
+import { Lobby, type Participant } from "../../server/lobby/lobby.ts";
 import { Matchmaker, type StartPlan } from "../../server/matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../../server/matchmaker/quotas.ts";
 import { RatingBook, versionKey } from "../../server/ratings/book.ts";

@@ -1,7 +1,7 @@
 // A deterministic bot for determinism tests: every choice comes from its own seeded generator and the
 // observation, so two runs with the same seed send the same turns. It uses every kind of turn part,
 // and now and then a broken one, so replays exercise refusals too.
-import type { Strategy } from "../../engine/bots/types.ts";
+import type { Strategy } from "../../engine/house/types.ts";
 import type { ObservationT, Turn } from "../../engine/protocol.ts";
 
 export function scriptedBot(seed: number): Strategy {

@@ -5,7 +5,7 @@
 // and the recent-match list come out the same on every run. Each match gets a real replay: the bundled one
 // the simulator recorded at build time (build/showcase.jsonl.gz).
 import { readFileSync } from "node:fs";
-import { HOUSE_BOTS } from "../../engine/bots/index.ts";
+import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { versionKey } from "../../server/ratings/book.ts";
 import { SHOWCASE_FILE } from "../../server/spectate/service.ts";

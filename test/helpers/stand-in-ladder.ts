@@ -10,8 +10,8 @@ import { createServer, type IncomingMessage, type Server, STATUS_CODES } from "n
 import type { AddressInfo, Socket } from "node:net";
 import { createInterface } from "node:readline";
 import { type WebSocket, WebSocketServer } from "ws";
-import { HOUSE_BOTS, houseBot } from "../../engine/bots/index.ts";
-import type { Decide } from "../../engine/bots/types.ts";
+import { HOUSE_BOTS, houseBot } from "../../engine/house/index.ts";
+import type { Decide } from "../../engine/house/types.ts";
 import { DEFAULT_DEADLINES, Match, type TurnInput } from "../../engine/match.ts";
 import type { EndMessage } from "../../engine/protocol.ts";
 import { QueueMessage } from "../../engine/protocol.ts";
@@ -29,7 +29,7 @@ export interface StandInOptions {
   tickMs?: number;
   map?: string;
   seed?: number;
-  /** House bot name (engine/bots HOUSE_BOTS); default the first one. */
+  /** House bot name (engine/house HOUSE_BOTS); default the first one. */
   house?: string;
   /** Matches to start in total; later `queue`s get `queued` and then nothing. Default unlimited. */
   maxMatches?: number;

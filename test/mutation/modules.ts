@@ -50,12 +50,12 @@ export const MODULES: Record<string, MutationModule> = {
     rules: "hourly and daily quotas: never late, at most 10 s early (SPEC 8)",
   },
   policy: {
-    mutate: ["server/ladder/policy.ts"],
+    mutate: ["server/ladders/policy.ts"],
     tests: ["test/unit/policy.test.ts"],
     rules: "the live operational policy reports SPEC 8's limits",
   },
   limits: {
-    mutate: ["server/ladder/versions.ts", "server/socket/connection.ts"],
+    mutate: ["server/bots/versions.ts", "server/socket/connection.ts"],
     tests: ["test/unit/limits.test.ts"],
     rules: "new versions per day, idle messages per second (SPEC 8)",
   },

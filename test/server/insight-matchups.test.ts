@@ -4,7 +4,7 @@
 // player bots of clearly different strength against the house bots. The answer is checked against the
 // leaderboard, the schema of /openapi.json and the plain logistic of the book's ratings.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOUSE_BOTS } from "../../engine/bots/index.ts";
+import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { Matchups } from "../../server/insight/schemas.ts";
 import { versionKey } from "../../server/ratings/book.ts";

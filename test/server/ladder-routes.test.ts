@@ -7,7 +7,7 @@
 // unrated). A restarted server then rebuilds the same ratings from storage alone. The even sampling of
 // long histories is unit-tested on `sample` directly.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOUSE_BOTS } from "../../engine/bots/index.ts";
+import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { sample } from "../../server/ladders/reads.ts";
 import { versionKey } from "../../server/ratings/book.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { strFromU8, unzipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { houseBot } from "../../engine/bots/index.ts";
+import { houseBot } from "../../engine/house/index.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
 import { simMatchId } from "../../engine/sim/run.ts";
 import type { Summary } from "../../engine/sim/summary.ts";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { houseBot } from "../../engine/bots/index.ts";
+import { houseBot } from "../../engine/house/index.ts";
 import { playMatch, type Seat, strategySeat } from "../../engine/sim/play.ts";
 import { fixture, runCli } from "./helpers.ts";
 

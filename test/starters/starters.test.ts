@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect } from "vitest";
 import WebSocket from "ws";
-import { houseBot } from "../../engine/bots/index.ts";
+import { houseBot } from "../../engine/house/index.ts";
 import { DEFAULT_DEADLINES } from "../../engine/match.ts";
 import { EndMessage, QueueMessage, TurnMessage } from "../../engine/protocol.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";

@@ -1,7 +1,7 @@
 // Health summaries are computed from real match stats.
 import { describe, expect, it } from "vitest";
 import type { TurnInput } from "../../engine/match.ts";
-import { summariseHealth } from "../../server/ladder/health.ts";
+import { summariseHealth } from "../../server/bots/health.ts";
 import { scenario } from "../helpers/scenario.ts";
 
 describe("summariseHealth", () => {

@@ -2,8 +2,8 @@
 // the strength ordering at its widest gap (the full ordering is test/bench/ladder-order.ts).
 import { describe, expect, it } from "vitest";
 import { createDecide, starter } from "../../bots/typescript/strategy.ts";
-import { HOUSE_BOTS, houseBot } from "../../engine/bots/index.ts";
-import type { Strategy } from "../../engine/bots/types.ts";
+import { HOUSE_BOTS, houseBot } from "../../engine/house/index.ts";
+import type { Strategy } from "../../engine/house/types.ts";
 import { TurnMessage } from "../../engine/protocol.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";

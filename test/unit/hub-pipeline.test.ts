@@ -12,7 +12,7 @@ import { QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../../server/config.ts";
 import { SOCKET_ERRORS } from "../../server/errors.ts";
 import type { Limits } from "../../server/kernel/settings.ts";
-import { Lobby, type Participant } from "../../server/ladder/lobby.ts";
+import { Lobby, type Participant } from "../../server/lobby/lobby.ts";
 import type { RunningMatch } from "../../server/runner/match-runner.ts";
 import { BotHub, IDLE_MESSAGES_PER_SECOND, unstorableText } from "../../server/socket/hub.ts";
 import type { MessageHead } from "../../server/socket/message-head.ts";

@@ -3,8 +3,8 @@
 // flood the caller closes), plus the connection's send, close and liveness rules they rely on.
 import { EventEmitter } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { useVersion, VersionLimitError } from "../../server/bots/versions.ts";
 import { testConfig } from "../../server/config.ts";
-import { useVersion, VersionLimitError } from "../../server/ladder/versions.ts";
 import { BotConnection } from "../../server/socket/connection.ts";
 import type { BotRow, Store } from "../../server/store/types.ts";
 

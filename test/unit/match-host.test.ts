@@ -2,7 +2,7 @@
 // seat does (nothing: an idle is a stand-still turn), which refusals the stats count (the host's and the
 // engine's, each once), and disqualification after max_consecutive_failures, of one seat or both (SPEC 3.3).
 import { describe, expect, it } from "vitest";
-import { houseBot } from "../../engine/bots/index.ts";
+import { houseBot } from "../../engine/house/index.ts";
 import { Match, type TurnInput } from "../../engine/match.ts";
 import type { GameEventT, IdleReason } from "../../engine/protocol.ts";
 import { type ReplayFighter, readReplay } from "../../engine/replay.ts";

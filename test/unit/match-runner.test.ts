@@ -10,7 +10,7 @@ import type { TurnInput } from "../../engine/match.ts";
 import type { DeadlinesT } from "../../engine/protocol.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
-import type { Participant } from "../../server/ladder/lobby.ts";
+import type { Participant } from "../../server/lobby/lobby.ts";
 import { type RunnerDeps, RunningMatch } from "../../server/runner/match-runner.ts";
 import type { BotConnection } from "../../server/socket/connection.ts";
 

@@ -7,7 +7,7 @@
 import type { Logger } from "pino";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import type { Participant } from "../../server/ladder/lobby.ts";
+import type { Participant } from "../../server/lobby/lobby.ts";
 import { versionKey } from "../../server/ratings/book.ts";
 import type { Store } from "../../server/store/types.ts";
 import { pairName, quotaStore, StubBook, World } from "../helpers/matchmaker-world.ts";

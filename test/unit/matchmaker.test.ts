@@ -4,7 +4,7 @@
 // driven directly for long queues (sparse pairing above DENSE_LIMIT).
 import { describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import type { Participant } from "../../server/ladder/lobby.ts";
+import type { Participant } from "../../server/lobby/lobby.ts";
 import { DISCOVERY_EVERY } from "../../server/matchmaker/matchmaker.ts";
 import {
   type Candidate,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { type Config, parseConfig, testConfig } from "../../server/config.ts";
 import { defaultLimits } from "../../server/kernel/settings.ts";
-import { operationalPolicy } from "../../server/ladder/policy.ts";
+import { operationalPolicy } from "../../server/ladders/policy.ts";
 
 describe("operational policy (SPEC 8)", () => {
   it("with the default configuration, reports the SPEC's values", () => {

@@ -1,7 +1,7 @@
 // The lobby (who is connected and queued on which ladder) as a feature, and the house bots that are always in it
 // (SPEC 1.2 rule 8: human games start at once): registered in the store on first start, then joined to the lobby
 // once every feature is built. The lobby empties a ladder's queue when the ladder closes or a member is revoked.
-import { HOUSE_BOTS } from "../../engine/bots/index.ts";
+import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { defineFeature } from "../kernel/feature.ts";
 import { Lobby } from "./lobby.ts";
 

@@ -1,7 +1,7 @@
 // Who is on the ladder right now: every connected bot and every hosted house bot, with its lobby state
 // (SPEC 3.2: idle, waiting, playing), queued version and the facts the matchmaker needs (waiting since,
 // last match start, recent opponents). In memory only: queues do not survive a restart (SPEC 3.10).
-import type { Strategy } from "../../engine/bots/types.ts";
+import type { Strategy } from "../../engine/house/types.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { BotConnection } from "../socket/connection.ts";
 import type { BotRow } from "../store/types.ts";

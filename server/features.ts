@@ -17,6 +17,7 @@ import { mailFeature } from "./mail/feature.ts";
 import { mcpFeature } from "./mcp/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
+import { scrimmagesFeature } from "./scrimmages/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
 import { webFeature } from "./web/feature.ts";
 
@@ -26,6 +27,7 @@ export const FEATURES: readonly AnyFeature[] = [
   docsFeature,
   dataFeature,
   insightFeature,
+  scrimmagesFeature,
   replaysFeature,
   botsFeature,
   laddersFeature,

@@ -25,7 +25,7 @@ async function botControls(section) {
     autocomplete: "off",
   });
   const map = el("select", { id: "scrimmage-map" });
-  const ask = el("button", { type: "submit" }, "Ask for a scrimmage");
+  const ask = el("button", { type: "submit", class: "button primary" }, "Ask for a scrimmage");
   const batchOpponents = el("input", { id: "batch-opponents", required: true, maxlength: 300 });
   const batchGames = el("input", {
     id: "batch-games",
@@ -48,7 +48,11 @@ async function botControls(section) {
     const rows = d.scrimmages.map((s) => {
       const cancel =
         s.state === "pending"
-          ? el("button", { type: "button", "data-cancel": s.id }, s.bot === name ? "Cancel" : "Decline")
+          ? el(
+              "button",
+              { type: "button", class: "button small-button", "data-cancel": s.id },
+              s.bot === name ? "Cancel" : "Decline",
+            )
           : "";
       const links = s.match_id
         ? [
@@ -116,11 +120,9 @@ async function botControls(section) {
   );
   const form = el(
     "form",
-    { id: "scrimmage-form" },
-    el("label", { for: "scrimmage-opponent" }, "Opponent"),
-    opponent,
-    el("label", { for: "scrimmage-map" }, "Map"),
-    map,
+    { id: "scrimmage-form", class: "inline" },
+    el("label", {}, "Opponent", opponent),
+    el("label", {}, "Map", map),
     ask,
   );
   form.addEventListener("submit", (e) => {
@@ -150,14 +152,12 @@ async function botControls(section) {
         "Cancelled.",
       );
   });
-  const start = el("button", { type: "submit" }, "Start batch test");
+  const start = el("button", { type: "submit", class: "button primary" }, "Start batch test");
   const batchForm = el(
     "form",
-    { id: "batch-form" },
-    el("label", { for: "batch-opponents" }, "Opponents (comma separated)"),
-    batchOpponents,
-    el("label", { for: "batch-games" }, "Games"),
-    batchGames,
+    { id: "batch-form", class: "inline" },
+    el("label", {}, "Opponents (comma separated)", batchOpponents),
+    el("label", {}, "Games", batchGames),
     start,
   );
   batchForm.addEventListener("submit", (e) => {
@@ -187,13 +187,7 @@ async function botControls(section) {
       { class: "muted small" },
       `Unrated games against a house bot, another of your bots, or a bot whose owner allows it. Limits: ${data.limits.at_once} at once, ${data.limits.per_hour} per hour.`,
     ),
-    el(
-      "p",
-      {},
-      optIn,
-      " ",
-      el("label", { for: "scrimmage-optin" }, "Allow other owners to ask this bot for scrimmages"),
-    ),
+    el("label", { class: "check" }, optIn, "Allow other owners to ask this bot for scrimmages"),
     form,
     status,
     list,

@@ -495,6 +495,7 @@ ${
 ${bot.house ? "" : html`<section id="scrimmages" data-bot="${bot.name}" aria-labelledby="h-scrimmages" hidden></section>`}`,
       // The owner's scrimmage controls (server/scrimmages/), drawn only for the signed-in owner.
       scripts: bot.house ? [] : [assets.url("scrimmages.js")],
+      styles: bot.house ? [] : [assets.url("account.css")],
     });
   });
 

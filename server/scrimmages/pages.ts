@@ -25,8 +25,8 @@ ${td(pct(t.score), { numeric: true, sort: t.score })}${td(t.low === null ? "—"
   );
 }
 
-const TALLY_COLUMNS = [
-  { label: "" },
+const tallyColumns = (first: string) => [
+  { label: first },
   { label: "Games", numeric: true },
   { label: "W", numeric: true },
   { label: "L", numeric: true },
@@ -73,8 +73,8 @@ function body(b: BatchJ): Html {
 <section aria-labelledby="h-summary"><h2 id="h-summary">Summary</h2>
 <p id="batch-total">${all.wins} wins, ${all.losses} losses, ${all.draws} draws${all.voided ? html`, ${all.voided} void` : ""}: score ${pct(all.score)}${all.low === null ? "" : html` (95 % interval ${pct(all.low)} – ${pct(all.high)})`}</p>
 <p class="muted small">Score: a win 1, a draw 1/2, over the games that counted; the interval is the Wilson score interval at 95 %.</p>
-<h3>Per opponent</h3>${table({ id: "batch-opponents", caption: "Per opponent", captionHidden: true, empty: "No finished game yet.", columns: TALLY_COLUMNS, rows: tallyRows(Object.entries(b.summary.by_opponent)) })}
-<h3>Per map</h3>${table({ id: "batch-maps", caption: "Per map", captionHidden: true, empty: "No finished game yet.", columns: TALLY_COLUMNS, rows: tallyRows(Object.entries(b.summary.by_map)) })}</section>
+<h3>Per opponent</h3>${table({ id: "batch-opponents", caption: "Per opponent", captionHidden: true, empty: "No finished game yet.", columns: tallyColumns("Opponent"), rows: tallyRows(Object.entries(b.summary.by_opponent)) })}
+<h3>Per map</h3>${table({ id: "batch-maps", caption: "Per map", captionHidden: true, empty: "No finished game yet.", columns: tallyColumns("Map"), rows: tallyRows(Object.entries(b.summary.by_map)) })}</section>
 <section aria-labelledby="h-games"><h2 id="h-games">Games</h2>${games}
 <p class="muted small">Unrated: these games count in no rating, forecast, leaderboard or quota of the ladder. <a href="/api/batches/${b.id}">This batch as JSON</a></p></section>`;
 }

@@ -24,9 +24,14 @@ const SWEEP_MS = 1_000;
 
 export const scrimmagesFeature = defineFeature({
   name: "scrimmages",
-  needs: ["store", "lobby", "live"],
+  needs: ["store", "lobby", "live", "lifecycle"],
   build: async (kernel, deps) => {
-    const unrated = new UnratedMatches({ lobby: deps.lobby, live: deps.live, settings: kernel.settings });
+    const unrated = new UnratedMatches({
+      lobby: deps.lobby,
+      live: deps.live,
+      settings: kernel.settings,
+      draining: () => deps.lifecycle.draining(),
+    });
     const scrimmages = new ScrimmageService({
       store: deps.store,
       lobby: deps.lobby,

@@ -15,6 +15,8 @@ export interface UnratedDeps {
   lobby: Lobby;
   live: LiveMatches;
   settings: Settings;
+  /** The server is draining (SPEC 3.10): no new match starts, as the matchmakers are paused. */
+  draining(): boolean;
 }
 
 export class UnratedMatches {
@@ -37,8 +39,9 @@ export class UnratedMatches {
     return p.state === "waiting" && p.conn && !this.d.live.ofBot(botId) ? p : null;
   }
 
-  /** Whether the server's capacity (the live limit) leaves room for one more match. */
+  /** Whether a match may start now: the server is not draining and its capacity (the live limit) has room. */
   room(): boolean {
+    if (this.d.draining()) return false;
     return this.d.live.size < this.d.settings.limits().maxConcurrentMatches;
   }
 

@@ -218,8 +218,8 @@ export interface Store {
   lastRatedPlay(ladderId: string): Promise<Map<string, number>>;
   ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]>;
   /**
-   * Ranked match starts since a time, per bot and per owner (player bots only; of one ladder when named): the
-   * ranked quotas, which scrimmages (their own limits, server/scrimmages/) never use up.
+   * Match starts since a time, per bot and per owner (player bots only; of one ladder when named): the ranked
+   * quotas, which scrimmages (their own limits, server/scrimmages/) never use up.
    */
   startsSince(
     since: string,

@@ -123,7 +123,8 @@ describe("scrimmages", () => {
       "/api/bots/ann-a",
     );
     for (const v of bot.body.versions) expect(v.wins + v.losses + v.draws).toBe(0);
-    // Nor in the ranked quotas.
+    // Nor in the seat balance a start-up rebuilds, nor in the ranked quotas.
+    expect((await srv.app.ctx.store.seatBalance()).get(ids.get("ann-a")!)).toBeUndefined();
     const since = new Date(Date.now() - 3_600_000).toISOString();
     expect((await srv.app.ctx.store.startsSince(since)).byBot.get(ids.get("ann-a")!)).toBeUndefined();
   }, 120_000);

@@ -48,7 +48,8 @@ export const DOCS: readonly DocEntry[] = [
     name: "competitions",
     file: "competitions.md",
     title: "Scrimmages and batch tests",
-    about: "Unrated games on demand against a chosen bot, batch tests with a summary, the opt-in and the limits",
+    about:
+      "Unrated games on demand against a chosen bot, batch tests with a summary, the opt-in and the limits",
   },
   {
     name: "accounts",

@@ -32,6 +32,7 @@ export const MAX_BATCH_OPPONENTS = 10;
 const HOUR_MS = 3_600_000;
 /** A started game whose match left the running set without a result is closed after this long. */
 const LOST_RESULT_MS = 60_000;
+const ORPHAN_CHECK_MS = 60_000;
 
 export interface ScrimmageDeps {
   store: Store;
@@ -96,6 +97,8 @@ export class ScrimmageService {
   private readonly playing = new Map<string, Playing>();
   /** Start times in the last hour, per account (the hourly limit). */
   private readonly starts = new Map<string, number[]>();
+  /** When batches were last checked for removed bots. */
+  private orphansAt = 0;
   /** Writes of game starts and ends, in order (an end is never written before its start). */
   private writes: Promise<void> = Promise.resolve();
 
@@ -274,8 +277,27 @@ export class ScrimmageService {
     this.tryStart();
   }
 
+  /**
+   * Stops the batches whose bot was deleted, retired or moderated (its games could never start); looked at once
+   * a minute, as it reads the database.
+   */
+  private async dropOrphans(now: number): Promise<void> {
+    if (now - this.orphansAt < ORPHAN_CHECK_MS) return;
+    this.orphansAt = now;
+    for (const b of [...this.batches.values()]) {
+      if (b.playing !== null) continue;
+      const bot = await this.d.store.botById(b.row.bot_id);
+      if (bot && bot.status === "active") continue;
+      this.batches.delete(b.row.id);
+      await this.rows.endBatch(this.d.store.db, b.row.id, "cancelled");
+    }
+  }
+
   /** The timer: expire old requests, close games whose result never came, and start what is ready. */
   sweep(now = Date.now()): void {
+    void this.dropOrphans(now).catch((err: unknown) =>
+      this.d.log.error({ err }, "could not look for batches of removed bots"),
+    );
     for (const s of [...this.pending])
       if (now - s.created >= SCRIMMAGE_WAIT_MS) {
         this.pending.splice(this.pending.indexOf(s), 1);

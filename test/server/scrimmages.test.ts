@@ -355,4 +355,35 @@ describe("batch tests", () => {
     // Nothing of it on the leaderboard.
     expect((await leaderboard()).some((r) => r.name === "ann-a")).toBe(false);
   }, 660_000);
+
+  it("stops a batch whose bot is removed, and a batch can be stopped by its owner", async () => {
+    await register(ann, "ann-gone", false);
+    const made = await api(ann, "POST", "/api/account/bots/ann-gone/batches", {
+      opponents: ["kiter"],
+      games: 5,
+    });
+    expect(made.status).toBe(201);
+    expect((await srv.get<Batch>(`/api/batches/${made.body.id}`)).body).toMatchObject({
+      state: "running",
+      waiting_for: "its bot to connect",
+    });
+    expect((await api(ann, "DELETE", "/api/account/bots/ann-gone")).status).toBe(200);
+    // The once-a-minute look for removed bots, run now.
+    srv.app.ctx.services.scrimmages.scrimmages.sweep(Date.now() + 61_000);
+    await until(
+      async () => (await srv.get<Batch>(`/api/batches/${made.body.id}`)).body.state === "cancelled",
+    );
+
+    const other = await api(ann, "POST", "/api/account/bots/ann-b/batches", {
+      opponents: ["kiter"],
+      games: 5,
+    });
+    expect((await api(bob, "DELETE", `/api/account/batches/${other.body.id}`)).status).toBe(404);
+    const stopped = await api(ann, "DELETE", `/api/account/batches/${other.body.id}`);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({
+      state: "cancelled",
+      progress: { finished: 0, playing: 0, waiting: 0 },
+    });
+  });
 });

@@ -180,6 +180,8 @@ async function botControls(section) {
     );
   });
 
+  // The account page's form styles, only for the owner: the public page stays as it was.
+  if (section.dataset.css) document.head.append(el("link", { rel: "stylesheet", href: section.dataset.css }));
   section.replaceChildren(
     el("h2", { id: "h-scrimmages" }, "Scrimmages"),
     el(

@@ -237,6 +237,14 @@ export const CODES = {
   request_exists: { status: 409, message: "a pending opponent request exists; cancel it first" },
   request_cooldown: { status: 429, message: "opponent requests are limited to one per 30 seconds" },
   opponents_unavailable: { status: 503, message: "the official opponents are unavailable on this server" },
+  // Scrimmages and batch tests (server/scrimmages/).
+  opponent_offline: { status: 409, message: "the opponent is not connected" },
+  scrimmages_not_allowed: {
+    status: 403,
+    message: "the opponent's owner does not allow scrimmages against it",
+  },
+  no_such_scrimmage: { status: 404, message: "no such scrimmage" },
+  no_such_batch: { status: 404, message: "no such batch test" },
   invalid_image: { status: 400, message: "not a usable image" },
 } as const satisfies Record<string, CodeSpec>;
 export type Code = keyof typeof CODES;
@@ -415,6 +423,19 @@ export const errors = {
     }),
   opponentsUnavailable: (why: string) =>
     fail("opponents_unavailable", `the official opponents are unavailable: ${why}`),
+  opponentOffline: (name: string) =>
+    fail(
+      "opponent_offline",
+      `${name} is not connected; a scrimmage can be asked for only against a bot that is online now`,
+    ),
+  scrimmagesNotAllowed: (name: string) =>
+    fail(
+      "scrimmages_not_allowed",
+      `the owner of ${name} does not allow scrimmages against it (each bot's owner opts in on its page)`,
+    ),
+  noSuchScrimmage: (id: string) =>
+    fail("no_such_scrimmage", `no scrimmage ${JSON.stringify(id)} for this bot`),
+  noSuchBatch: (id: string) => fail("no_such_batch", `no batch test ${JSON.stringify(id)}`),
   unknownOpponent: (allowed: readonly string[]) =>
     fail(
       "unknown_opponent",

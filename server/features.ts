@@ -29,6 +29,7 @@ import { healthFeature } from "./ops/health-feature.ts";
 import { liveFeature, matchesFeature } from "./play/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
+import { scrimmagesFeature } from "./scrimmages/feature.ts";
 import { doorsFeature } from "./socket/doors.ts";
 import { hubFeature } from "./socket/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
@@ -62,6 +63,7 @@ export const FEATURES: readonly AnyFeature[] = [
   docsFeature,
   dataFeature,
   insightFeature,
+  scrimmagesFeature,
   replaysFeature,
   botsFeature,
   ladderApiFeature,

@@ -45,6 +45,13 @@ export const DOCS: readonly DocEntry[] = [
       "Defining a timed event and its achievement conditions, supplying flags, the window rules, running it",
   },
   {
+    name: "competitions",
+    file: "competitions.md",
+    title: "Scrimmages and batch tests",
+    about:
+      "Unrated games on demand against a chosen bot, batch tests with a summary, the opt-in and the limits",
+  },
+  {
     name: "accounts",
     file: "accounts.md",
     title: "Accounts, keys and administration",

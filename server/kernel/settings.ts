@@ -40,6 +40,10 @@ export interface Limits {
   newVersionsPerDay: number;
   /** Time between two email submissions of the outbox sender (SPEC 8 item 5: at most one per second). */
   emailIntervalMs: number;
+  /** Scrimmages and batch-test games (server/scrimmages/) an owner may have running at once. */
+  scrimmagesAtOncePerOwner: number;
+  /** Scrimmages and batch-test games an owner may start (or ask for) per hour. */
+  scrimmagesPerHourPerOwner: number;
 }
 
 /** Each limit's bounds (the same as its flag's), unit and meaning: the schemas, the console's form and docs. */
@@ -86,6 +90,18 @@ export const LIMIT_INFO = {
     unit: "ms",
     about:
       "time from the end of one email the outbox sends to the start of the next (at most one per second)",
+  },
+  scrimmagesAtOncePerOwner: {
+    min: 0,
+    max: 1000,
+    unit: null,
+    about: "unrated scrimmages and batch-test games running at once per owner (0 turns them off)",
+  },
+  scrimmagesPerHourPerOwner: {
+    min: 0,
+    max: 100_000,
+    unit: null,
+    about: "unrated scrimmages and batch-test games per hour per owner (0 turns them off)",
   },
 } as const satisfies Record<keyof Limits, { min: number; max: number; unit: "ms" | null; about: string }>;
 
@@ -143,6 +159,9 @@ export function defaultLimits(config: Config): Limits {
     maxBotsPerOwner: config.maxBots,
     newVersionsPerDay: config.newVersionsPerDay,
     emailIntervalMs: 1000,
+    // No start-up flags: set live (GET/PUT /api/admin/settings) like every other limit.
+    scrimmagesAtOncePerOwner: 2,
+    scrimmagesPerHourPerOwner: 120,
   };
 }
 

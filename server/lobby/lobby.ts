@@ -51,8 +51,41 @@ export function newParticipant(
   };
 }
 
+/**
+ * A claim on queued bots from outside the matchmaker (a scrimmage waiting for its two bots: server/scrimmages/):
+ * a claimed bot is not in any ladder's queue as the matchmakers see it, and the holder is told when it queues.
+ */
+export interface LobbyHold {
+  /** Whether this bot is spoken for now (cheap: asked for every waiting bot on every pass). */
+  claims(p: Participant): boolean;
+  /** A claimed bot has just queued: the holder may start its match. */
+  queued(p: Participant): void;
+}
+
 export class Lobby {
   private readonly byBot = new Map<string, Participant>();
+  private readonly holds: LobbyHold[] = [];
+
+  /** Adds a holder of bots (a feature that starts matches of its own); returns a function that removes it. */
+  hold(h: LobbyHold): () => void {
+    this.holds.push(h);
+    return () => {
+      const i = this.holds.indexOf(h);
+      if (i >= 0) this.holds.splice(i, 1);
+    };
+  }
+
+  /** Whether a holder has claimed this bot (it then waits for that holder, not for the matchmaker). */
+  held(p: Participant): boolean {
+    return !p.house && this.holds.some((h) => h.claims(p));
+  }
+
+  /** A bot has just queued (the socket hub calls this): the holder that claims it is told. */
+  queued(p: Participant): void {
+    if (p.house) return;
+    const holder = this.holds.find((h) => h.claims(p));
+    holder?.queued(p);
+  }
 
   get(botId: string): Participant | undefined {
     return this.byBot.get(botId);
@@ -84,9 +117,10 @@ export class Lobby {
     return this.all().filter((p) => p.house || p.conn);
   }
 
+  /** The ranked queue of a ladder: waiting bots that no holder has claimed. */
   waiting(ladderId: string): Participant[] {
     return this.all()
-      .filter((p) => p.state === "waiting" && p.ladderId === ladderId)
+      .filter((p) => p.state === "waiting" && p.ladderId === ladderId && !this.held(p))
       .sort((a, b) => a.queuedAt - b.queuedAt);
   }
 }

@@ -16,7 +16,7 @@ import type { DurableResults } from "../results/durable-results.ts";
 import { type RunnerDeps, RunningMatch, seatKinds } from "../runner/match-runner.ts";
 import type { StallClock } from "../runner/stall-clock.ts";
 import { MESSAGES_PER_TICK } from "../socket/hub.ts";
-import type { MatchRecord } from "../store/types.ts";
+import type { MatchMode, MatchRecord } from "../store/types.ts";
 
 /** SPEC 8.4: a person gets two minutes per tick. */
 export const HUMAN_TICK_MS = 120_000;
@@ -97,11 +97,7 @@ export class LiveMatches {
     return n;
   }
 
-  start(
-    plan: Pick<StartPlan, "seats" | "map" | "seed">,
-    ladderId: string,
-    mode: "ranked" | "human",
-  ): RunningMatch {
+  start(plan: Pick<StartPlan, "seats" | "map" | "seed">, ladderId: string, mode: MatchMode): RunningMatch {
     const pair = plan.seats;
     const limits = this.d.settings.limits(ladderId);
     const setup: MatchSetup = {
@@ -136,7 +132,8 @@ export class LiveMatches {
       p.lastStartAt = now;
       if (!p.house) {
         p.state = "playing";
-        p.starts.push(now);
+        // The matchmaker's count of recent ranked starts: unrated games (scrimmages) leave it alone.
+        if (mode === "ranked") p.starts.push(now);
       }
     }
     const m = new RunningMatch(this.runner, setup, pair);
@@ -182,8 +179,11 @@ export class LiveMatches {
     const ladder = this.ladder(m.setup.ladderId);
     const now = Date.now();
     const [a, b] = m.seats.map((s) => s.participant) as [Participant, Participant];
-    a.lastMet.set(b.bot.id, now);
-    b.lastMet.set(a.bot.id, now);
+    // The rematch hold is the ranked pairing's; an unrated game between the two does not delay their next.
+    if (m.setup.mode === "ranked") {
+      a.lastMet.set(b.bot.id, now);
+      b.lastMet.set(a.bot.id, now);
+    }
     for (const s of m.seats) {
       const p = s.participant;
       p.matches.delete(m.id);

@@ -491,7 +491,10 @@ ${
 <p class="muted small">A version is ranked after ${bot.qualifying_games} rated games.</p>${versions}</section>
 <section aria-labelledby="h-health"><h2 id="h-health">Health</h2>
 <p class="muted small">Over each version's latest matches: turns the server had to idle, turns refused, reply times.</p>${health}</section>
-<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>`,
+<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>
+${bot.house ? "" : html`<section id="scrimmages" data-bot="${bot.name}" data-css="${assets.url("account.css")}" aria-labelledby="h-scrimmages" hidden></section>`}`,
+      // The owner's scrimmage controls (server/scrimmages/), drawn only for the signed-in owner.
+      scripts: bot.house ? [] : [assets.url("scrimmages.js")],
     });
   });
 

@@ -207,7 +207,7 @@ export const Ladder = z.object({
 export const Match = z.object({
   id: z.string(),
   ladder_id: z.string(),
-  mode: z.enum(["ranked", "human"]),
+  mode: z.enum(["ranked", "human", "scrimmage"]),
   seed: int,
   map: z.string(),
   started: timestamp.optional(),

@@ -14,7 +14,7 @@ import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
 import type { BotConnection } from "../socket/connection.ts";
 import { headOf, type MessageHead } from "../socket/message-head.ts";
-import type { MatchRecord } from "../store/types.ts";
+import type { MatchMode, MatchRecord } from "../store/types.ts";
 import type { StallClock } from "./stall-clock.ts";
 
 export interface RunnerDeps {
@@ -446,7 +446,7 @@ export class RunningMatch {
     const record: MatchRecord = {
       id: this.id,
       ladder_id: this.setup.ladderId,
-      mode: this.setup.mode as "ranked" | "human",
+      mode: this.setup.mode as MatchMode,
       seed: this.setup.seed,
       map: this.setup.map,
       started: this.started,

@@ -297,6 +297,8 @@ export class BotHub {
       ...(parsed.data.ladder_id !== undefined ? { ladder_id: ladder } : {}),
     };
     conn.send(reply);
+    // A bot claimed by a holder (a scrimmage waiting for it) starts there; any other waits for the matchmaker.
+    this.d.lobby.queued(p);
     this.d.poke();
   }
 

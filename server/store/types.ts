@@ -37,11 +37,18 @@ export interface MatchBotRecord {
   rating_after: number | null;
 }
 
+/**
+ * How a match came about: paired by the matchmaker and rated (`ranked`), a person's game (`human`), or an
+ * unrated game an owner asked for (`scrimmage`, server/scrimmages/). Only `ranked` reaches ratings, forecasts,
+ * leaderboards and quotas: every reader of those filters on it.
+ */
+export type MatchMode = "ranked" | "human" | "scrimmage";
+
 /** A finished match as the runner hands it to storage. */
 export interface MatchRecord {
   id: string;
   ladder_id: string;
-  mode: "ranked" | "human";
+  mode: MatchMode;
   seed: number;
   map: string;
   started: string | null;
@@ -210,7 +217,10 @@ export interface Store {
   /** Per version of a ladder: the newest rated match's order number (for "the version that last played"). */
   lastRatedPlay(ladderId: string): Promise<Map<string, number>>;
   ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]>;
-  /** Match starts since a time, per bot and per owner (player bots only; of one ladder when named). */
+  /**
+   * Match starts since a time, per bot and per owner (player bots only; of one ladder when named): the ranked
+   * quotas, which scrimmages (their own limits, server/scrimmages/) never use up.
+   */
   startsSince(
     since: string,
     ladderId?: string,

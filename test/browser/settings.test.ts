@@ -72,7 +72,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the settings form in headless Chromium", () => 
     expect(await info(page, "maxBotsPerOwner").textContent()).toBe(
       `default ${before.maxBotsPerOwner} from the default (start-up flag)`,
     );
-    expect(await page.locator("#settings-fields .limit-row").count()).toBe(12);
+    expect(await page.locator("#settings-fields .limit-row").count()).toBe(14);
     expect(await page.locator("#settings-draft").textContent()).toBe("No unsaved changes.");
 
     await bots.fill("7");
@@ -84,7 +84,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the settings form in headless Chromium", () => 
     expect(await page.locator("#settings-fields .limit-row").count()).toBe(9);
     expect(await row(page, "maxBotsPerOwner").count()).toBe(0);
     expect(await page.locator("#settings-scope-help").textContent()).toContain(
-      "Server-wide only (bots, versions and owners are shared by every ladder): maxBotsPerOwner, newVersionsPerDay, emailIntervalMs.",
+      "Server-wide only (bots, versions and owners are shared by every ladder): maxBotsPerOwner, newVersionsPerDay, emailIntervalMs, scrimmagesAtOncePerOwner, scrimmagesPerHourPerOwner.",
     );
     const hourly = page.getByLabel("matchesPerHourPerBot");
     expect(await hourly.inputValue()).toBe(String(before.matchesPerHourPerBot));

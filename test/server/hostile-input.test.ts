@@ -33,6 +33,7 @@ import { MAIL_OPERATIONS } from "../../server/mail/routes.ts";
 import { MCP_OPERATIONS } from "../../server/mcp/routes.ts";
 import { OPS_OPERATIONS } from "../../server/ops/routes.ts";
 import { ACCOUNT_OPERATIONS } from "../../server/routes/account.ts";
+import { SCRIMMAGE_OPERATIONS } from "../../server/scrimmages/routes.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
 
@@ -247,6 +248,9 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "POST /api/account/bots": { name: "sweep-bot" },
     "PUT /api/account/bots/:name/name": { name: "sweep-bot" },
     "PUT /api/account/bots/:name/avatar": { avatar: "ronin" },
+    "POST /api/account/bots/:name/scrimmages": { opponent: "kiter", map: "arena-21" },
+    "PUT /api/account/bots/:name/scrimmages/opt-in": { allowed: true },
+    "POST /api/account/bots/:name/batches": { opponents: ["kiter"], games: 2 },
     "POST /api/account/claim": { token: "bt_unknown" },
     "POST /api/account/mcp/authorization": { authorization_id: "mcpa_unknown", action: "deny" },
     "POST /oauth/register": { client_name: "sweep", redirect_uris: ["https://sweep.example/cb"] },
@@ -317,6 +321,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/events/:id", cred: "none", query: [] },
   { method: "GET", path: "/events/:id/image.webp", cred: "none", query: [] },
   { method: "GET", path: "/match/:id", cred: "none", query: ["ladder"] },
+  { method: "GET", path: "/batch/:id", cred: "none", query: [] },
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
@@ -485,6 +490,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...MAIL_OPERATIONS,
     ...ANNOUNCEMENT_OPERATIONS,
     ...OPS_OPERATIONS,
+    ...SCRIMMAGE_OPERATIONS,
   ];
   for (const op of ops)
     add({

@@ -1,5 +1,5 @@
 // The tool endpoint (issue 18) driven by the official SDK's own Client against the real server: with an agent
-// key it lists and calls all eight tools; with OAuth it runs the whole flow a native agent runs (discovery,
+// key it lists and calls all fourteen tools; with OAuth it runs the whole flow a native agent runs (discovery,
 // dynamic registration, authorize with PKCE and resource, sign-in and approval, token, tool call, revocation,
 // refresh-token rotation and reuse). These are the steps docs/agents.md shows.
 
@@ -21,6 +21,12 @@ const TOOLS = [
   "list_my_ladders",
   "enroll_ladder",
   "get_agent_guide",
+  "list_scrimmages",
+  "request_scrimmage",
+  "cancel_scrimmage",
+  "set_scrimmage_opt_in",
+  "start_batch_test",
+  "get_batch_test",
 ];
 
 let srv: TestServer;
@@ -50,7 +56,7 @@ describe("the tool endpoint with an agent key", () => {
     expect(account.body.mcp_clients).toEqual([]);
   });
 
-  it("lists the eight tools with the operations' input schemas and calls each one", async () => {
+  it("lists the fourteen tools with the operations' input schemas and calls each one", async () => {
     const who = await signUp(srv, "agent@example.com", "agent-owner");
     const key = await agentKey(srv.url, who.access);
     const client = await keyClient(srv.url, key.key);
@@ -88,6 +94,29 @@ describe("the tool endpoint with an agent key", () => {
       ladders: { id: string; membership: string | null }[];
     };
     expect(enrolled.ladders.find((l) => l.id === "club")?.membership).toBe("active");
+
+    // Scrimmages and batch tests (server/scrimmages/): ask, list, cancel, opt in, start a batch and read it.
+    const asked = data(await tool(client, "request_scrimmage", { name: "tool-bot", opponent: "kiter" }));
+    expect(asked).toMatchObject({ state: "pending", bot: "tool-bot", opponent: "kiter" });
+    const scrims = data(await tool(client, "list_scrimmages", { name: "tool-bot" }));
+    expect((scrims.scrimmages as { id: string }[]).map((x) => x.id)).toEqual([asked.id]);
+    const cancelled = data(await tool(client, "cancel_scrimmage", { name: "tool-bot", id: asked.id }));
+    expect((cancelled.scrimmages as { state: string }[])[0]!.state).toBe("cancelled");
+    expect(
+      data(await tool(client, "set_scrimmage_opt_in", { name: "tool-bot", allowed: true })).allow_scrimmages,
+    ).toBe(true);
+    const batch = data(
+      await tool(client, "start_batch_test", { name: "tool-bot", opponents: ["kiter"], games: 3 }),
+    );
+    expect(batch).toMatchObject({ state: "running", games: 3, opponents: ["kiter"] });
+    expect(data(await tool(client, "get_batch_test", { id: batch.id }))).toMatchObject({
+      id: batch.id,
+      progress: { finished: 0, playing: 0, waiting: 3 },
+      waiting_for: "its bot to connect",
+    });
+    expect(
+      (await call(srv.url, "DELETE", `/api/account/batches/${batch.id}`, { token: who.access })).status,
+    ).toBe(200);
 
     expect(data(await tool(client, "delete_bot", { name: "tool-bot-2" }))).toEqual({
       name: "tool-bot-2",
@@ -172,7 +201,7 @@ describe("the tool endpoint with OAuth", () => {
     });
     expect(result).toBe("AUTHORIZED");
     const client = await oauthClient(srv.url, provider);
-    expect((await client.listTools()).tools).toHaveLength(8);
+    expect((await client.listTools()).tools).toHaveLength(TOOLS.length);
     expect(data(await tool(client, "whoami")).handle).toBe("oauth-owner");
     expect(data(await tool(client, "register_bot", { name: "oauth-bot" })).name).toBe("oauth-bot");
     const enrolled = data(await tool(client, "enroll_ladder", { id: "club" })) as {

@@ -29,6 +29,7 @@ let token = "";
 let matchId = "";
 let agentKey = "";
 let unsubscribeToken = "";
+let batchId = "";
 
 beforeAll(async () => {
   // A short startup window: the live match is a forfeit, over as soon as the window closes.
@@ -50,6 +51,19 @@ beforeAll(async () => {
     body: "{}",
   });
   agentKey = ((await key.json()) as { key: string }).key;
+  // A batch test of that account's bot (GET /api/batches/{id} answers it, public).
+  const session = { authorization: `Bearer ${who.access}`, "content-type": "application/json" };
+  await fetch(`${srv.url}/api/account/bots`, {
+    method: "POST",
+    headers: session,
+    body: '{"name":"batch-bot"}',
+  });
+  const batch = await fetch(`${srv.url}/api/account/bots/batch-bot/batches`, {
+    method: "POST",
+    headers: session,
+    body: JSON.stringify({ opponents: ["kiter"], games: 1 }),
+  });
+  batchId = ((await batch.json()) as { id: string }).id;
   // The token an announcement email to that account would carry.
   unsubscribeToken = srv.app.ctx.mail.tokens.issue(who.id, "announcements");
 });
@@ -150,6 +164,7 @@ describe("/openapi.json", () => {
       { path: "/api/ladders", url: "/api/ladders", status: 200 },
       { path: "/api/ladders", url: "/api/ladders?ladder=public", status: 200 },
       { path: "/api/ladders/{id}/matchups", url: "/api/ladders/public/matchups?top=3", status: 200 },
+      { path: "/api/batches/{id}", url: `/api/batches/${batchId}`, status: 200 },
       { path: "/api/events", url: "/api/events", status: 200 },
       { path: "/api/events", url: "/api/events?event=practice", status: 200 },
       { path: "/api/bots/{name}", url: "/api/bots/api-bot", status: 200 },
@@ -252,6 +267,7 @@ describe("/openapi.json", () => {
       { path: "/api/matches", url: "/api/matches?limit=0", status: 400 },
       { path: "/api/matches", url: "/api/matches?ladder=nope", status: 404 },
       { path: "/api/matches/{id}", url: "/api/matches/nope", status: 404 },
+      { path: "/api/batches/{id}", url: "/api/batches/nope", status: 404 },
       { path: "/api/matches/{id}/stats", url: "/api/matches/nope/stats", status: 404 },
       { path: "/replays/{file}", url: "/replays/nope.jsonl.gz", status: 404 },
       { path: "/api/bots", method: "post", url: "/api/bots", status: 400, body: { name: "a" } },

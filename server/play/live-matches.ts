@@ -93,7 +93,7 @@ export class LiveMatches {
   }
 
   start(
-    plan: Pick<StartPlan, "seats" | "map" | "seed">,
+    plan: Pick<StartPlan, "seats" | "map" | "seed"> & Partial<Pick<StartPlan, "pairing">>,
     ladderId: string,
     mode: "ranked" | "human",
   ): RunningMatch {
@@ -135,6 +135,7 @@ export class LiveMatches {
       }
     }
     const m = new RunningMatch(this.runner, setup, pair);
+    if (plan.pairing) m.pairing = plan.pairing;
     this.byId.set(m.id, m);
     for (const p of pair) {
       p.matches.add(m.id);

@@ -10,6 +10,7 @@ import { ApiError } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { LeaderboardRowT } from "../ladders/reads.ts";
+import { pairingSentence } from "../matchmaker/pairing-record.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import {
   type Featured,
@@ -603,6 +604,7 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
 <p class="actions">${m.voided ? "" : html`<a class="button primary" href="${href(`/view/${m.id}`, ladder)}">▶ Watch the replay</a> `}
 <a class="button" href="/replays/${m.id}.jsonl.gz" download>Download replay</a> <a class="button" href="/api/matches/${m.id}/stats">Stats (JSON)</a></p>
 </header>
+${m.pairing ? html`<section aria-labelledby="h-pairing"><h2 id="h-pairing">Why this pairing</h2><p id="pairing" data-reason="${m.pairing.reason}">${pairingSentence(m.pairing, [names[0] ?? "?", names[1] ?? "?"])}</p></section>` : ""}
 <section aria-labelledby="h-fighters"><h2 id="h-fighters">Fighters</h2>${table({
         id: "fighters",
         caption: "Fighters",

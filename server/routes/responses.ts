@@ -4,6 +4,7 @@
 
 import { z } from "zod";
 import { MatchStats } from "../../engine/protocol.ts";
+import { Regressions } from "../insight/schemas.ts";
 import { EMAIL_CATEGORIES } from "../kernel/unit-of-work.ts";
 import { PairingRecord } from "../matchmaker/pairing-record.ts";
 
@@ -145,6 +146,11 @@ export const LeaderboardRow = z.object({
   wins: int,
   losses: int,
   draws: int,
+  rank_low: int
+    .nullable()
+    .optional()
+    .describe("best rank in the 95 % rank interval (issue 33); null until computed for this version"),
+  rank_high: int.nullable().optional().describe("worst rank in the 95 % rank interval"),
 });
 
 export const LobbyEntry = z.object({
@@ -326,6 +332,7 @@ export const MyBot = z.object({
   online: z.boolean(),
   avatar: z.string().nullable(),
   versions: z.array(Version),
+  regressions: Regressions.optional(),
 });
 
 export const Ok = z.object({ ok: z.boolean() });

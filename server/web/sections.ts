@@ -39,6 +39,8 @@ export function leaderboardSection(
   rows: LeaderboardRowJ[],
   ladder: string | null,
   trends: ReadonlyMap<string, number[]> = new Map(),
+  /** Each row's 95 % rank interval (issue 33), when known. */
+  interval?: (r: LeaderboardRowJ) => { low: number; high: number } | null,
 ): Html {
   return table({
     id: "leaderboard",
@@ -47,6 +49,7 @@ export function leaderboardSection(
     empty: "No ranked bots yet: a version is ranked after 30 rated games.",
     columns: [
       { label: "Rank", numeric: true },
+      ...(interval ? [{ label: "95 % rank", numeric: true }] : []),
       { label: "Bot" },
       { label: "Version", hideNarrow: true },
       { label: "Owner", hideNarrow: true },
@@ -60,6 +63,7 @@ export function leaderboardSection(
     rows: rows.map(
       (r) => html`<tr>
 ${td(r.rank, { numeric: true })}
+${interval ? rankIntervalCell(interval(r)) : ""}
 <td>${botLink(r.name, r.display_name, ladder)}${r.online ? html` <span class="badge online" title="online">online</span>` : ""}</td>
 ${td(r.version, { hideNarrow: true })}
 ${td(userLink(r.owner, r.house, ladder), { hideNarrow: true, sort: r.house ? "" : r.owner })}
@@ -94,6 +98,16 @@ export function liveSection(status: StatusJ, ladder: string | null, paced: OnAir
 </li>`;
   })}</ul>
 <p class="muted small">${plural(status.capacity.running, "match", "matches")} running of ${status.capacity.max} at most.${paced.length > 0 ? " Bot matches end in under a second, so each one that just ended is listed here while its replay plays at watching speed." : ""}</p>`;
+}
+
+/** A row's 95 % rank interval: "1–3" (sorted by its worst rank); "—" until it is computed. */
+function rankIntervalCell(i: { low: number; high: number } | null): Html {
+  if (!i) return td("—", { numeric: true, sort: null });
+  const text = i.low === i.high ? `${i.low}` : `${i.low}–${i.high}`;
+  return td(html`<span title="95 % interval of the rank: ${i.low} to ${i.high}">${text}</span>`, {
+    numeric: true,
+    sort: i.high,
+  });
 }
 
 /** A trend's sort key: rating points gained over the games shown. */

@@ -138,7 +138,7 @@ describe("rank intervals on the leaderboard", () => {
 describe("the dashboard's heat map", () => {
   it("is a table of the top rows whose every cell prints the row's chance to beat the column", async () => {
     const html = decode(await page("/ladder"));
-    const board = (await srv.get<Row & { display_name: string }[]>("/api/leaderboard")).body;
+    const board = (await srv.get<(Row & { display_name: string })[]>("/api/leaderboard")).body;
     expect(html).toContain('<table class="heatmap-table" id="matchup-matrix">');
     expect(html).toMatch(/<caption>Chance that the bot of the row beats the bot of the column/);
     const top = board.slice(0, 10);

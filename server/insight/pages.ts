@@ -72,7 +72,7 @@ export function heatmapSection(m: Heatmap, ladder: string | null): Html {
   )}</tbody>
 </table></div>
 <figcaption class="small"><span class="heat-legend" aria-hidden="true"><span class="heat heat-0">0</span><span class="heat heat-2">20</span><span class="heat heat-5">50</span><span class="heat heat-8">80</span><span class="heat heat-10">100</span></span>
-${names[surest.a]} is the surest favourite: ${pct(sw.p)} % against ${names[surest.b]}. The most even pair is ${names[even.a]} and ${names[even.b]} (${pct(ew.p)} % to ${100 - Number(pct(ew.p))} %). From the ratings and their uncertainty: <a href="/docs/ladder#rank-intervals">how it is computed</a>.</figcaption>
+${names[surest.a]} is the surest favourite: ${pct(sw.p)} % against ${names[surest.b]}. The most even pair is ${names[even.a]} and ${names[even.b]} (${pct(ew.p)} % to ${100 - Number(pct(ew.p))} %). From the ratings and their uncertainty: <a href="/guide/ladder#rank-intervals-and-matchups">how it is computed</a>.</figcaption>
 </figure>`;
 }
 

@@ -49,7 +49,6 @@ export function leaderboardSection(
     empty: "No ranked bots yet: a version is ranked after 30 rated games.",
     columns: [
       { label: "Rank", numeric: true },
-      ...(interval ? [{ label: "95 % rank", numeric: true }] : []),
       { label: "Bot" },
       { label: "Version", hideNarrow: true },
       { label: "Owner", hideNarrow: true },
@@ -62,8 +61,7 @@ export function leaderboardSection(
     ],
     rows: rows.map(
       (r) => html`<tr>
-${td(r.rank, { numeric: true })}
-${interval ? rankIntervalCell(interval(r)) : ""}
+${interval ? rankCell(r.rank, interval(r)) : td(r.rank, { numeric: true })}
 <td>${botLink(r.name, r.display_name, ladder)}${r.online ? html` <span class="badge online" title="online">online</span>` : ""}</td>
 ${td(r.version, { hideNarrow: true })}
 ${td(userLink(r.owner, r.house, ladder), { hideNarrow: true, sort: r.house ? "" : r.owner })}
@@ -100,14 +98,17 @@ export function liveSection(status: StatusJ, ladder: string | null, paced: OnAir
 <p class="muted small">${plural(status.capacity.running, "match", "matches")} running of ${status.capacity.max} at most.${paced.length > 0 ? " Bot matches end in under a second, so each one that just ended is listed here while its replay plays at watching speed." : ""}</p>`;
 }
 
-/** A row's 95 % rank interval: "1–3" (sorted by its worst rank); "—" until it is computed. */
-function rankIntervalCell(i: { low: number; high: number } | null): Html {
-  if (!i) return td("—", { numeric: true, sort: null });
+/**
+ * The rank with its 95 % interval under it ("2", then "1–3"), in the rank's own column so the table is no
+ * wider; the interval is left out until it is computed.
+ */
+function rankCell(rank: number, i: { low: number; high: number } | null): Html {
+  if (!i) return td(rank, { numeric: true, sort: rank });
   const text = i.low === i.high ? `${i.low}` : `${i.low}–${i.high}`;
-  return td(html`<span title="95 % interval of the rank: ${i.low} to ${i.high}">${text}</span>`, {
-    numeric: true,
-    sort: i.high,
-  });
+  return td(
+    html`${rank}<span class="rank-range" title="95 % interval of the rank: ${i.low} to ${i.high}"><span class="visually-hidden">, 95 % interval </span>${text}</span>`,
+    { numeric: true, sort: rank },
+  );
 }
 
 /** A trend's sort key: rating points gained over the games shown. */

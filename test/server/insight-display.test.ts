@@ -127,8 +127,10 @@ describe("rank intervals on the leaderboard", () => {
 
   it("shows the interval in the dashboard's leaderboard", async () => {
     const html = await page("/ladder");
-    expect(html).toContain('<button type="button" class="sort">95 % rank</button>');
-    expect(html).toMatch(/title="95 % interval of the rank: 1 to 1">1</);
+    // Under each rank, in its own column: "1" then "1" for the sure leader.
+    expect(html).toMatch(
+      /<td class="num" data-sort="1">1<span class="rank-range" title="95 % interval of the rank: 1 to 1"><span class="visually-hidden">, 95 % interval <\/span>1<\/span><\/td>/,
+    );
     const board = (await srv.get<Row[]>("/api/leaderboard")).body;
     for (const r of board)
       expect(html).toContain(`title="95 % interval of the rank: ${r.rank_low} to ${r.rank_high}"`);

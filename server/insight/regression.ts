@@ -109,7 +109,9 @@ export function regressionMail(base: string, handle: string | null, r: Regressio
 export interface RegressionDeps {
   ladders: Pick<Ladders, "all" | "get">;
   botDirectory: Pick<BotDirectory, "snapshot">;
-  store: Pick<Store, "versions"> & { accounts: Pick<Store["accounts"], "account" | "accountBots"> };
+  store: Pick<Store, "versions" | "botWrites"> & {
+    accounts: Pick<Store["accounts"], "account" | "accountBots">;
+  };
   mail: Pick<MailService, "queue">;
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
   publicUrl: string;
@@ -119,8 +121,23 @@ export interface RegressionDeps {
 export class RegressionAlerts {
   /** Versions already mailed about (or found mailed) by this process: `ladder|botId|label`. */
   private readonly mailed = new Set<string>();
+  /** Each bot's versions as last read, with the store's bot-write count then (any bot or version change moves it). */
+  private readonly versionLists = new Map<string, { generation: number; list: VersionRow[] }>();
 
   constructor(private readonly d: RegressionDeps) {}
+
+  /**
+   * A bot's versions, read again only after a bot or version changed: after each rated game of an established
+   * version the check needs them, and a query per seat per game would be the alert's whole cost.
+   */
+  private async versionsOf(botId: string): Promise<VersionRow[]> {
+    const generation = this.d.store.botWrites.generation;
+    const kept = this.versionLists.get(botId);
+    if (kept && kept.generation === generation) return kept.list;
+    const list = await this.d.store.versions(botId);
+    this.versionLists.set(botId, { generation, list });
+    return list;
+  }
 
   /** The regressions of one bot's versions, on every ladder (or one). */
   async ofBot(bot: { id: string; name: string }, ladder?: string): Promise<Regression[]> {
@@ -164,7 +181,7 @@ export class RegressionAlerts {
       const id = `${l.id}|${seat.bot_id}|${seat.version}`;
       if (this.mailed.has(id)) continue;
       if (l.ratings.gamesOf(versionKey(seat.bot_id, seat.version)) < QUALIFYING_GAMES) continue;
-      const versions = await this.d.store.versions(seat.bot_id);
+      const versions = await this.versionsOf(seat.bot_id);
       const r = regressionOf(l.ratings, l.id, { id: seat.bot_id, name: seat.name }, versions, seat.version);
       if (!r) continue;
       this.mailed.add(id);

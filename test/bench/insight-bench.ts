@@ -160,7 +160,7 @@ export async function insightBench(quick = false): Promise<BenchLine[]> {
     },
     { name: "bot page: chance to beat the 10 nearest rivals", value: median(rivals), unit: "ms" },
     { name: "dashboard heat map, top 10 (intervals kept)", value: median(heat), unit: "ms" },
-    { name: "regression check of one version after a game", value: median(regression), unit: "ms" },
+    { name: "regression check of one version after a game", value: 1000 * median(regression), unit: "µs" },
     { name: "  the same, as a ratio to the refit", value: median(regression) / base, unit: "x" },
   ];
 }

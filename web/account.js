@@ -451,7 +451,16 @@ function focusBot(name) {
 }
 
 // ---- rendering --------------------------------------------------------------------------------------------
-function botRow(b, canAct) {
+/** A version that rates clearly below its predecessor (issue 33), in the words of the bot page. */
+function regressionText(r) {
+  return (
+    `Version ${r.version} rates ${r.drop} points below ${r.predecessor} on ${r.ladder} ` +
+    `(${r.rating} ±${r.rating_deviation} after ${r.games} rated games, against ${r.predecessor_rating} ` +
+    `±${r.predecessor_deviation}): more than twice their combined standard error, so it is very likely weaker.`
+  );
+}
+
+function botRow(b, canAct, regressions = []) {
   const li = $("bot-row").content.firstElementChild.cloneNode(true);
   li.dataset.name = b.name;
   li.dataset.status = b.status;
@@ -466,6 +475,16 @@ function botRow(b, canAct) {
   if (b.online) badge("online", "online");
   if (b.status !== "active") badge(b.status, `status-${b.status}`);
   if (!b.played) badge("never played");
+  if (regressions.length > 0) {
+    badge("weaker new version", "warning");
+    li.append(
+      el(
+        "ul",
+        { class: "regressions small", "aria-label": `Weaker versions of ${b.name}` },
+        ...regressions.map((r) => el("li", { "data-version": r.version }, regressionText(r))),
+      ),
+    );
+  }
   const manage = li.querySelector(".bot-manage");
   const moderated = b.status === "suspended" || b.status === "banned";
   if (b.status === "retired" || b.status === "banned" || !canAct) manage.remove();
@@ -503,7 +522,15 @@ function render(account) {
   if (account.bots.length === 0) list.replaceChildren(el("p", { class: "empty" }, "No bots yet."));
   else {
     const ul = el("ul", { class: "bots", "aria-label": "Your bots" });
-    for (const b of account.bots) ul.append(botRow(b, hasHandle));
+    const regressions = account.regressions ?? [];
+    for (const b of account.bots)
+      ul.append(
+        botRow(
+          b,
+          hasHandle,
+          regressions.filter((r) => r.bot === b.name),
+        ),
+      );
     list.replaceChildren(ul);
   }
 

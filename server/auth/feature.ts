@@ -12,7 +12,7 @@ declare module "../kernel/feature.ts" {
 
 export const accountFeature = defineFeature({
   name: "account",
-  needs: ["accounts", "humanPlay", "lobby", "mcp", "store"],
+  needs: ["accounts", "humanPlay", "insight", "lobby", "mcp", "store"],
   build: (kernel, deps) => ({ ...deps, config: kernel.config, settings: kernel.settings }),
   operations: ACCOUNT_OPERATIONS,
 });

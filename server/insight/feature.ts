@@ -1,7 +1,11 @@
 // Insight as a feature (issue 33): what a bot author asks of the ladder about their bot. Part 3, rank
-// uncertainty: the matchups route, from each ladder's rating book and leaderboard.
+// uncertainty: the matchups route, from each ladder's rating book and leaderboard. Part 5, version regression
+// alerts: a MatchFinished listener that mails the owner once per regressed version, and the alerts the bot and
+// account pages and GET /api/me show.
 import { defineFeature } from "../kernel/feature.ts";
+import { BoardInsight } from "./board.ts";
 import { MatchupService } from "./matchups.ts";
+import { RegressionAlerts } from "./regression.ts";
 import { INSIGHT_OPERATIONS, type InsightServices } from "./routes.ts";
 
 declare module "../kernel/feature.ts" {
@@ -12,7 +16,20 @@ declare module "../kernel/feature.ts" {
 
 export const insightFeature = defineFeature({
   name: "insight",
-  needs: ["ladders", "reads", "botDirectory"],
-  build: (_kernel, deps) => ({ matchups: new MatchupService(deps) }),
+  needs: ["ladders", "reads", "botDirectory", "store", "mail"],
+  build: (kernel, deps) => ({
+    matchups: new MatchupService(deps),
+    board: new BoardInsight(deps),
+    regressions: new RegressionAlerts({
+      ladders: deps.ladders,
+      botDirectory: deps.botDirectory,
+      store: deps.store,
+      mail: deps.mail,
+      work: (fn) => kernel.work(fn),
+      publicUrl: kernel.config.publicUrl,
+      log: kernel.log,
+    }),
+  }),
   operations: INSIGHT_OPERATIONS,
+  listeners: (s) => ({ MatchFinished: (e) => s.regressions.onMatchFinished(e) }),
 });

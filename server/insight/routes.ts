@@ -2,12 +2,16 @@
 // service, return what it answers; the definition yields the route and its /openapi.json entry.
 import { z } from "zod";
 import { operationFor } from "../kernel/operation.ts";
+import type { BoardInsight } from "./board.ts";
 import { MAX_TOP, type MatchupService } from "./matchups.ts";
+import type { RegressionAlerts } from "./regression.ts";
 import * as S from "./schemas.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export interface InsightServices {
   matchups: MatchupService;
+  board: BoardInsight;
+  regressions: RegressionAlerts;
 }
 const defineOperation = operationFor<InsightServices>();
 

@@ -11,7 +11,7 @@ declare module "../kernel/feature.ts" {
 
 export const dataFeature = defineFeature({
   name: "data",
-  needs: ["accounts", "reads"],
+  needs: ["accounts", "insight", "reads"],
   build: (_kernel, deps) => deps,
   operations: DATA_OPERATIONS,
 });

@@ -9,7 +9,7 @@ import { operationFor } from "../kernel/operation.ts";
 import * as R from "../routes/responses.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type DataServices = Pick<Services, "accounts" | "reads">;
+export type DataServices = Pick<Services, "accounts" | "insight" | "reads">;
 const defineOperation = operationFor<DataServices>();
 
 /** About 270 years: more than any ladder's history. */
@@ -55,7 +55,14 @@ export const DATA_OPERATIONS = [
     query: LadderQuery,
     errors: { ...BAD_QUERY, ...LADDER_404 },
     doc: { tag: "data", ok: z.array(R.LeaderboardRow) },
-    handle: async ({ query }, ctx) => ctx.reads.leaderboard(query.ladder),
+    // Each row with its 95 % rank interval (issue 33; server/insight/board.ts says when it is recomputed).
+    handle: async ({ query }, ctx) => {
+      const board = await ctx.insight.board.intervals(query.ladder);
+      return board.rows.map((r) => {
+        const i = board.of(r);
+        return { ...r, rank_low: i?.low ?? null, rank_high: i?.high ?? null };
+      });
+    },
   }),
   defineOperation({
     method: "GET",

@@ -250,7 +250,8 @@ export class LadderReads {
   async match(id: string): Promise<MatchT> {
     const m = await this.storedMatch(id);
     if (!m) throw errors.noSuchMatch(id);
-    return matchView(m, this.base);
+    // Only the one match carries why it was paired (issue 33); lists stay as they were.
+    return { ...matchView(m, this.base), pairing: m.pairing ?? null };
   }
 
   /** A finished match from the journal (not yet in the database) or the database; null when unknown. */

@@ -8,7 +8,8 @@ import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
-import { type Candidate, choosePairs, REMATCH_HOLD_MS } from "./pairing.ts";
+import { type Candidate, choosePairs, REMATCH_HOLD_MS, smoothedForecast } from "./pairing.ts";
+import type { PairingRecord } from "./pairing-record.ts";
 import type { QuotaCounts } from "./quotas.ts";
 
 export { REMATCH_HOLD_MS };
@@ -23,7 +24,16 @@ export interface StartPlan {
   map: string;
   seed: number;
   kind: "competitive" | "discovery";
+  /** Why the two were paired (issue 33): stored with the match record, returned by GET /api/matches/<id>. */
+  pairing: PairingRecord;
 }
+
+/** What plan() is told of a pair's choice: the rule's, or an opponent request's. */
+type Why = Pick<PairingRecord, "reason" | "weight" | "parts" | "window" | "forecast" | "requested_by"> & {
+  pairGames: number;
+  /** Waited ms by bot id (a house bot counts 0: it is always there). */
+  waited: ReadonlyMap<string, number>;
+};
 
 /** The limits a pass reads, live (from the settings service, resolved for this ladder). */
 export type PassLimits = Pick<
@@ -66,6 +76,9 @@ export interface MatchmakerDeps {
   /** The requested match was started. */
   served?(botId: string): void;
 }
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 export class Matchmaker {
   private readonly d: MatchmakerDeps;
@@ -132,7 +145,23 @@ export class Matchmaker {
       players.splice(players.indexOf(p), 1);
       free--;
       this.d.served?.(p.bot.id);
-      this.d.start(this.plan(p, house, "competitive"));
+      const f = ratings.facts(
+        versionKey(p.bot.id, p.version ?? ""),
+        versionKey(house.bot.id, house.version ?? ""),
+      );
+      const rating = (q: Participant) => ratings.ratingOf(versionKey(q.bot.id, q.version ?? ""));
+      this.d.start(
+        this.plan(p, house, "competitive", {
+          reason: "request",
+          weight: null,
+          parts: {},
+          window: null,
+          requested_by: p.bot.name,
+          forecast: smoothedForecast({ rating: rating(p) }, { rating: rating(house) }, f),
+          pairGames: f.games,
+          waited: new Map([[p.bot.id, now - p.queuedAt]]),
+        }),
+      );
     }
     if (players.length === 0) return;
     const byId = new Map<string, { p: Participant; key: string }>();
@@ -209,7 +238,17 @@ export class Matchmaker {
       if (pair.kind === "discovery") discovery++;
       else competitive++;
       free--;
-      this.d.start(this.plan(a, b, pair.kind));
+      this.d.start(
+        this.plan(a, b, pair.kind, {
+          ...pair.choice,
+          forecast: pair.forecast,
+          requested_by: null,
+          waited: new Map([
+            [pair.a.id, pair.a.waitedMs],
+            [pair.b.id, pair.b.waitedMs],
+          ]),
+        }),
+      );
     }
     // Each competitive start adds one to the count since the last discovery and each discovery start
     // (reserved or fill-in) pays for the six before it. Reserved slots that found no discovery pair are
@@ -219,7 +258,8 @@ export class Matchmaker {
     if (discovery < slots) this.sinceDiscovery = Math.min(this.sinceDiscovery, DISCOVERY_EVERY - 1);
   }
 
-  private plan(a: Participant, b: Participant, kind: StartPlan["kind"]): StartPlan {
+  /** Seats, map and seed of a start, and its pairing record; `why` is told in a's view (forecast of a). */
+  private plan(a: Participant, b: Participant, kind: StartPlan["kind"], why: Why): StartPlan {
     const seed = randomInt(2 ** 31);
     const mapGames = this.d.ratings.facts(
       versionKey(a.bot.id, a.version ?? ""),
@@ -235,7 +275,25 @@ export class Matchmaker {
     const seats: [Participant, Participant] = ba > bb || (ba === bb && seed % 2 === 1) ? [b, a] : [a, b];
     bal.set(seats[0].bot.id, (bal.get(seats[0].bot.id) ?? 0) + 1);
     bal.set(seats[1].bot.id, (bal.get(seats[1].bot.id) ?? 0) - 1);
-    return { seats, map, seed, kind };
+    const swapped = seats[0] !== a;
+    const rating = (p: Participant) => this.d.ratings.ratingOf(versionKey(p.bot.id, p.version ?? ""));
+    const pairing: PairingRecord = {
+      reason: why.reason,
+      weight: why.weight === null ? null : round2(why.weight),
+      parts: Object.fromEntries(Object.entries(why.parts).map(([k, v]) => [k, round2(v)])),
+      // The record speaks of fighter 0: the forecast was a's.
+      forecast: round4(swapped ? 1 - why.forecast : why.forecast),
+      pair_games: why.pairGames,
+      rating_gap: Math.round(Math.abs(rating(a) - rating(b))),
+      window: why.window,
+      waits_ms: seats.map((p) => (p.house ? 0 : Math.max(0, Math.round(why.waited.get(p.bot.id) ?? 0)))) as [
+        number,
+        number,
+      ],
+      requested_by: why.requested_by,
+      map: { reason: "least_played", games: fewest, choices: least.length },
+    };
+    return { seats, map, seed, kind, pairing };
   }
 
   /** The hard per-bot limits; a blocked bot stays queued and is told at most once per 5 minutes per reason. */

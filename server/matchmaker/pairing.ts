@@ -6,6 +6,7 @@
 // bots no competitive pairing could place. Hard exclusions are never weighed: they remove the edge.
 import blossom from "edmonds-blossom-fixed";
 import { expectedScore } from "../ratings/bradley-terry.ts";
+import type { PairingChoice, PairingReason } from "./pairing-record.ts";
 
 export const PRIOR_GAMES = 20;
 export const WINDOW_START = 400;
@@ -67,10 +68,16 @@ export interface Pairing {
   kind: "competitive" | "discovery";
   /** The smoothed forecast of a's score. */
   forecast: number;
+  /** Why: the reason, the weight and its parts, the window (for the match's pairing record). */
+  choice: PairingChoice;
 }
 
 /** The forecast smoothed toward the rating estimate with PRIOR_GAMES games (SPEC 1.2 rule 2). */
-export function smoothedForecast(a: Candidate, b: Candidate, f: PairFacts): number {
+export function smoothedForecast(
+  a: Pick<Candidate, "rating">,
+  b: Pick<Candidate, "rating">,
+  f: Pick<PairFacts, "games" | "score">,
+): number {
   const prior = expectedScore(a.rating, b.rating);
   return (f.score + PRIOR_GAMES * prior) / (f.games + PRIOR_GAMES);
 }
@@ -97,35 +104,56 @@ function excluded(a: Candidate, b: Candidate, f: PairFacts, now: number): boolea
   return f.lastMetAt !== null && now - f.lastMetAt < REMATCH_HOLD_MS;
 }
 
-function competitiveWeight(a: Candidate, b: Candidate, f: PairFacts): number | null {
+/** A weight and the parts it is the sum of (kept for the match's pairing record, pairing-record.ts). */
+export interface Weight {
+  w: number;
+  parts: Record<string, number>;
+}
+
+/** Sums the parts in the order given (the order the rule has always added them in). */
+function weigh(parts: Record<string, number>): Weight {
+  let w = 0;
+  for (const v of Object.values(parts)) w += v;
+  return { w, parts };
+}
+
+function competitiveWeight(a: Candidate, b: Candidate, f: PairFacts): Weight | null {
   const p = smoothedForecast(a, b, f);
   const gap = Math.abs(a.rating - b.rating);
   const established = f.games >= PRIOR_GAMES && p >= 0.25 && p <= 0.75 && f.mapQuality >= 0.5;
   if (gap > ratingWindow(a, b) && !(established && gap <= WINDOW_CAP)) return null;
   const quality = 1 - Math.abs(2 * p - 1);
   const [wa, wb] = waits(a, b);
-  let w = 100 * quality + Math.min((wa + wb) / 1000, 120);
   // The oldest eligible bots get priority once they have waited a minute.
   const longest = Math.max(wa, wb);
-  if (longest >= PRIORITY_AFTER_MS) w += 1000 + (longest - PRIORITY_AFTER_MS) / 1000;
-  w += 20 / (1 + a.recentGames + b.recentGames);
-  if (a.ratedGames < QUALIFYING_GAMES !== b.ratedGames < QUALIFYING_GAMES) w += 30;
-  w += 30 * Math.max(0, 1 - f.games / PRIOR_GAMES);
-  return w;
+  return weigh({
+    quality: 100 * quality,
+    wait: Math.min((wa + wb) / 1000, 120),
+    priority: longest >= PRIORITY_AFTER_MS ? 1000 + (longest - PRIORITY_AFTER_MS) / 1000 : 0,
+    recent: 20 / (1 + a.recentGames + b.recentGames),
+    settling: a.ratedGames < QUALIFYING_GAMES !== b.ratedGames < QUALIFYING_GAMES ? 30 : 0,
+    untested: 30 * Math.max(0, 1 - f.games / PRIOR_GAMES),
+  });
 }
 
-function discoveryWeight(a: Candidate, b: Candidate, f: PairFacts): number | null {
+function discoveryWeight(a: Candidate, b: Candidate, f: PairFacts): Weight | null {
   const contradicting = contradicts(a, b, f);
   if (f.games >= PRIOR_GAMES && !contradicting) return null;
-  return (
-    100 * Math.max(0, 1 - f.games / PRIOR_GAMES) +
-    (contradicting ? 100 : 0) +
-    Math.min((a.waitedMs + b.waitedMs) / 1000, 120) +
-    1
-  );
+  return weigh({
+    untested: 100 * Math.max(0, 1 - f.games / PRIOR_GAMES),
+    contradiction: contradicting ? 100 : 0,
+    wait: Math.min((a.waitedMs + b.waitedMs) / 1000, 120),
+    base: 1,
+  });
 }
 
-type Edge = { i: number; j: number; w: number; f: PairFacts };
+/** The reason a pair of a kind was chosen, as the match's pairing record names it. */
+function reasonOf(kind: Pairing["kind"], weight: Weight): PairingReason {
+  if (kind === "discovery") return weight.parts.contradiction! > 0 ? "contradiction" : "discovery";
+  return weight.parts.priority! > 0 ? "priority" : "competitive";
+}
+
+type Edge = { i: number; j: number; w: number; f: PairFacts; weight: Weight };
 
 /** Maximum-weight matching over `edges` (indices into the candidates), each vertex in at most one pair. */
 function match(edges: Edge[]): Edge[] {
@@ -160,8 +188,8 @@ interface PairInfo {
   i: number;
   j: number;
   f: PairFacts;
-  cw: number | null;
-  dw: number | null;
+  cw: Weight | null;
+  dw: Weight | null;
 }
 
 export function choosePairs(input: PairingInput): Pairing[] {
@@ -190,7 +218,7 @@ export function choosePairs(input: PairingInput): Pairing[] {
   };
   const edge = (e: PairInfo | null, kind: Pairing["kind"]): Edge | null => {
     const w = e && (kind === "competitive" ? e.cw : e.dw);
-    return e && w !== null ? { i: e.i, j: e.j, w, f: e.f } : null;
+    return e && w !== null ? { i: e.i, j: e.j, w: w.w, f: e.f, weight: w } : null;
   };
   /** Every allowed edge of a kind among some candidates. */
   const among = (vs: number[], kind: Pairing["kind"]): Edge[] => {
@@ -208,8 +236,22 @@ export function choosePairs(input: PairingInput): Pairing[] {
   let phase = 0;
   const take = (e: Edge, kind: Pairing["kind"]) => {
     taken.add(e.i).add(e.j);
+    const a = c[e.i]!;
+    const b = c[e.j]!;
     out.push({
-      pairing: { a: c[e.i]!, b: c[e.j]!, kind, forecast: smoothedForecast(c[e.i]!, c[e.j]!, e.f) },
+      pairing: {
+        a,
+        b,
+        kind,
+        forecast: smoothedForecast(a, b, e.f),
+        choice: {
+          reason: reasonOf(kind, e.weight),
+          weight: e.w,
+          parts: e.weight.parts,
+          window: Math.round(ratingWindow(a, b)),
+          pairGames: e.f.games,
+        },
+      },
       phase,
       first: Math.min(e.i, e.j),
     });

@@ -97,7 +97,11 @@ export class LiveMatches {
     return n;
   }
 
-  start(plan: Pick<StartPlan, "seats" | "map" | "seed">, ladderId: string, mode: MatchMode): RunningMatch {
+  start(
+    plan: Pick<StartPlan, "seats" | "map" | "seed"> & Partial<Pick<StartPlan, "pairing">>,
+    ladderId: string,
+    mode: MatchMode,
+  ): RunningMatch {
     const pair = plan.seats;
     const limits = this.d.settings.limits(ladderId);
     const setup: MatchSetup = {
@@ -137,6 +141,7 @@ export class LiveMatches {
       }
     }
     const m = new RunningMatch(this.runner, setup, pair);
+    if (plan.pairing) m.pairing = plan.pairing;
     this.byId.set(m.id, m);
     for (const p of pair) {
       p.matches.add(m.id);

@@ -14,7 +14,10 @@ import type { BotRow } from "../store/types.ts";
 import { AVATARS, NewBotName, registerBot, removeBot } from "./account-bots.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type AccountServices = Pick<Services, "accounts" | "humanPlay" | "lobby" | "mcp" | "store"> &
+export type AccountServices = Pick<
+  Services,
+  "accounts" | "humanPlay" | "insight" | "lobby" | "mcp" | "store"
+> &
   Pick<Kernel, "config" | "settings">;
 const defineOperation = operationFor<AccountServices>();
 
@@ -58,7 +61,11 @@ const KeyBody = z.object({
 async function view(ctx: AccountServices, caller: Caller) {
   const { store, config, accounts } = ctx;
   const a = caller.account;
-  const [bots, keys] = await Promise.all([store.accounts.accountBots(a.id), store.accounts.keys(a.id)]);
+  const [bots, keys, regressions] = await Promise.all([
+    store.accounts.accountBots(a.id),
+    store.accounts.keys(a.id),
+    ctx.insight.regressions.ofAccount(a.id),
+  ]);
   return {
     id: a.id,
     handle: a.handle,
@@ -89,6 +96,8 @@ async function view(ctx: AccountServices, caller: Caller) {
     max_agent_keys: MAX_AGENT_KEYS,
     mcp_url: ctx.mcp?.enabled() ? ctx.mcp.oauth.at.resource : null,
     mcp_clients: ctx.mcp ? await ctx.mcp.oauth.clients(a.id) : [],
+    // Extra field (issue 33): the account's bot versions that rate clearly below their predecessor.
+    regressions,
   };
 }
 

@@ -14,7 +14,7 @@ import * as R from "./responses.ts";
 import { myBotView, versionView } from "./views.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type BotServices = Pick<Services, "accounts" | "hub" | "ladders" | "lobby" | "store"> &
+export type BotServices = Pick<Services, "accounts" | "hub" | "insight" | "ladders" | "lobby" | "store"> &
   Pick<Kernel, "config" | "settings">;
 const defineOperation = operationFor<BotServices>();
 
@@ -113,16 +113,21 @@ export const BOT_OPERATIONS = [
     errors: BOT_AUTH,
     doc: { tag: "bot", ok: R.MyBot },
     handle: async ({ caller: bot }, ctx) => {
-      const [versions, records] = await Promise.all([
+      const [versions, records, regressions] = await Promise.all([
         ctx.store.versions(bot.id),
         ctx.store.versionRecords(bot.id),
+        ctx.insight.regressions.ofBot(bot),
       ]);
       const online = Boolean(ctx.lobby.get(bot.id)?.conn);
-      return myBotView(
-        bot,
-        online,
-        versions.map((v) => versionOf(ctx, bot, v, records)),
-      );
+      // Extra field (issue 33): versions rating clearly below their predecessor's.
+      return {
+        ...myBotView(
+          bot,
+          online,
+          versions.map((v) => versionOf(ctx, bot, v, records)),
+        ),
+        regressions,
+      };
     },
   }),
   defineOperation({

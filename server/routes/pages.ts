@@ -7,9 +7,11 @@ import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
 import { ApiError } from "../errors.ts";
+import { heatmapSection, regressionNotice, rivalsSection } from "../insight/pages.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { LeaderboardRowT } from "../ladders/reads.ts";
+import { pairingSentence } from "../matchmaker/pairing-record.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import {
   type Featured,
@@ -37,7 +39,7 @@ import {
 import { downloadsIndex, STARTER_ARCHIVES } from "./downloads.ts";
 
 /** What these pages read (their feature: feature.ts beside this file). */
-export type SitePageServices = Pick<Services, "accounts" | "ladders" | "matches" | "reads"> &
+export type SitePageServices = Pick<Services, "accounts" | "insight" | "ladders" | "matches" | "reads"> &
   Pick<Kernel, "config">;
 
 /** Games a leaderboard sparkline shows. */
@@ -217,15 +219,18 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
     );
   }
 
-  type SectionId = "leaderboard" | "live" | "online" | "recent" | "upsets";
+  type SectionId = "leaderboard" | "matrix" | "live" | "online" | "recent" | "upsets";
   async function ladderSections(
     ladder: string | null,
   ): Promise<({ signature: string } & Record<SectionId, Html>) | null> {
-    const [board, status, lobby, recent] = await Promise.all([
+    const [board, status, lobby, recent, ranks, matrix] = await Promise.all([
       read(() => ctx.reads.leaderboard(on(ladder))),
       read(() => ctx.reads.status(on(ladder))),
       read(() => ctx.reads.lobby(on(ladder))),
       read(() => ctx.reads.matches({ limit: RECENT_WINDOW, ...(ladder ? { ladder } : {}) })),
+      // Issue 33: each row's 95 % rank interval and the top's win-chance heat map (server/insight).
+      read(() => ctx.insight.board.intervals(on(ladder))),
+      read(() => ctx.insight.board.heatmap(on(ladder))),
     ]);
     if (!board.body || !status.body) return null;
     // The same fingerprint web/app.js computes from /api/status: it refetches these sections when it changes.
@@ -236,7 +241,13 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
     const matches = recent.body ?? [];
     return {
       signature,
-      leaderboard: leaderboardSection(board.body, ladder, await topTrends(board.body, ladder)),
+      leaderboard: leaderboardSection(
+        board.body,
+        ladder,
+        await topTrends(board.body, ladder),
+        ranks.body ? ranks.body.of : undefined,
+      ),
+      matrix: matrix.body ? heatmapSection(matrix.body, ladder) : html``,
       live: liveSection(status.body, ladder, onAir(matches, Date.now())),
       online: onlineSection(lobby.body ?? [], ladder),
       recent: matchesTable(matches.slice(0, 20), ladder, "recent", "Recent matches"),
@@ -263,6 +274,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}
 <p class="visually-hidden" aria-live="polite" id="live-announcer"></p>
 <div class="dashboard" data-signature="${s.signature}">
 ${section("leaderboard", "Leaderboard")}
+${section("matrix", "Who beats whom")}
 ${section("live", "Being played now")}
 ${section("online", "Online")}
 ${section("upsets", "Recent upsets")}
@@ -402,7 +414,19 @@ ${files("house/")}</section>
     const res = await read(() => ctx.reads.bot(name, on(ladder)));
     if (!res.body) return notFound(reply, ladder, "Bot", `There is no bot named ${JSON.stringify(name)}.`);
     const bot = res.body;
-    const history = await read(() => ctx.reads.ratings(bot.name, on(ladder)));
+    const [history, standing, regressions] = await Promise.all([
+      read(() => ctx.reads.ratings(bot.name, on(ladder))),
+      // Issue 33: the ranked version's rank interval and nearest rivals, and any version weaker than its
+      // predecessor.
+      read(async () => {
+        const [near, ranks] = await Promise.all([
+          ctx.insight.board.rivals(on(ladder), bot.name),
+          ctx.insight.board.intervals(on(ladder)),
+        ]);
+        return near ? { ...near, interval: ranks.of(near.row), ranked: ranks.rows.length } : null;
+      }),
+      read(() => ctx.insight.regressions.ofBotNamed(bot.name, bot.ladder_id)),
+    ]);
     const points: RatingPoint[] = history.body ? history.body.points : [];
     const versions = table({
       id: "versions",
@@ -484,6 +508,22 @@ ${
 <span class="live-meta"><span class="muted">tick <span data-match-tick="${m.id}">${m.tick}</span></span>
 <a class="watch" href="${href(`/view/${m.id}`, ladder)}" aria-label="Watch ${m.display_names[0]} versus ${m.display_names[1]} live">▶ Watch</a></span></li>`,
       )}</ul></section>`
+    : ""
+}
+${regressionNotice(regressions.body ?? [])}
+${
+  standing.body
+    ? html`<section aria-labelledby="h-standing"><h2 id="h-standing">Rank and rivals</h2>${rivalsSection(
+        {
+          display_name: bot.display_name,
+          version: standing.body.row.version,
+          rank: standing.body.row.rank,
+          interval: standing.body.interval,
+          ranked: standing.body.ranked,
+        },
+        standing.body.rivals,
+        ladder,
+      )}</section>`
     : ""
 }
 <section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${ratingChart(points, `Rating of ${bot.display_name} over its rated games`)}</section>
@@ -606,6 +646,7 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
 <p class="actions">${m.voided ? "" : html`<a class="button primary" href="${href(`/view/${m.id}`, ladder)}">▶ Watch the replay</a> `}
 <a class="button" href="/replays/${m.id}.jsonl.gz" download>Download replay</a> <a class="button" href="/api/matches/${m.id}/stats">Stats (JSON)</a></p>
 </header>
+${m.pairing ? html`<section aria-labelledby="h-pairing"><h2 id="h-pairing">Why this pairing</h2><p id="pairing" data-reason="${m.pairing.reason}">${pairingSentence(m.pairing, [names[0] ?? "?", names[1] ?? "?"])}</p></section>` : ""}
 <section aria-labelledby="h-fighters"><h2 id="h-fighters">Fighters</h2>${table({
         id: "fighters",
         caption: "Fighters",

@@ -1,9 +1,12 @@
 // Zod schemas of the JSON the documented routes send back (SPEC section 2). They are the source of the
 // response schemas in /openapi.json, and the contract test checks live responses against that document, so
 // a route that drifts from these shapes fails a test instead of silently breaking a client.
+
 import { z } from "zod";
 import { MatchStats } from "../../engine/protocol.ts";
+import { Regressions } from "../insight/schemas.ts";
 import { EMAIL_CATEGORIES } from "../kernel/unit-of-work.ts";
+import { PairingRecord } from "../matchmaker/pairing-record.ts";
 
 const int = z.int();
 const url = z.string().describe("absolute address");
@@ -143,6 +146,11 @@ export const LeaderboardRow = z.object({
   wins: int,
   losses: int,
   draws: int,
+  rank_low: int
+    .nullable()
+    .optional()
+    .describe("best rank in the 95 % rank interval (issue 33); null until computed for this version"),
+  rank_high: int.nullable().optional().describe("worst rank in the 95 % rank interval"),
 });
 
 export const LobbyEntry = z.object({
@@ -234,6 +242,11 @@ export const Match = z.object({
   stats_url: url,
   watch_url: url,
   stats: MatchStats.nullable().optional().describe("only on lists requested with stats=1"),
+  pairing: PairingRecord.nullable()
+    .optional()
+    .describe(
+      "GET /api/matches/<id> only: why the matchmaker paired the two; null for human games and older matches",
+    ),
 });
 
 export const Bot = z.object({
@@ -319,6 +332,7 @@ export const MyBot = z.object({
   online: z.boolean(),
   avatar: z.string().nullable(),
   versions: z.array(Version),
+  regressions: Regressions.optional(),
 });
 
 export const Ok = z.object({ ok: z.boolean() });

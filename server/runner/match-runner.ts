@@ -9,6 +9,7 @@ import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from ".
 import { Hop, stamp, tracing } from "../../pool/trace.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../lobby/lobby.ts";
+import type { PairingRecord } from "../matchmaker/pairing-record.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
@@ -76,6 +77,8 @@ export class RunningMatch {
   readonly createdAt = Date.now();
   started: string | null = null;
   tick = 0;
+  /** Why the matchmaker paired the two (ranked matches; issue 33), stored with the result. */
+  pairing: PairingRecord | null = null;
   private phase: "startup" | "playing" | "ending" = "startup";
   /** Spectators' pending requests for replay lines (see peek). */
   private readonly peeks = new Map<number, (lines: string[] | null) => void>();
@@ -470,6 +473,7 @@ export class RunningMatch {
       })),
       stats: outcome ? outcome.stats : null,
       replay_file: replayFile,
+      pairing: this.pairing,
     };
     const ratingChange = this.seats.map((_, i) =>
       change ? Math.round(change.after[i]!) - Math.round(change.before[i]!) : null,

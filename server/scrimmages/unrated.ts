@@ -2,7 +2,7 @@
 // piece a scrimmage, a batch-test game and (later) a tournament game share. It knows who is ready (online and
 // queued, or a house bot), whether the server has room, and starts the match in a mode that no rating,
 // forecast, leaderboard or quota reads. Which bots to hold back from the ranked queue is the caller's: it
-// claims them with `lobby.hold` (server/ladder/lobby.ts).
+// claims them with `lobby.hold` (server/lobby/lobby.ts).
 import { randomInt } from "node:crypto";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Settings } from "../kernel/settings.ts";

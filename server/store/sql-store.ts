@@ -1,5 +1,6 @@
 // The Store on top of the small Db interface: the same SQL for pg and PGlite. Values are normalised on the way
 // out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
+
 import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type Queryable, type Row, withTx } from "../db/db.ts";
@@ -12,6 +13,7 @@ import { EventStore } from "../events/store.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { LadderStore } from "../ladders/store.ts";
 import { MailStore } from "../mail/store.ts";
+import type { PairingRecord } from "../matchmaker/pairing-record.ts";
 import { McpStore } from "../mcp/store.ts";
 import { AccountStore } from "./account-store.ts";
 import { toBot } from "./bot-row.ts";
@@ -76,6 +78,12 @@ function toMatchBot(r: Row): MatchBotRecord {
   };
 }
 
+/** The pairing column: jsonb arrives parsed from both drivers; a string is parsed (text from a cast). */
+function pairingOf(v: unknown): PairingRecord | null {
+  if (v === null || v === undefined) return null;
+  return (typeof v === "string" ? JSON.parse(v) : v) as PairingRecord;
+}
+
 function toMatch(r: Row, bots: MatchBotRecord[]): StoredMatch {
   return {
     id: String(r.id),
@@ -93,6 +101,7 @@ function toMatch(r: Row, bots: MatchBotRecord[]): StoredMatch {
     note: (r.note as string | null) ?? null,
     bots,
     replay_file: (r.replay_file as string | null) ?? null,
+    pairing: pairingOf(r.pairing),
     replay_trimmed: Boolean(r.replay_trimmed),
     has_stats: Boolean(r.has_stats),
   };

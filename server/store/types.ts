@@ -10,6 +10,7 @@ import type { EventStore } from "../events/store.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { LadderStore } from "../ladders/store.ts";
 import type { MailStore } from "../mail/store.ts";
+import type { PairingRecord } from "../matchmaker/pairing-record.ts";
 import type { McpStore } from "../mcp/store.ts";
 import type { AccountStore } from "./account-store.ts";
 import type { BotRow, BotStatus } from "./bot-row.ts";
@@ -64,6 +65,8 @@ export interface MatchRecord {
   stats: MatchStatsT | null;
   /** Path of the replay file relative to the data dir, or null when there is none. */
   replay_file: string | null;
+  /** Why the matchmaker paired the two (ranked matches since issue 33); null or absent otherwise. */
+  pairing?: PairingRecord | null;
 }
 
 export interface StoredMatch extends Omit<MatchRecord, "stats"> {

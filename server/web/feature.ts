@@ -6,7 +6,7 @@ import { accountPageRoutes } from "../routes/account-pages.ts";
 import { pageRoutes } from "../routes/pages.ts";
 import { playPageRoutes } from "../routes/play-page.ts";
 
-type WebServices = Pick<Services, "accounts" | "identity" | "ladders" | "matches" | "reads"> &
+type WebServices = Pick<Services, "accounts" | "identity" | "insight" | "ladders" | "matches" | "reads"> &
   Pick<Kernel, "config">;
 
 declare module "../kernel/feature.ts" {
@@ -17,7 +17,7 @@ declare module "../kernel/feature.ts" {
 
 export const webFeature = defineFeature({
   name: "web",
-  needs: ["accounts", "identity", "ladders", "matches", "reads"],
+  needs: ["accounts", "identity", "insight", "ladders", "matches", "reads"],
   build: (kernel, deps) => ({ ...deps, config: kernel.config }),
   pages: (http, svc) => {
     pageRoutes(http, svc);

@@ -39,6 +39,8 @@ export function leaderboardSection(
   rows: LeaderboardRowJ[],
   ladder: string | null,
   trends: ReadonlyMap<string, number[]> = new Map(),
+  /** Each row's 95 % rank interval (issue 33), when known. */
+  interval?: (r: LeaderboardRowJ) => { low: number; high: number } | null,
 ): Html {
   return table({
     id: "leaderboard",
@@ -59,7 +61,7 @@ export function leaderboardSection(
     ],
     rows: rows.map(
       (r) => html`<tr>
-${td(r.rank, { numeric: true })}
+${interval ? rankCell(r.rank, interval(r)) : td(r.rank, { numeric: true })}
 <td>${botLink(r.name, r.display_name, ladder)}${r.online ? html` <span class="badge online" title="online">online</span>` : ""}</td>
 ${td(r.version, { hideNarrow: true })}
 ${td(userLink(r.owner, r.house, ladder), { hideNarrow: true, sort: r.house ? "" : r.owner })}
@@ -94,6 +96,19 @@ export function liveSection(status: StatusJ, ladder: string | null, paced: OnAir
 </li>`;
   })}</ul>
 <p class="muted small">${plural(status.capacity.running, "match", "matches")} running of ${status.capacity.max} at most.${paced.length > 0 ? " Bot matches end in under a second, so each one that just ended is listed here while its replay plays at watching speed." : ""}</p>`;
+}
+
+/**
+ * The rank with its 95 % interval under it ("2", then "1–3"), in the rank's own column so the table is no
+ * wider; the interval is left out until it is computed.
+ */
+function rankCell(rank: number, i: { low: number; high: number } | null): Html {
+  if (!i) return td(rank, { numeric: true, sort: rank });
+  const text = i.low === i.high ? `${i.low}` : `${i.low}–${i.high}`;
+  return td(
+    html`${rank}<span class="rank-range" title="95 % interval of the rank: ${i.low} to ${i.high}"><span class="visually-hidden">, 95 % interval </span>${text}</span>`,
+    { numeric: true, sort: rank },
+  );
 }
 
 /** A trend's sort key: rating points gained over the games shown. */

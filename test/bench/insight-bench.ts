@@ -6,7 +6,9 @@
 //
 //   npm run bench -- --insight [--quick]
 import type { BotDirectory } from "../../server/bots/directory.ts";
+import { BoardInsight, COST_FACTOR } from "../../server/insight/board.ts";
 import { MatchupService } from "../../server/insight/matchups.ts";
+import { regressionOf } from "../../server/insight/regression.ts";
 import { rankIntervals } from "../../server/insight/uncertainty.ts";
 import type { LadderRuntime } from "../../server/ladders/runtime.ts";
 import { RatingBook } from "../../server/ratings/book.ts";
@@ -60,7 +62,26 @@ export async function insightBench(quick = false): Promise<BenchLine[]> {
     botDirectory: { snapshot: async () => snapshot },
   });
 
+  // The pages' view (server/insight/board.ts): the whole leaderboard's intervals, a bot page's rivals, the
+  // dashboard's top-ten heat map.
+  const board = new BoardInsight({
+    ladders: { require: () => ladderRuntime },
+    reads: { leaderboard: async () => rows() },
+    botDirectory: { snapshot: async () => snapshot },
+  });
+  const bots = new Map<string, { id: string; name: string; labels: { label: string }[] }>();
+  for (const v of versions) {
+    const b = bots.get(v.bot.id) ?? { id: v.bot.id, name: v.bot.name, labels: [] };
+    b.labels.push({ label: v.label });
+    bots.set(v.bot.id, b);
+  }
+  const twoVersions = [...bots.values()].filter((b) => b.labels.length > 1);
+
   const refit: number[] = [];
+  const boardFirst: number[] = [];
+  const rivals: number[] = [];
+  const heat: number[] = [];
+  const regression: number[] = [];
   const intervals: number[] = [];
   const matchups: number[] = [];
   const cached: number[] = [];
@@ -91,6 +112,27 @@ export async function insightBench(quick = false): Promise<BenchLine[]> {
     const t1 = performance.now();
     await service.matchups("public", 50);
     cached.push(performance.now() - t1);
+    // A fresh BoardInsight each run: its first ask computes (and awaits) the intervals of every row.
+    const fresh = new BoardInsight({
+      ladders: { require: () => ladderRuntime },
+      reads: { leaderboard: async () => rows() },
+      botDirectory: { snapshot: async () => snapshot },
+    });
+    const t2 = performance.now();
+    await fresh.intervals("public");
+    boardFirst.push(performance.now() - t2);
+    const someone = rows()[Math.floor(rows().length / 2)]!.name;
+    const t3 = performance.now();
+    await board.rivals("public", someone);
+    rivals.push(performance.now() - t3);
+    const t4 = performance.now();
+    await board.heatmap("public");
+    heat.push(performance.now() - t4);
+    // The alert's check after a rated game: one version against its predecessor, for every two-version bot
+    // (the per-game cost is one such check per player seat).
+    const t5 = performance.now();
+    for (const b of twoVersions) regressionOf(book, "public", b, b.labels, b.labels.at(-1)!.label);
+    regression.push((performance.now() - t5) / Math.max(1, twoVersions.length));
   }
   const base = median(refit);
   const n = `${versions.length.toLocaleString("en-US")} ranked`;
@@ -106,5 +148,19 @@ export async function insightBench(quick = false): Promise<BenchLine[]> {
     { name: "  the same, as a ratio to the refit", value: median(matchups) / base, unit: "x" },
     { name: "  longest event-loop wait during it (sliced)", value: median(stalls), unit: "ms" },
     { name: "matchups top 50, asked again (cached)", value: median(cached), unit: "ms" },
+    {
+      name: `leaderboard rank intervals, all ${n} rows, first ask (awaited; sliced)`,
+      value: median(boardFirst),
+      unit: "ms",
+    },
+    {
+      name: "  so recomputed at most once per (20 x that)",
+      value: (COST_FACTOR * median(boardFirst)) / 1000,
+      unit: "s",
+    },
+    { name: "bot page: chance to beat the 10 nearest rivals", value: median(rivals), unit: "ms" },
+    { name: "dashboard heat map, top 10 (intervals kept)", value: median(heat), unit: "ms" },
+    { name: "regression check of one version after a game", value: 1000 * median(regression), unit: "µs" },
+    { name: "  the same, as a ratio to the refit", value: median(regression) / base, unit: "x" },
   ];
 }

@@ -125,7 +125,11 @@ describe("a full match against a house bot", () => {
 
     const one = await srv.get<Record<string, unknown>>(`/api/matches/${id}`);
     expect(one.status).toBe(200);
-    expect(one.body).toEqual(m);
+    // The one match is the list's entry plus why it was paired (issue 33): a player against a house bot that
+    // waited nothing is a competitive pairing.
+    const { pairing, ...listed } = one.body;
+    expect(listed).toEqual(m);
+    expect(pairing).toMatchObject({ reason: "competitive", map: { reason: "least_played", games: 0 } });
     const stats = await srv.get<Stats>(`/api/matches/${id}/stats`);
     expect(stats.status).toBe(200);
     expect(stats.body).toEqual(endStats);

@@ -1,0 +1,197 @@
+// What the leaderboard, the bot page and the dashboard show of rank uncertainty (issue 33, part 3): each
+// leaderboard row's 95 % rank interval, a bot's chance to beat its ten nearest rivals, and the top of the
+// ladder's win-chance matrix for the heat map. The numbers come from uncertainty.ts, like the matchups route's.
+//
+// Cost. Win chances are closed form: a handful of them per page is nothing. Rank intervals of the whole
+// leaderboard are a simulation over every ranked version (about a second at 2,000 of them, docs/performance.md),
+// and the leaderboard changes after every rated game, so they are never computed on the game's path (the refit
+// is untouched) and never more often than the ladder can afford: when the board changed, a computation that
+// took under FRESH_MS last time is simply redone and awaited (small ladders always show the current fit);
+// a longer one is started in the background, in slices that let sockets be served, at most once per
+// COST_FACTOR times its own duration (so it uses at most about 1/COST_FACTOR of one core whatever the game
+// rate), and meanwhile the previous answer is shown. A row that has no interval yet (a version ranked since)
+// shows none.
+import type { BotDirectory } from "../bots/directory.ts";
+import type { LadderReads } from "../ladders/reads.ts";
+import type { LadderRuntime } from "../ladders/runtime.ts";
+import { versionKey } from "../ratings/book.ts";
+import type { LeaderboardRow } from "../ratings/leaderboard.ts";
+import {
+  type RankInterval,
+  type RatingsInput,
+  rankIntervalsInSlices,
+  type WinChance,
+  winChance,
+} from "./uncertainty.ts";
+
+/** A computation faster than this is redone whenever the board changed, and awaited. */
+export const FRESH_MS = 50;
+/** Otherwise the next starts no sooner than this many times the last one's duration after it ended. */
+export const COST_FACTOR = 20;
+/** Rivals the bot page shows. */
+export const RIVALS = 10;
+/** Rows of the dashboard's heat map. */
+export const HEATMAP_TOP = 10;
+
+export interface BoardDeps {
+  ladders: { require(id: string | undefined): LadderRuntime };
+  reads: Pick<LadderReads, "leaderboard">;
+  botDirectory: Pick<BotDirectory, "snapshot">;
+}
+
+/** A leaderboard row's place in the rating book. */
+interface Board {
+  ladder: LadderRuntime;
+  rows: LeaderboardRow[];
+  keys: string[];
+  /** Identifies the fit and the rows: changes after each rated game, new ranked version or rename. */
+  signature: string;
+}
+
+interface Kept {
+  signature: string;
+  /** By `name\tversion`. */
+  intervals: Map<string, RankInterval>;
+  /** performance.now() when it ended, and how long it took. */
+  endedAt: number;
+  costMs: number;
+}
+
+export interface Rival {
+  rank: number;
+  name: string;
+  display_name: string;
+  version: string;
+  rating: number;
+  rating_deviation: number;
+  /** The bot's chance to beat this rival, with its interval. */
+  win: WinChance;
+}
+
+export interface Heatmap {
+  rows: (LeaderboardRow & { rank_low: number | null; rank_high: number | null })[];
+  /** wins[i][j]: the chance that rows[i] beats rows[j]; null on the diagonal. */
+  wins: (WinChance | null)[][];
+}
+
+const rowKey = (r: Pick<LeaderboardRow, "name" | "version">) => `${r.name}\t${r.version}`;
+
+export class BoardInsight {
+  private readonly kept = new Map<string, Kept>();
+  private readonly running = new Map<string, Promise<Kept>>();
+
+  constructor(private readonly d: BoardDeps) {}
+
+  private async board(ladderId: string | undefined): Promise<Board> {
+    const ladder = this.d.ladders.require(ladderId);
+    const [rows, dir] = await Promise.all([
+      this.d.reads.leaderboard(ladder.id),
+      this.d.botDirectory.snapshot(),
+    ]);
+    const idOf = new Map(dir.bots.map((b) => [b.name, b.id]));
+    const keys = rows.map((r) => versionKey(idOf.get(r.name) ?? r.name, r.version));
+    const signature = keys.map((k, i) => `${k}:${ladder.ratings.ratingOf(k)}:${rows[i]!.name}`).join("\n");
+    return { ladder, rows, keys, signature };
+  }
+
+  private input(b: Board): RatingsInput {
+    const fitted = b.keys.map((k) => b.ladder.ratings.get(k));
+    return {
+      rating: fitted.map((f) => f.rating),
+      deviation: fitted.map((f) => f.deviation),
+      covariance: b.ladder.ratings.covariance(b.keys),
+    };
+  }
+
+  /** Each leaderboard row's 95 % rank interval, by `name\tversion` (see the header for when it is fresh). */
+  async intervals(
+    ladderId: string | undefined,
+  ): Promise<Board & { of(r: Pick<LeaderboardRow, "name" | "version">): RankInterval | null }> {
+    const b = await this.board(ladderId);
+    const id = b.ladder.id;
+    let k = this.kept.get(id);
+    if (k?.signature !== b.signature) {
+      const fresh = !k || k.costMs < FRESH_MS;
+      const due = !k || performance.now() - k.endedAt >= COST_FACTOR * k.costMs;
+      if (fresh) k = await this.compute(b);
+      else if (due && !this.running.has(id)) void this.compute(b).catch(() => undefined);
+    }
+    const got = k;
+    return { ...b, of: (r) => got?.intervals.get(rowKey(r)) ?? null };
+  }
+
+  /** One computation per ladder at a time; a second ask for the same board waits for it. */
+  private compute(b: Board): Promise<Kept> {
+    const id = b.ladder.id;
+    const already = this.running.get(id);
+    if (already) return already;
+    const run = (async () => {
+      const t0 = performance.now();
+      const found = await rankIntervalsInSlices(this.input(b));
+      const endedAt = performance.now();
+      const k: Kept = {
+        signature: b.signature,
+        intervals: new Map(b.rows.map((r, i) => [rowKey(r), found[i]!])),
+        endedAt,
+        costMs: endedAt - t0,
+      };
+      this.kept.set(id, k);
+      return k;
+    })().finally(() => this.running.delete(id));
+    this.running.set(id, run);
+    return run;
+  }
+
+  /**
+   * The bot's ranked version's chance to beat the RIVALS ranked versions nearest it in rating, nearest first,
+   * and its own row; null when the bot has no ranked version on the ladder.
+   */
+  async rivals(
+    ladderId: string | undefined,
+    name: string,
+  ): Promise<{ row: LeaderboardRow; rivals: Rival[] } | null> {
+    const b = await this.board(ladderId);
+    const me = b.rows.findIndex((r) => r.name === name);
+    if (me < 0) return null;
+    const book = b.ladder.ratings;
+    const rating = (i: number) => book.ratingOf(b.keys[i]!);
+    const near = b.rows
+      .map((_, i) => i)
+      .filter((i) => i !== me)
+      .sort((x, y) => Math.abs(rating(x) - rating(me)) - Math.abs(rating(y) - rating(me)) || x - y)
+      .slice(0, RIVALS);
+    const sub = [me, ...near];
+    const input = this.input({ ...b, keys: sub.map((i) => b.keys[i]!), rows: sub.map((i) => b.rows[i]!) });
+    return {
+      row: b.rows[me]!,
+      rivals: near.map((i, n) => {
+        const r = b.rows[i]!;
+        return {
+          rank: r.rank,
+          name: r.name,
+          display_name: r.display_name,
+          version: r.version,
+          rating: r.rating,
+          rating_deviation: r.rating_deviation,
+          win: winChance(input, 0, n + 1),
+        };
+      }),
+    };
+  }
+
+  /** The top `top` rows and the chance that each beats each other: the dashboard's heat map. */
+  async heatmap(ladderId: string | undefined, top = HEATMAP_TOP): Promise<Heatmap> {
+    const b = await this.intervals(ladderId);
+    const n = Math.min(top, b.rows.length);
+    const keys = b.keys.slice(0, n);
+    const rows = b.rows.slice(0, n);
+    const input = this.input({ ...b, keys, rows });
+    return {
+      rows: rows.map((r) => {
+        const i = b.of(r);
+        return { ...r, rank_low: i?.low ?? null, rank_high: i?.high ?? null };
+      }),
+      wins: rows.map((_, a) => rows.map((_, c) => (a === c ? null : winChance(input, a, c)))),
+    };
+  }
+}

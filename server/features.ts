@@ -16,6 +16,7 @@ import { laddersFeature } from "./ladders/feature.ts";
 import { mailFeature } from "./mail/feature.ts";
 import { mcpFeature } from "./mcp/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
+import { replayShareFeature } from "./replay-share/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
 import { webFeature } from "./web/feature.ts";
@@ -27,6 +28,7 @@ export const FEATURES: readonly AnyFeature[] = [
   dataFeature,
   insightFeature,
   replaysFeature,
+  replayShareFeature,
   botsFeature,
   laddersFeature,
   accountFeature,

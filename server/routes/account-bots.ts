@@ -41,6 +41,8 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     ...["featured", "resolve", "trim", "starters"],
     // Rank intervals and matchups (server/insight).
     "matchups",
+    // The embeddable viewer (server/replay-share) and the open data dumps (server/opendata).
+    ...["embed", "data", "dumps"],
     // Words of the SPEC's event, announcement, email and tool-endpoint routes.
     ...["mcp", "events", "announcements", "analytics", "emails", "email", "unsubscribe", "achievements"],
     ...["opponent", "reveal", "reconcile", "image", "submission", "incidents", "publish", "archive", "retry"],

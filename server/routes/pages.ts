@@ -464,6 +464,8 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
     });
     return send(reply, {
       ...shell,
+      // Reveals the owner's replay download (server/replay-share) when the signed-in account owns the bot.
+      scripts: bot.house ? [] : [assets.url("bot-replays.js")],
       title: bot.display_name,
       description: `${bot.display_name} on the arena ladder: versions, ratings, health and recent matches.`,
       page: "bot",
@@ -491,9 +493,34 @@ ${
 <p class="muted small">A version is ranked after ${bot.qualifying_games} rated games.</p>${versions}</section>
 <section aria-labelledby="h-health"><h2 id="h-health">Health</h2>
 <p class="muted small">Over each version's latest matches: turns the server had to idle, turns refused, reply times.</p>${health}</section>
-<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>`,
+<section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>
+${
+  bot.house
+    ? ""
+    : ownerReplays(
+        bot.name,
+        bot.versions.map((v) => v.label),
+      )
+}`,
     });
   });
+
+  /**
+   * The owner's download of the bot's stored replays (GET /api/account/bots/<name>/replays), hidden until
+   * web/bot-replays.js finds the signed-in account owns the bot: the page itself is the same for everyone.
+   */
+  function ownerReplays(name: string, versions: string[]) {
+    return html`<section id="owner-replays" aria-labelledby="h-owner-replays" data-bot="${name}" hidden>
+<h2 id="h-owner-replays">Your replays</h2>
+<p class="muted small">Every stored replay of this bot in one zip (each <code>&lt;match_id&gt;.jsonl.gz</code>, for the
+<a href="/guide/replays-and-data">viewer, the simulator and scripts</a>).</p>
+<form id="owner-replays-form" class="inline-form">
+<label>Version <select name="version"><option value="">all</option>${versions.map((v) => html`<option value="${v}">${v}</option>`)}</select></label>
+<label>Opponent <input name="opponent" type="text" maxlength="24" placeholder="any" autocomplete="off"></label>
+<button type="submit" class="button">Download replays (.zip)</button>
+<span id="owner-replays-status" role="status" class="small"></span>
+</form></section>`;
+  }
 
   // ---- user page ------------------------------------------------------------------------------------------
   app.get("/user/:handle", async (req, reply) => {

@@ -319,6 +319,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/match/:id", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
+  { method: "GET", path: "/embed/:id", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
   { method: "GET", path: "/account", cred: "none", query: [] },
   { method: "GET", path: "/email/unsubscribe", cred: "none", query: ["token"] },

@@ -15,6 +15,7 @@ import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature } from "./ladders/feature.ts";
 import { mailFeature } from "./mail/feature.ts";
 import { mcpFeature } from "./mcp/feature.ts";
+import { openDataFeature } from "./opendata/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { replayShareFeature } from "./replay-share/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
@@ -29,6 +30,7 @@ export const FEATURES: readonly AnyFeature[] = [
   insightFeature,
   replaysFeature,
   replayShareFeature,
+  openDataFeature,
   botsFeature,
   laddersFeature,
   accountFeature,

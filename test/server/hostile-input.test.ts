@@ -320,6 +320,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/embed/:id", cred: "none", query: [] },
+  { method: "GET", path: "/data/:ladder/", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
   { method: "GET", path: "/account", cred: "none", query: [] },
   { method: "GET", path: "/email/unsubscribe", cred: "none", query: ["token"] },

@@ -20,8 +20,9 @@ import type { Db } from "../db/db.ts";
 
 /** A day is dumped this long after it ends (UTC), so results still being stored at midnight are in it. */
 export const GRACE_MS = 15 * 60_000;
-/** Rows read per query. */
-export const PAGE = 1000;
+/** Rows read per query: small enough that one query (on embedded PGlite it runs on the server's own thread)
+ * is a short pause, large enough that the round trips do not dominate. */
+export const PAGE = 500;
 const DAY_MS = 86_400_000;
 export const DUMP_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl\.gz$/;
 /** The audit entry that records which release a server ran from when: a dump line's `versions`. */
@@ -255,11 +256,15 @@ export class OpenDataDumps {
     // Where to start reading: after the newest result that ended a minute before the first missing day (results
     // are stored in about the order they end; the minute covers two ending together across midnight). Read
     // backwards on the (ladder_id, seq) index, so it costs the rows after that point, not the whole history.
-    const start = await this.db.query<{ seq: string | number }>(
-      `SELECT m.seq FROM matches m WHERE m.ladder_id = $1 AND m.ended < $2::timestamptz
-       ORDER BY m.seq DESC LIMIT 1`,
-      [ladder, new Date(from - 60_000).toISOString()],
-    );
+    // From the ladder's first day (a first run) there is nothing before to skip, and asking would scan it all.
+    const start =
+      missing[0] === firstDay
+        ? []
+        : await this.db.query<{ seq: string | number }>(
+            `SELECT m.seq FROM matches m WHERE m.ladder_id = $1 AND m.ended < $2::timestamptz
+             ORDER BY m.seq DESC LIMIT 1`,
+            [ladder, new Date(from - 60_000).toISOString()],
+          );
     let after = start[0] ? Number(start[0].seq) : -1;
     const epochs = await versionEpochs(this.db);
     const writers = new Map<string, DayWriter>();

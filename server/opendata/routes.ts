@@ -130,11 +130,10 @@ export const OPEN_DATA_OPERATIONS = [
   }),
 ];
 
-/** `/data/<ladder>/` (the trailing slash a reader may type) leads to the index. */
-export function openDataPages(app: FastifyInstance): void {
+/** `/data/<ladder>/` (the trailing slash a reader may type) leads to a known ladder's index. */
+export function openDataPages(app: FastifyInstance, ctx: OpenDataServices): void {
   app.get("/data/:ladder/", async (req, reply) => {
     const { ladder } = req.params as { ladder: string };
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(ladder)) throw errors.unknownLadder(ladder);
-    return reply.redirect(`/data/${ladder}`, 301);
+    return reply.redirect(`/data/${ctx.ladders.require(ladder).id}`, 301);
   });
 }

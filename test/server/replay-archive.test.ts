@@ -129,6 +129,13 @@ describe("an owner's replay archive", () => {
     }
   }, 120_000);
 
+  it("the bot page carries the download form, hidden until its script finds the signed-in owner", async () => {
+    const page = await (await fetch(`${srv.url}/bot/alpha`)).text();
+    expect(page).toMatch(/<section id="owner-replays"[^>]* data-bot="alpha" hidden>/);
+    expect(page).toContain('<option value="">all</option>');
+    expect(page).toMatch(/<script type="module" src="\/assets\/bot-replays\.js\?v=[0-9a-f]+"><\/script>/);
+  });
+
   it("is the owner's only: another account's session gets 404, no session 401, a bad filter 400", async () => {
     expect((await archive(bob.access)).res.status).toBe(404);
     expect((await archive(null)).res.status).toBe(401);

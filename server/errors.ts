@@ -34,6 +34,7 @@ export const CODES = {
   no_such_match: { status: 404, message: "no such match" },
   no_stats: { status: 404, message: "no stats" },
   no_replay: { status: 404, message: "no replay" },
+  no_dump: { status: 404, message: "no dump" },
   unknown_ladder: { status: 404, message: "unknown ladder", socket: { close: false, stop: true } },
   not_found: { status: 404, message: "not found" },
   unknown_release: { status: 404, message: "unknown release" },
@@ -286,6 +287,8 @@ export const errors = {
   noStats: (id: string) =>
     fail("no_stats", `match ${JSON.stringify(id)} has no stats (voided, or its replay was trimmed)`),
   noReplay: (id: string) => fail("no_replay", `no replay for match ${JSON.stringify(id)}`),
+  noDump: (ladder: string, file: string) =>
+    fail("no_dump", `no dump ${JSON.stringify(file)} of ladder ${JSON.stringify(ladder)}`),
   unknownLadder: (id: string) => fail("unknown_ladder", `unknown ladder ${JSON.stringify(id)}`),
   notFound: (what: string) => fail("not_found", `${what} not found`),
   /** A simulator wheel of another release (SPEC 1.1): the message names the one that is served. */

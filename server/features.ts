@@ -24,9 +24,11 @@ import { mailFeature } from "./mail/feature.ts";
 import { mailServiceFeature } from "./mail/service-feature.ts";
 import { mcpFeature } from "./mcp/feature.ts";
 import { metricsFeature } from "./metrics/feature.ts";
+import { openDataFeature } from "./opendata/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { healthFeature } from "./ops/health-feature.ts";
 import { liveFeature, matchesFeature } from "./play/feature.ts";
+import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
 import { scrimmagesFeature } from "./scrimmages/feature.ts";
@@ -65,6 +67,8 @@ export const FEATURES: readonly AnyFeature[] = [
   dataFeature,
   scrimmagesFeature,
   replaysFeature,
+  replayShareFeature,
+  openDataFeature,
   botsFeature,
   ladderApiFeature,
   accountFeature,

@@ -12,7 +12,11 @@ import { publicBase } from "../public-address.ts";
 /** Web pages of SPEC 1.1 a crawler may index, when this server has them. */
 const PAGES = ["/", "/ladder", "/create-bot", "/play"];
 
-export function llmsTxt(base: string, docs: ReadonlyMap<string, LoadedDoc>): string {
+export function llmsTxt(
+  base: string,
+  docs: ReadonlyMap<string, LoadedDoc>,
+  ladders: readonly string[] = [],
+): string {
   const wheel = `${SIMULATOR_PACKAGE}-${VERSIONS.release}-py3-none-any.whl`;
   const lines = [
     "# Arena ladder",
@@ -43,19 +47,29 @@ export function llmsTxt(base: string, docs: ReadonlyMap<string, LoadedDoc>): str
     `- [Simulator (CommonJS)](${base}/download/arena-sim.js): the same, as CommonJS`,
     `- [Simulator (Python wheel)](${base}/download/${wheel}): pip-installable wrapper around the same engine`,
     "",
+    "## Open data",
+    "",
+    `- [Dumps index](${base}/data): each ladder's rated results as daily gzip JSON Lines files; format and refit script in [Replays and data](${base}/docs/replays-and-data)`,
+    ...ladders.map((id) => `- [Ladder ${id}](${base}/data/${id}): its daily files, oldest first`),
+    "",
   ];
   return lines.join("\n");
 }
 
 export function crawlerRoutes(
   app: FastifyInstance,
-  ctx: Pick<Kernel, "config">,
+  ctx: Pick<Kernel, "config"> & { ladders?: { listed(): readonly { id: string }[] } },
   docs: ReadonlyMap<string, LoadedDoc>,
 ): void {
   const { config } = ctx;
+  // The visible ladders' open data indexes (server/opendata), when this server serves them.
+  const dataIndexes = () =>
+    app.hasRoute({ method: "GET", url: "/data/:ladder" })
+      ? (ctx.ladders?.listed() ?? []).map((l) => l.id)
+      : [];
 
   app.get("/llms.txt", async (req, reply) =>
-    reply.type("text/plain; charset=utf-8").send(llmsTxt(publicBase(config, req), docs)),
+    reply.type("text/plain; charset=utf-8").send(llmsTxt(publicBase(config, req), docs, dataIndexes())),
   );
 
   app.get("/sitemap.xml", async (req, reply) => {
@@ -65,6 +79,7 @@ export function crawlerRoutes(
       "/guide",
       ...DOCS.filter((d) => docs.has(d.name)).map((d) => `/guide/${d.name}`),
       ...(docs.has("changelog") ? ["/changelog"] : []),
+      ...dataIndexes().map((id) => `/data/${id}`),
     ];
     const urls = paths.map((p) => `  <url><loc>${escapeHtml(`${base}${p}`)}</loc></url>`).join("\n");
     return reply

@@ -110,6 +110,12 @@ function apiIndex(ctx: DiscoveryServices, base: string, ladder: string | undefin
       python: `${base}/download/${SIMULATOR_PACKAGE}-${VERSIONS.release}-py3-none-any.whl`,
       docs: `${base}/docs/simulator`,
     },
+    // The daily dumps of rated results (issue 35, server/opendata): the list, this ladder's index, the format.
+    open_data: {
+      index: `${base}/data`,
+      ladder: `${base}/data/${ladderId}`,
+      format: `${base}/docs/replays-and-data`,
+    },
     maps: MAP_NAMES,
     endpoints: endpointList(ctx.operations),
   };

@@ -532,11 +532,37 @@ ${
 <section aria-labelledby="h-health"><h2 id="h-health">Health</h2>
 <p class="muted small">Over each version's latest matches: turns the server had to idle, turns refused, reply times.</p>${health}</section>
 <section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>
-${bot.house ? "" : html`<section id="scrimmages" data-bot="${bot.name}" data-css="${assets.url("account.css")}" aria-labelledby="h-scrimmages" hidden></section>`}`,
-      // The owner's scrimmage controls (server/scrimmages/), drawn only for the signed-in owner.
-      scripts: bot.house ? [] : [assets.url("scrimmages.js")],
+${bot.house ? "" : html`<section id="scrimmages" data-bot="${bot.name}" data-css="${assets.url("account.css")}" aria-labelledby="h-scrimmages" hidden></section>`}
+${
+  bot.house
+    ? ""
+    : ownerReplays(
+        bot.name,
+        bot.versions.map((v) => v.label),
+      )
+}`,
+      // The owner's scrimmage controls (server/scrimmages/) and replay download (server/replay-share/), drawn only
+      // when the signed-in account owns the bot.
+      scripts: bot.house ? [] : [assets.url("scrimmages.js"), assets.url("bot-replays.js")],
     });
   });
+
+  /**
+   * The owner's download of the bot's stored replays (GET /api/account/bots/<name>/replays), hidden until
+   * web/bot-replays.js finds the signed-in account owns the bot: the page itself is the same for everyone.
+   */
+  function ownerReplays(name: string, versions: string[]) {
+    return html`<section id="owner-replays" aria-labelledby="h-owner-replays" data-bot="${name}" hidden>
+<h2 id="h-owner-replays">Your replays</h2>
+<p class="muted small">Every stored replay of this bot in one zip (each <code>&lt;match_id&gt;.jsonl.gz</code>, for the
+<a href="/guide/replays-and-data">viewer, the simulator and scripts</a>).</p>
+<form id="owner-replays-form" class="inline-form">
+<label>Version <select name="version"><option value="">all</option>${versions.map((v) => html`<option value="${v}">${v}</option>`)}</select></label>
+<label>Opponent <input name="opponent" type="text" maxlength="24" placeholder="any" autocomplete="off"></label>
+<button type="submit" class="button">Download replays (.zip)</button>
+<span id="owner-replays-status" role="status" class="small"></span>
+</form></section>`;
+  }
 
   // ---- user page ------------------------------------------------------------------------------------------
   app.get("/user/:handle", async (req, reply) => {

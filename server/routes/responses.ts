@@ -85,6 +85,11 @@ export const ApiIndex = z.object({
   operational_policy: OperationalPolicy,
   changelog: z.object({ page: url, markdown: url, json: url }),
   simulator: z.object({ javascript: url, script: url, python: url, docs: url }),
+  open_data: z
+    .object({ index: url, ladder: url, format: url })
+    .describe(
+      "daily gzip JSON Lines dumps of each ladder's rated results: all ladders, this one, the format",
+    ),
   maps: z.array(z.string()),
   endpoints: z.array(z.string()).describe("routes, as `METHOD /path?query=`"),
 });

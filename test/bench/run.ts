@@ -2,7 +2,7 @@
 // `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run;
 // `--live` runs only the live benchmarks (ladder against the bare ws ceiling), `--no-memory` skips the idle
 // socket memory run, `--storm` runs only the connect storm, `--workers-table` only the worker-tuning table of
-// docs/operations.md (test/bench/workers-table.ts), `--link` and `--wake` only the worker link's costs, and
+// docs/operations.md (test/bench/workers-table.ts), `--link` and `--wake` only the worker link's costs, `--dump` only the open data dump job, `--league` only the local league's scaling, and
 // `--workers N` sets the ladder's pool workers for the live runs.
 import { cpus, loadavg } from "node:os";
 import { defaultWorkers } from "../../server/config.ts";
@@ -42,6 +42,24 @@ if (process.argv.includes("--insight")) {
   const rows = await insightBench(process.argv.includes("--quick"));
   console.log(`\nnode ${process.version}, load average ${loadavg()[0]!.toFixed(1)}\n`);
   for (const l of rows) console.log(`| ${l.name} | ${l.value.toFixed(2)} ${l.unit} |`);
+  process.exit(0);
+}
+
+// `--dump` measures only the open data dump job (issue 35): 100,000 stored games written as daily files.
+if (process.argv.includes("--dump")) {
+  const { dumpBench, printDump } = await import("./dump-bench.ts");
+  const runs = await dumpBench(process.argv.includes("--quick"));
+  console.log(`\nnode ${process.version}, load average ${loadavg()[0]!.toFixed(1)}`);
+  printDump(runs);
+  process.exit(0);
+}
+
+// `--league` measures only the local league's games per second with 1 and 2 worker threads (issue 35).
+if (process.argv.includes("--league")) {
+  const { leagueBench, printLeague } = await import("./league-bench.ts");
+  const runs = leagueBench(process.argv.includes("--quick"));
+  console.log(`\nnode ${process.version}, ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`);
+  printLeague(runs);
   process.exit(0);
 }
 

@@ -52,10 +52,17 @@ describe("GET /api", () => {
         "operational_policy",
         "changelog",
         "simulator",
+        "open_data",
         "maps",
         "endpoints",
       ].sort(),
     );
+    // The open data of issue 35 (an extra field): all ladders' dumps, this ladder's, the format.
+    expect(api.open_data).toEqual({
+      index: `${srv.url}/data`,
+      ladder: `${srv.url}/data/public`,
+      format: `${srv.url}/docs/replays-and-data`,
+    });
     expect(api.bot_endpoint).toBe(`${srv.wsUrl}`);
     // The tool endpoint is on by default (accounts are); --no-mcp or the live setting turn it off.
     expect(api.mcp).toBe(`${srv.url}/mcp`);

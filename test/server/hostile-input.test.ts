@@ -32,6 +32,7 @@ import { LADDER_OPERATIONS } from "../../server/ladders/routes.ts";
 import { MAIL_OPERATIONS } from "../../server/mail/routes.ts";
 import { MCP_OPERATIONS } from "../../server/mcp/routes.ts";
 import { OPS_OPERATIONS } from "../../server/ops/routes.ts";
+import { REPLAY_SHARE_OPERATIONS } from "../../server/replay-share/feature.ts";
 import { ACCOUNT_OPERATIONS } from "../../server/routes/account.ts";
 import { SCRIMMAGE_OPERATIONS } from "../../server/scrimmages/routes.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
@@ -214,12 +215,15 @@ function paramValue(path: string, name: string): string {
   }
   if (name === "handle" || name === "ref" || name === "account") return "ada";
   if (name === "label") return "v1";
+  if (name === "ladder") return "public";
   if (name === "file")
-    return path.startsWith("/replays")
-      ? "m_none.jsonl.gz"
-      : path.startsWith("/docs/adr")
-        ? "0001-tick-order.md"
-        : "arena-sim.mjs";
+    return path.startsWith("/data")
+      ? "2026-11-01.jsonl.gz"
+      : path.startsWith("/replays")
+        ? "m_none.jsonl.gz"
+        : path.startsWith("/docs/adr")
+          ? "0001-tick-order.md"
+          : "arena-sim.mjs";
   if (name === "invitation") return "inv_none";
   if (name === "client_id") return "mcpc_none";
   // The practice event the default manifest ships, and one of its achievements.
@@ -324,6 +328,8 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/batch/:id", cred: "none", query: [] },
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
+  { method: "GET", path: "/embed/:id", cred: "none", query: [] },
+  { method: "GET", path: "/data/:ladder/", cred: "none", query: [] },
   { method: "GET", path: "/play", cred: "none", query: [] },
   { method: "GET", path: "/account", cred: "none", query: [] },
   { method: "GET", path: "/email/unsubscribe", cred: "none", query: ["token"] },
@@ -491,6 +497,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...ANNOUNCEMENT_OPERATIONS,
     ...OPS_OPERATIONS,
     ...SCRIMMAGE_OPERATIONS,
+    ...REPLAY_SHARE_OPERATIONS,
   ];
   for (const op of ops)
     add({

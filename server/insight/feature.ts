@@ -1,6 +1,8 @@
 // Insight as a feature (issue 33): what a bot author asks of the ladder about their bot. Part 3, rank
-// uncertainty: the matchups route, from each ladder's rating book and leaderboard.
+// uncertainty: the matchups route, from each ladder's rating book and leaderboard. Part 2, the owner's
+// diagnostics of a match, from its recorded stats (the page parts of parts 1 and 2 are in page-parts.ts).
 import { defineFeature } from "../kernel/feature.ts";
+import { DiagnosticsService } from "./diagnostics.ts";
 import { MatchupService } from "./matchups.ts";
 import { INSIGHT_OPERATIONS, type InsightServices } from "./routes.ts";
 
@@ -12,7 +14,10 @@ declare module "../kernel/feature.ts" {
 
 export const insightFeature = defineFeature({
   name: "insight",
-  needs: ["ladders", "reads", "botDirectory"],
-  build: (_kernel, deps) => ({ matchups: new MatchupService(deps) }),
+  needs: ["ladders", "reads", "botDirectory", "store", "accounts"],
+  build: (_kernel, deps) => ({
+    matchups: new MatchupService(deps),
+    diagnostics: new DiagnosticsService(deps),
+  }),
   operations: INSIGHT_OPERATIONS,
 });

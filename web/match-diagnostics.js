@@ -41,6 +41,7 @@ function table(caption, labels, rows, numeric = []) {
   );
 }
 
+const ms = (n) => `${new Intl.NumberFormat("en").format(Math.round(n))} ms`;
 const ticksOf = (r) => (r.tick === r.to_tick ? `${r.tick}` : `${r.tick}–${r.to_tick}`);
 const counts = (o) =>
   Object.entries(o)
@@ -57,7 +58,9 @@ function histogram(t) {
       i === t.histogram.length - 1
         ? `≥ ${t.tick_ms} ms`
         : `${Math.round(i * step)}–${Math.round((i + 1) * step)} ms`;
-    const bar = el("span", { class: "bar", style: `width: ${Math.round((n / max) * 100)}%` });
+    const bar = el("span", { class: "bar" });
+    // Through the style object, not a style attribute: the page's CSP refuses inline style attributes.
+    bar.style.width = `${Math.round((n / max) * 100)}%`;
     return el(
       "li",
       { class: i >= 8 ? "near" : "" },
@@ -133,7 +136,7 @@ function draw(d, displayName) {
     el(
       "p",
       {},
-      `${tm.replies} replies: mean ${tm.mean_ms} ms, median ${tm.p50_ms} ms, p95 ${tm.p95_ms} ms, max ${tm.max_ms} ms; ${tm.near_limit} near the ${tm.tick_ms} ms limit. Budget left: ${Math.round(tm.budget_ms_left)} of ${tm.budget_ms} ms.`,
+      `${tm.replies} replies: mean ${tm.mean_ms} ms, median ${tm.p50_ms} ms, p95 ${tm.p95_ms} ms, max ${tm.max_ms} ms; ${tm.near_limit} near the ${tm.tick_ms} ms limit. Budget left: ${ms(tm.budget_ms_left)} of ${ms(tm.budget_ms)}.`,
     ),
     histogram(tm),
   );

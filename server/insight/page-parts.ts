@@ -75,22 +75,24 @@ ${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
 export const HEALTH_NOTE =
   "Over each version's latest matches. Idle: turns the server played for the bot (no reply in time, or no connection). Refused: turns of which nothing was done (refused as a whole, or every move, dash and attack part refused). Lost: both. By reason: share of turns with a part refused for that reason.";
 
-/** The match page's turn cells of one fighter: idle, refused and lost turns, and the refused parts by reason. */
-export function fighterTurnCells(f: FighterStatsT | undefined, ticks: number): Html {
-  if (!f)
-    return html`${td("—", { numeric: true, hideNarrow: true })}${td("—", { numeric: true, hideNarrow: true })}${td("—", { numeric: true, hideNarrow: true })}`;
+/**
+ * The match page's "Lost turns" cell of one fighter: turns that did nothing it asked for, and beneath them the
+ * idle and refused turns they are made of (one column: the fighters' table must fit a 1024 px card).
+ */
+export function fighterTurnCell(f: FighterStatsT | undefined, ticks: number): Html {
+  if (!f) return td("—", { numeric: true, hideNarrow: true });
   const t = turnFigures(f, ticks);
   const parts = byReason(t.refusedPartsByReason, (n) => String(n));
-  return html`${td(html`<span data-turns="idle">${t.idle}</span>`, { numeric: true, hideNarrow: true, sort: t.idle })}
-${td(html`<span data-turns="refused" title="${`refused parts: ${parts}`}">${t.refused}</span>`, { numeric: true, hideNarrow: true, sort: t.refused })}
-${td(html`<span data-turns="lost">${t.lost}</span>`, { numeric: true, hideNarrow: true, sort: t.lost })}`;
+  const detail =
+    t.lost === 0
+      ? ""
+      : html`<br><span class="muted small"><span data-turns="idle">${t.idle}</span> idle · <span data-turns="refused" title="${`refused parts: ${parts}`}">${t.refused}</span> refused</span>`;
+  return td(html`<span data-turns="lost">${t.lost}</span>${detail}`, {
+    numeric: true,
+    hideNarrow: true,
+    sort: t.lost,
+  });
 }
-
-export const FIGHTER_TURN_COLUMNS = [
-  { label: "Idle turns", numeric: true, hideNarrow: true },
-  { label: "Refused turns", numeric: true, hideNarrow: true },
-  { label: "Lost turns", numeric: true, hideNarrow: true },
-];
 
 /**
  * The owner's diagnostics panel, empty: web/match-diagnostics.js asks GET /api/account/bots/<name>/matches/<id>/

@@ -9,8 +9,7 @@ import { parseMap, RULES } from "../../engine/rules.ts";
 import { ApiError } from "../errors.ts";
 import {
   diagnosticsPanel,
-  FIGHTER_TURN_COLUMNS,
-  fighterTurnCells,
+  fighterTurnCell,
   HEALTH_NOTE,
   healthTable,
   provisionalBadge,
@@ -576,7 +575,7 @@ ${td(f ? f.hp : "—", { numeric: true, sort: f?.hp ?? null })}
 ${td(f ? f.damage_dealt : "—", { numeric: true, sort: f?.damage_dealt ?? null })}
 ${td(f ? f.damage_taken : "—", { numeric: true, hideNarrow: true, sort: f?.damage_taken ?? null })}
 ${td(f ? `${f.ricochets.hits}/${f.ricochets.bounces}` : "—", { numeric: true, hideNarrow: true, sort: f?.ricochets.hits ?? null })}
-${fighterTurnCells(f, stats.body ? stats.body.ticks : 0)}
+${fighterTurnCell(f, stats.body ? stats.body.ticks : 0)}
 ${td(html`${b.rating_after ?? "—"}${b.rating_after !== undefined ? provisionalBadge(provisional[b.fighter]!.provisional) : ""}`, { numeric: true, sort: b.rating_after ?? null })}
 ${td(change === null ? "—" : `${change > 0 ? "+" : ""}${change}`, { numeric: true, sort: change })}
 </tr>`;
@@ -614,7 +613,7 @@ ${m.duration_ms !== null ? html`<div><dt>Duration</dt><dd>${(m.duration_ms / 100
           { label: "Dealt", numeric: true },
           { label: "Taken", numeric: true, hideNarrow: true },
           { label: "Ricochet hits", numeric: true, hideNarrow: true },
-          ...FIGHTER_TURN_COLUMNS,
+          { label: "Lost turns", numeric: true, hideNarrow: true },
           { label: "Rating", numeric: true },
           { label: "Change", numeric: true },
         ],

@@ -12,12 +12,11 @@ import type {
   GameEventT,
   HelloMessageT,
   IdleReason,
-  MatchStatsT,
   ObservationT,
 } from "./protocol.ts";
 import { type ReplayFighter, ReplayRecorder } from "./replay.ts";
 import { DIRECTIONS, RULES } from "./rules.ts";
-import { accumulate, buildStats, FighterStatsBuilder } from "./stats.ts";
+import { accumulate, buildStats, FighterStatsBuilder, type RecordedStatsT } from "./stats.ts";
 import { validateTurn } from "./turns.ts";
 import { ENGINE_VERSION, PROTOCOL_VERSION, rulesHashOf } from "./versions.ts";
 
@@ -83,6 +82,9 @@ export class Match {
   private readonly pendingTurns: TurnInput[] = [NO_TURN, NO_TURN];
   private pendingEvents: GameEventT[] = [];
   private pendingDq = 0;
+  /** Scratch for play(): each seat's action parts sent and refused this tick (kept, so a tick allocates none). */
+  private readonly partsSent = [0, 0];
+  private readonly partsRefused = [0, 0];
 
   constructor(o: MatchOptions) {
     this.id = o.matchId;
@@ -270,11 +272,17 @@ export class Match {
     const events: GameEventT[] = [];
     let turn0 = IDLE_TURN;
     let turn1 = IDLE_TURN;
+    // Per seat: move, dash and attack parts its turn sent (-1: no turn accepted as a whole), and how many of
+    // them were refused, by the host here or by the engine below.
+    const sent = this.partsSent;
+    const refused = this.partsRefused;
+    sent[0] = sent[1] = -1;
+    refused[0] = refused[1] = 0;
     for (let f = 0; f < 2; f++) {
       const input = inputs[f]!;
       const stats = this.statBuilders[f]!;
       if ("idle" in input) {
-        stats.idle(input.idle, input.ms);
+        stats.idle(input.idle, input.ms, tick);
         // A disconnected seat is on the reconnect grace, which is a time the host measures (disqualify()), not
         // a count of ticks: its idles neither add to nor break the run of failures.
         if (input.idle !== "disconnected") this.failures[f]!++;
@@ -284,9 +292,13 @@ export class Match {
       const v = validateTurn(input.raw, tick);
       for (const r of v.refusals) {
         events.push({ type: "rejected", by: f, part: r.part, reason: r.reason, detail: r.detail });
-        if (v.refused) stats.refusedTurn(r.reason);
-        else stats.rejectedPart(r.reason);
+        if (v.refused) stats.refusedTurn(r.reason, tick);
+        else {
+          stats.rejectedPart(r.reason, r.part, tick);
+          if (r.part !== "shout") refused[f]!++;
+        }
       }
+      if (!v.refused) sent[f] = v.sent;
       this.failures[f] = v.refused ? this.failures[f]! + 1 : 0;
       if (f === 0) turn0 = v.turn;
       else turn1 = v.turn;
@@ -298,7 +310,13 @@ export class Match {
     // Engine refusals count as refused parts too (not_ready, blocked, not_visible).
     for (let i = hostEvents; i < events.length; i++) {
       const ev = events[i]!;
-      if (ev.type === "rejected") this.statBuilders[ev.by]!.rejectedPart(ev.reason);
+      if (ev.type !== "rejected") continue;
+      this.statBuilders[ev.by]!.rejectedPart(ev.reason, ev.part, tick);
+      if (ev.part !== "shout") refused[ev.by]!++;
+    }
+    // A turn that asked for something and had all of it refused did nothing: it is a refused turn too.
+    for (let f = 0; f < 2; f++) {
+      if (sent[f]! > 0 && refused[f]! >= sent[f]!) this.statBuilders[f]!.refusedAllParts();
     }
     accumulate(this.statBuilders, events);
     this.lastEvents = events;
@@ -382,7 +400,8 @@ export class Match {
     this.finish(null, "aborted");
   }
 
-  stats(): MatchStatsT {
+  /** The stats with each fighter's diagnostics (publicStats() in engine/stats.ts removes those). */
+  stats(): RecordedStatsT {
     const r = this.ended;
     const hp = [0, 1].map((f) => {
       const s = this.engine.fighter(f);

@@ -292,6 +292,14 @@ export const FighterStats = z.object({
   rejected: Counter,
   refused_turns: nonNeg,
   refused_turns_by_reason: Counter,
+  refused_all_parts: nonNeg
+    .optional()
+    .describe(
+      "turns accepted as a whole of which every move, dash and attack part sent was refused (nothing asked for was done; a shout does not count); absent in older stats",
+    ),
+  refused_ticks_by_reason: Counter.optional().describe(
+    "ticks in which some part of the turn, or the whole turn, was refused, by reason; absent in older stats",
+  ),
   server_idles: z.object({ timeout: nonNeg.optional(), disconnected: nonNeg.optional() }),
   timing: TimingStats,
   disconnects: nonNeg,

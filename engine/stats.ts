@@ -7,11 +7,58 @@ import type {
   IdleReason,
   MatchStatsT,
   RejectReason,
+  TurnPart,
 } from "./protocol.ts";
 import { DAMAGE_SOURCES, STATS_VERSION, TAKEN_SOURCES } from "./protocol.ts";
 import { ATTACK_NAMES, PICKUP_KINDS } from "./rules.ts";
 
 const HISTOGRAM_BUCKETS = 11; // tenths of the tick limit, the last one is the limit and over
+
+/**
+ * Entries a match keeps per fighter and list for its owner's diagnostics (issue 33): a bot that errs on every
+ * tick would otherwise store one entry per tick and part. Runs of the same refusal on consecutive ticks are one
+ * entry, so a bot that repeats one mistake all match needs one; what is beyond the cap is counted, not listed.
+ */
+export const DIAGNOSTIC_ENTRIES = 300;
+
+/** The same part refused for the same reason on each tick from `tick` to `to_tick`. */
+export interface RefusalRun {
+  tick: number;
+  to_tick: number;
+  part: TurnPart;
+  reason: RejectReason;
+}
+/**
+ * A tick the server idled as `timeout`: `waited_ms` the deadline it waited; `late_ms` how long after that the
+ * bot's reply for the tick arrived (the match runner fills it in), null when it never did.
+ */
+export interface DeadlineMiss {
+  tick: number;
+  waited_ms: number;
+  late_ms: number | null;
+}
+/** Consecutive ticks idled as `disconnected`. */
+export interface DisconnectRun {
+  tick: number;
+  to_tick: number;
+}
+/** One fighter's turn-by-turn troubles, kept with the match's stats for its owner (never public). */
+export interface FighterDiagnostics {
+  refusals: RefusalRun[];
+  refusals_dropped: number;
+  deadline_misses: DeadlineMiss[];
+  deadline_misses_dropped: number;
+  disconnect_runs: DisconnectRun[];
+}
+/** Stats as recorded: the public stats plus each fighter's diagnostics (by fighter id). */
+export type RecordedStatsT = MatchStatsT & { diagnostics?: FighterDiagnostics[] };
+
+/** The stats anyone may read: the owner-only diagnostics removed. */
+export function publicStats<T extends MatchStatsT>(stats: T): T {
+  if (!("diagnostics" in stats)) return stats;
+  const { diagnostics: _private, ...rest } = stats as T & { diagnostics?: unknown };
+  return rest as T;
+}
 
 const zeroes = <K extends string>(keys: readonly K[]): Record<K, number> =>
   Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
@@ -21,6 +68,17 @@ export class FighterStatsBuilder {
   private readonly replies: number[] = [];
   private budgetSpent = 0;
   private lastIdleWasDisconnect = false;
+  readonly diagnostics: FighterDiagnostics = {
+    refusals: [],
+    refusals_dropped: 0,
+    deadline_misses: [],
+    deadline_misses_dropped: 0,
+    disconnect_runs: [],
+  };
+  /** The open run of each part and reason ("part reason" to its entry), extended while the ticks follow on. */
+  private readonly runs = new Map<string, RefusalRun>();
+  /** The last tick each reason was counted in refused_ticks_by_reason (a tick counts once per reason). */
+  private readonly reasonTick = new Map<string, number>();
 
   constructor(id: number, name: string, version: string) {
     this.s = {
@@ -46,6 +104,8 @@ export class FighterStatsBuilder {
       rejected: {},
       refused_turns: 0,
       refused_turns_by_reason: {},
+      refused_all_parts: 0,
+      refused_ticks_by_reason: {},
       server_idles: {},
       disconnects: 0,
       disqualified: false,
@@ -63,22 +123,67 @@ export class FighterStatsBuilder {
     this.lastIdleWasDisconnect = false;
   }
 
-  idle(reason: IdleReason, waitedMs: number): void {
+  idle(reason: IdleReason, waitedMs: number, tick: number): void {
     const idles = this.s.server_idles;
     idles[reason] = (idles[reason] ?? 0) + 1;
     this.budgetSpent += waitedMs;
+    const d = this.diagnostics;
+    if (reason === "timeout") {
+      if (d.deadline_misses.length < DIAGNOSTIC_ENTRIES)
+        d.deadline_misses.push({ tick, waited_ms: Math.round(waitedMs), late_ms: null });
+      else d.deadline_misses_dropped++;
+    }
     // A run of disconnected turns counts once, not once per tick.
-    if (reason === "disconnected" && !this.lastIdleWasDisconnect) this.s.disconnects++;
+    if (reason === "disconnected") {
+      if (!this.lastIdleWasDisconnect) {
+        this.s.disconnects++;
+        if (d.disconnect_runs.length < DIAGNOSTIC_ENTRIES) d.disconnect_runs.push({ tick, to_tick: tick });
+      } else {
+        const last = d.disconnect_runs.at(-1);
+        if (last) last.to_tick = tick;
+      }
+    }
     this.lastIdleWasDisconnect = reason === "disconnected";
   }
 
-  refusedTurn(reason: RejectReason): void {
-    this.s.refused_turns++;
-    bump(this.s.refused_turns_by_reason, reason);
+  /** A refused part (or a whole turn refused: part `turn`) on `tick`, for the diagnostics and the tick counts. */
+  private refusal(tick: number, part: TurnPart, reason: RejectReason): void {
+    if (this.reasonTick.get(reason) !== tick) {
+      this.reasonTick.set(reason, tick);
+      bump(this.s.refused_ticks_by_reason!, reason);
+    }
+    const key = `${part} ${reason}`;
+    const open = this.runs.get(key);
+    if (open && open.to_tick === tick - 1) {
+      open.to_tick = tick;
+      return;
+    }
+    if (open && open.to_tick === tick) return; // the same part twice in one tick (never in practice)
+    const d = this.diagnostics;
+    if (d.refusals.length >= DIAGNOSTIC_ENTRIES) {
+      d.refusals_dropped++;
+      this.runs.delete(key);
+      return;
+    }
+    const run = { tick, to_tick: tick, part, reason };
+    d.refusals.push(run);
+    this.runs.set(key, run);
   }
 
-  rejectedPart(reason: RejectReason): void {
+  refusedTurn(reason: RejectReason, tick: number): void {
+    this.s.refused_turns++;
+    bump(this.s.refused_turns_by_reason, reason);
+    this.refusal(tick, "turn", reason);
+  }
+
+  rejectedPart(reason: RejectReason, part: TurnPart, tick: number): void {
     bump(this.s.rejected, reason);
+    this.refusal(tick, part, reason);
+  }
+
+  /** A turn accepted as a whole that sent move, dash or attack parts and had every one of them refused. */
+  refusedAllParts(): void {
+    this.s.refused_all_parts = (this.s.refused_all_parts ?? 0) + 1;
   }
 
   timing(deadlines: DeadlinesT): FighterStatsT["timing"] {
@@ -191,8 +296,8 @@ export function buildStats(
   },
   hp: { hp: number; alive: boolean }[],
   deadlines: DeadlinesT,
-): MatchStatsT {
-  const stats: MatchStatsT = {
+): RecordedStatsT {
+  const stats: RecordedStatsT = {
     stats_version: STATS_VERSION,
     map: end.map,
     seed: end.seed,
@@ -205,6 +310,7 @@ export function buildStats(
       alive: hp[i]!.alive,
       timing: b.timing(deadlines),
     })),
+    diagnostics: fighters.map((b) => structuredClone(b.diagnostics)),
   };
   if (end.matchId !== undefined) stats.match_id = end.matchId;
   return stats;

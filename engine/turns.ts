@@ -24,6 +24,8 @@ export interface ValidatedTurn {
   refusals: Refusal[];
   /** True when the whole message was refused: it counts as a failed tick. */
   refused: boolean;
+  /** Move, dash and attack parts the message carried (a shout is not counted): when each is refused, the turn did nothing it asked for. */
+  sent: number;
 }
 
 const refuseAll = (reason: RejectReason, detail: string): ValidatedTurn => ({
@@ -31,6 +33,7 @@ const refuseAll = (reason: RejectReason, detail: string): ValidatedTurn => ({
   shout: null,
   refusals: [{ part: "turn", reason, detail }],
   refused: true,
+  sent: 0,
 });
 
 /** `raw` is the parsed JSON value a bot sent (or a string that did not parse); `tick` the tick it must answer. */
@@ -80,7 +83,9 @@ export function validateTurn(raw: unknown, tick: number): ValidatedTurn {
       turn.shout = true;
     } else refusals.push({ part: "shout", reason: "bad_text", detail: cleaned.detail });
   }
-  return { turn, shout, refusals, refused: false };
+  const sent =
+    (msg.move !== undefined ? 1 : 0) + (msg.dash !== undefined ? 1 : 0) + (msg.attack !== undefined ? 1 : 0);
+  return { turn, shout, refusals, refused: false, sent };
 }
 
 function validateAttack(attack: unknown, turn: EngineTurn, refusals: Refusal[]): void {

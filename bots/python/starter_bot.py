@@ -79,6 +79,16 @@ def log(*args):
 # ---------------------------------------------------------------------------------------------------------
 
 
+def log_rejections(obs):
+    """Prints each part of our last turn the server refused (the observation's `rejected` events, which only we
+    are sent): a mistake shows here on the tick it happens. The match page's diagnostics list them too."""
+    for e in obs.get("events") or []:
+        if isinstance(e, dict) and e.get("type") == "rejected":
+            detail = e.get("detail")
+            log("rejected tick %s: %s %s%s" % (
+                (obs.get("tick") or 1) - 1, e.get("part"), e.get("reason"), " (%s)" % detail if detail else ""))
+
+
 def cheb(a, b):
     """Chebyshev distance: the number of moves between two tiles when diagonal steps are allowed."""
     return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
@@ -294,6 +304,7 @@ class Session:
                 self.strategy = None
             return [{"type": "ready"}], None
         elif kind == "observation":
+            log_rejections(msg)
             return [self.turn_for(msg)], None
         elif kind == "end":
             change = msg.get("rating_change")

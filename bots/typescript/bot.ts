@@ -114,6 +114,7 @@ class Session {
         this.send({ type: "ready" });
         return null;
       case "observation":
+        logRejections(msg as unknown as Observation);
         this.send(this.turnFor(msg as unknown as Observation));
         return null;
       case "end": {
@@ -187,6 +188,17 @@ class Session {
 }
 
 const signed = (n: number): string => (n >= 0 ? `+${n}` : `${n}`);
+
+/**
+ * Prints each part of our last turn the server refused (the observation's `rejected` events, which only we are
+ * sent): a mistake shows here on the tick it happens. The match page's diagnostics list them too.
+ */
+function logRejections(obs: Observation): void {
+  for (const e of obs.events as { type: string; part?: string; reason?: string; detail?: string }[]) {
+    if (e.type !== "rejected") continue;
+    log(`rejected tick ${obs.tick - 1}: ${e.part} ${e.reason}${e.detail ? ` (${e.detail})` : ""}`);
+  }
+}
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** How one connection ended: `stop` means never reconnect; `healthy` means the server had answered us. */

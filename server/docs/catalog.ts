@@ -88,6 +88,12 @@ export const DOCS: readonly DocEntry[] = [
     about: "How versions are rated and paired",
   },
   {
+    name: "insights",
+    file: "insights.md",
+    title: "Insights for bot authors",
+    about: "Health figures, provisional ratings, a match's diagnostics for its owner, and the matchups",
+  },
+  {
     name: "replay-format",
     file: "replay-format.md",
     title: "Replay format",

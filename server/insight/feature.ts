@@ -1,9 +1,11 @@
 // Insight as a feature (issue 33): what a bot author asks of the ladder about their bot. Part 3, rank
-// uncertainty: the matchups route, from each ladder's rating book and leaderboard. Part 5, version regression
-// alerts: a MatchFinished listener that mails the owner once per regressed version, and the alerts the bot and
-// account pages and GET /api/me show.
+// uncertainty: the matchups route, from each ladder's rating book and leaderboard. Part 2, the owner's
+// diagnostics of a match, from its recorded stats (the page parts of parts 1 and 2 are in page-parts.ts). Part 5,
+// version regression alerts: a MatchFinished listener that mails the owner once per regressed version, and the
+// alerts the bot and account pages and GET /api/me show.
 import { defineFeature } from "../kernel/feature.ts";
 import { BoardInsight } from "./board.ts";
+import { DiagnosticsService } from "./diagnostics.ts";
 import { MatchupService } from "./matchups.ts";
 import { RegressionAlerts } from "./regression.ts";
 import { INSIGHT_OPERATIONS, type InsightServices } from "./routes.ts";
@@ -16,9 +18,10 @@ declare module "../kernel/feature.ts" {
 
 export const insightFeature = defineFeature({
   name: "insight",
-  needs: ["ladders", "reads", "botDirectory", "store", "mail"],
+  needs: ["ladders", "reads", "botDirectory", "store", "mail", "accounts"],
   build: (kernel, deps) => ({
     matchups: new MatchupService(deps),
+    diagnostics: new DiagnosticsService(deps),
     board: new BoardInsight(deps),
     regressions: new RegressionAlerts({
       ladders: deps.ladders,

@@ -85,8 +85,15 @@ export interface OperationDef<
   status?: 200 | 201;
   /** Error statuses the operation answers with, and when (for the document). */
   errors?: Record<number, string>;
-  /** Listed in /openapi.json under this tag, with this response schema. */
-  doc?: { tag: "discovery" | "data" | "registration" | "bot"; ok: DocOk };
+  /**
+   * Listed in /openapi.json under this tag, with this response schema; `security` names the credentials when
+   * the handler checks them itself (an auth rule of `none` that is not public).
+   */
+  doc?: {
+    tag: "discovery" | "data" | "registration" | "bot";
+    ok: DocOk;
+    security?: Record<string, string[]>[];
+  };
   /** The MCP tools that are this operation (issue 18). */
   tools?: readonly ToolDescriptor[];
   handle(
@@ -207,7 +214,11 @@ export function openApiOperation(op: AnyOperation<unknown>) {
       "media" in op.doc.ok
         ? { status: 200 as const, media: op.doc.ok.media, description: op.doc.ok.description }
         : { status: op.status ?? 200, schema: op.doc.ok },
-    ...(SECURITY[op.auth] ? { security: SECURITY[op.auth] } : {}),
+    ...(op.doc.security
+      ? { security: op.doc.security }
+      : SECURITY[op.auth]
+        ? { security: SECURITY[op.auth] }
+        : {}),
     ...(op.errors ? { errors: op.errors } : {}),
   };
 }

@@ -3,6 +3,7 @@
 // in-process HTTP round trip); the return types are inferred from the response schemas of routes/responses.ts,
 // which also make the OpenAPI document, so a page and the API can never disagree about a shape.
 import type { z } from "zod";
+import { publicStats, type RecordedStatsT } from "../../engine/stats.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import { HEALTH_MATCHES, summariseHealth } from "../bots/health.ts";
 import { errors } from "../errors.ts";
@@ -237,12 +238,17 @@ export class LadderReads {
       ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
       ...(q.bot !== undefined ? { botName: q.bot } : {}),
     });
-    const views = pending.map((m) => matchView(storedForm(m), this.base, q.stats ? m.stats : undefined));
+    const views = pending.map((m) =>
+      matchView(storedForm(m), this.base, q.stats ? m.stats && publicStats(m.stats) : undefined),
+    );
     if (!q.stats) return [...views, ...stored.map((m) => matchView(m, this.base))];
     return [
       ...views,
       ...(await Promise.all(
-        stored.map(async (m) => matchView(m, this.base, await this.d.store.matchStats(m.id))),
+        stored.map(async (m) => {
+          const stats = await this.d.store.matchStats(m.id);
+          return matchView(m, this.base, stats && publicStats(stats));
+        }),
       )),
     ];
   }
@@ -262,16 +268,24 @@ export class LadderReads {
 
   /** A match's stats; 404 when the match is unknown, voided or its replay trimmed. */
   async stats(id: string): Promise<MatchStatsT & { match_id: string }> {
+    return { ...publicStats(await this.recordedStats(id)), match_id: id };
+  }
+
+  /**
+   * A match's stats as recorded, with each fighter's owner-only diagnostics (engine/stats.ts): only for a
+   * caller that checked the asker owns the fighter's bot. 404 as stats().
+   */
+  async recordedStats(id: string): Promise<RecordedStatsT> {
     const journaled = this.journaledMatch(id);
     if (journaled) {
       if (!journaled.stats || journaled.voided) throw errors.noStats(id);
-      return { ...journaled.stats, match_id: id };
+      return journaled.stats;
     }
     const m = await this.d.store.match(id);
     if (!m) throw errors.noSuchMatch(id);
     const stats = await this.d.store.matchStats(id);
     if (!stats) throw errors.noStats(id);
-    return { ...stats, match_id: id };
+    return stats;
   }
 
   private journaledMatch(id: string): MatchRecord | undefined {

@@ -37,6 +37,8 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     // The tool endpoint's OAuth server (server/mcp).
     ...["oauth", "authorize", "authorization", "oauth-authorization-server", "oauth-protected-resource"],
     ...["clients", "register"],
+    // Issue 33: an owner's diagnostics of a match, and the guides' pictures.
+    ...["diagnostics", "images"],
     // The home page's featured match (server/spectate), the mail and replay administration, the starters' page.
     ...["featured", "resolve", "trim", "starters"],
     // Rank intervals and matchups (server/insight).

@@ -1,9 +1,11 @@
 // Documentation routes of SPEC 1.1: the JSON index (/docs), each Markdown source (/docs/<name>), the generated
 // rules and message schemas, the same guides as HTML (/guide, /guide/<name>) and the changelog page.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
-import { DOCS, docForFile, type LoadedDoc, publishedDocs } from "../docs/catalog.ts";
+import { DOCS, DOCS_DIR, docForFile, type LoadedDoc, publishedDocs } from "../docs/catalog.ts";
 import { guideArticle, guideIndexBody, localizeAddresses, markdownToHtml } from "../docs/html.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
@@ -165,6 +167,19 @@ export function docsRoutes(
     if (!doc) throw errors.notFound(`document ${JSON.stringify(`adr/${raw}`)}`);
     return reply.type("text/markdown; charset=utf-8").send(doc.markdown);
   });
+
+  // Pictures the guides show (docs/images, e.g. the diagnostics panel in insights.md): the Markdown names them
+  // `images/<file>`, which resolves under /docs for the raw document and under /guide for its page.
+  for (const base of ["/docs", "/guide"]) {
+    app.get(`${base}/images/:file`, async (req, reply) => {
+      const raw = (req.params as { file: string }).file;
+      const bytes = /^[a-z0-9-]+\.png$/.test(raw)
+        ? await readFile(join(DOCS_DIR, "images", raw)).catch(() => null)
+        : null;
+      if (!bytes) throw errors.notFound(`image ${JSON.stringify(raw)}`);
+      return reply.type("image/png").header("cache-control", "public, max-age=3600").send(bytes);
+    });
+  }
 
   app.get("/guide", async (req, reply) =>
     guidePage(reply, req, {

@@ -7,12 +7,22 @@ import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
 import { ApiError } from "../errors.ts";
+import {
+  diagnosticsPanel,
+  fighterTurnCell,
+  HEALTH_NOTE,
+  healthTable,
+  provisionalBadge,
+  provisionalSentence,
+  standing,
+} from "../insight/page-parts.ts";
 import { heatmapSection, regressionNotice, rivalsSection } from "../insight/pages.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { LeaderboardRowT } from "../ladders/reads.ts";
 import { pairingSentence } from "../matchmaker/pairing-record.ts";
 import { publicBase, wsBase } from "../public-address.ts";
+import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import {
   type Featured,
   onAir,
@@ -414,7 +424,7 @@ ${files("house/")}</section>
     const res = await read(() => ctx.reads.bot(name, on(ladder)));
     if (!res.body) return notFound(reply, ladder, "Bot", `There is no bot named ${JSON.stringify(name)}.`);
     const bot = res.body;
-    const [history, standing, regressions] = await Promise.all([
+    const [history, rankStanding, regressions] = await Promise.all([
       read(() => ctx.reads.ratings(bot.name, on(ladder))),
       // Issue 33: the ranked version's rank interval and nearest rivals, and any version weaker than its
       // predecessor.
@@ -438,6 +448,7 @@ ${files("house/")}</section>
         { label: "Rank", numeric: true },
         { label: "Score", numeric: true },
         { label: "Rating", numeric: true },
+        { label: "Rated games", numeric: true, hideNarrow: true },
         { label: "W", numeric: true },
         { label: "L", numeric: true },
         { label: "D", numeric: true, hideNarrow: true },
@@ -449,7 +460,8 @@ ${files("house/")}</section>
 <td>${v.label}${v.retired ? html` <span class="badge">retired</span>` : ""}${bot.online_version === v.label ? html` <span class="badge online">online</span>` : ""}</td>
 ${td(v.rank ?? "—", { numeric: true, sort: v.rank })}
 ${td(v.leaderboard_score, { numeric: true })}
-${td(html`${v.rating} <span class="muted">±${v.rating_deviation}</span>`, { numeric: true, sort: v.rating })}
+${td(html`${v.rating} <span class="muted">±${v.rating_deviation}</span>${provisionalBadge(v.provisional)}`, { numeric: true, sort: v.rating })}
+${td(html`<span data-standing="${v.label}">${standing(v)}</span>`, { numeric: true, hideNarrow: true, sort: v.rated_games })}
 ${td(v.wins, { numeric: true })}
 ${td(v.losses, { numeric: true })}
 ${td(v.draws, { numeric: true, hideNarrow: true })}
@@ -458,34 +470,9 @@ ${td(when(v.created), { hideNarrow: true, sort: v.created })}
 </tr>`,
       ),
     });
-    const withHealth = bot.versions.filter((v) => v.health);
     // Its matches being played now, each with a link to watch it live.
     const playing = ctx.reads.status().matches.filter((m) => m.names.includes(bot.name));
-    const health = table({
-      id: "health",
-      caption: "Health per version",
-      captionHidden: true,
-      empty: "No health data yet.",
-      columns: [
-        { label: "Version" },
-        { label: "Matches", numeric: true },
-        { label: "Idle", numeric: true },
-        { label: "Refused", numeric: true },
-        { label: "Reply p95", numeric: true, hideNarrow: true },
-        { label: "Disconnects", numeric: true, hideNarrow: true },
-        { label: "Disqualified", numeric: true, hideNarrow: true },
-      ],
-      rows: withHealth.map((v) => {
-        const h = v.health!;
-        return html`<tr><td>${v.label}</td>
-${td(h.matches, { numeric: true })}
-${td(`${h.idle_pct} %`, { numeric: true, sort: h.idle_pct })}
-${td(`${h.refused_pct} %`, { numeric: true, sort: h.refused_pct })}
-${td(`${h.reply_ms.p95} ms`, { numeric: true, hideNarrow: true, sort: h.reply_ms.p95 })}
-${td(h.disconnects, { numeric: true, hideNarrow: true })}
-${td(h.disqualifications, { numeric: true, hideNarrow: true })}</tr>`;
-      }),
-    });
+    const health = healthTable(bot.versions);
     return send(reply, {
       ...shell,
       title: bot.display_name,
@@ -512,25 +499,25 @@ ${
 }
 ${regressionNotice(regressions.body ?? [])}
 ${
-  standing.body
+  rankStanding.body
     ? html`<section aria-labelledby="h-standing"><h2 id="h-standing">Rank and rivals</h2>${rivalsSection(
         {
           display_name: bot.display_name,
-          version: standing.body.row.version,
-          rank: standing.body.row.rank,
-          interval: standing.body.interval,
-          ranked: standing.body.ranked,
+          version: rankStanding.body.row.version,
+          rank: rankStanding.body.row.rank,
+          interval: rankStanding.body.interval,
+          ranked: rankStanding.body.ranked,
         },
-        standing.body.rivals,
+        rankStanding.body.rivals,
         ladder,
       )}</section>`
     : ""
 }
 <section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${ratingChart(points, `Rating of ${bot.display_name} over its rated games`)}</section>
 <section aria-labelledby="h-versions"><h2 id="h-versions">Versions</h2>
-<p class="muted small">A version is ranked after ${bot.qualifying_games} rated games.</p>${versions}</section>
+<p class="muted small" id="provisional-note">${provisionalSentence(bot.qualifying_games)}</p>${versions}</section>
 <section aria-labelledby="h-health"><h2 id="h-health">Health</h2>
-<p class="muted small">Over each version's latest matches: turns the server had to idle, turns refused, reply times.</p>${health}</section>
+<p class="muted small">${HEALTH_NOTE}</p>${health}</section>
 <section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>
 ${bot.house ? "" : html`<section id="scrimmages" data-bot="${bot.name}" data-css="${assets.url("account.css")}" aria-labelledby="h-scrimmages" hidden></section>`}
 ${
@@ -634,6 +621,17 @@ ${td(b.draws, { numeric: true, hideNarrow: true })}
     const m = res.body!;
     const [stats, ladders] = await Promise.all([read(() => ctx.reads.stats(id)), laddersFor(ladder)]);
     const playedOn = ladders.find((l) => l.id === m.ladder_id)?.name ?? m.ladder_id;
+    // Each version's rated games now: a rating stays provisional until its version has the qualifying games.
+    const book = ctx.ladders.get(m.ladder_id)?.ratings;
+    const provisional = m.bots.map((b) => {
+      const r = book?.get(versionKey(b.id, b.version));
+      return {
+        rated_games: r?.games ?? 0,
+        qualifying_games: QUALIFYING_GAMES,
+        provisional: !(r?.ranked ?? false),
+      };
+    });
+    const rated = m.bots.some((b) => b.rating_after !== undefined);
     const rows = m.bots.map((b) => {
       const f = stats.body ? stats.body.fighters[b.fighter] : undefined;
       const change =
@@ -646,8 +644,8 @@ ${td(f ? f.hp : "—", { numeric: true, sort: f?.hp ?? null })}
 ${td(f ? f.damage_dealt : "—", { numeric: true, sort: f?.damage_dealt ?? null })}
 ${td(f ? f.damage_taken : "—", { numeric: true, hideNarrow: true, sort: f?.damage_taken ?? null })}
 ${td(f ? `${f.ricochets.hits}/${f.ricochets.bounces}` : "—", { numeric: true, hideNarrow: true, sort: f?.ricochets.hits ?? null })}
-${td(f ? f.refused_turns + (f.server_idles.timeout ?? 0) + (f.server_idles.disconnected ?? 0) : "—", { numeric: true, hideNarrow: true })}
-${td(b.rating_after ?? "—", { numeric: true, sort: b.rating_after ?? null })}
+${fighterTurnCell(f, stats.body ? stats.body.ticks : 0)}
+${td(html`${b.rating_after ?? "—"}${b.rating_after !== undefined ? provisionalBadge(provisional[b.fighter]!.provisional) : ""}`, { numeric: true, sort: b.rating_after ?? null })}
 ${td(change === null ? "—" : `${change > 0 ? "+" : ""}${change}`, { numeric: true, sort: change })}
 </tr>`;
     });
@@ -657,6 +655,7 @@ ${td(change === null ? "—" : `${change > 0 ? "+" : ""}${change}`, { numeric: t
       title: `${names[0]} vs ${names[1]}`,
       description: `${names[0]} vs ${names[1]} on ${m.map}: ${outcome(m)} (${m.reason}).`,
       page: "match",
+      scripts: [assets.url("match-diagnostics.js")],
       ladder,
       switcher: ladderSwitcher(ladders, ladder, `/match/${m.id}`),
       body: html`<header class="page-head"><h1>${names[0]} <span class="muted">vs</span> ${names[1]}</h1>
@@ -689,7 +688,10 @@ ${m.pairing ? html`<section aria-labelledby="h-pairing"><h2 id="h-pairing">Why t
           { label: "Change", numeric: true },
         ],
         rows,
-      })}</section>`,
+      })}
+${rated ? html`<p class="muted small" id="provisional-note">${m.bots.map((b, i) => html`<span data-standing="${b.name}">${b.display_name} ${b.version}: ${standing(provisional[i]!)}.</span> `)}${provisionalSentence(QUALIFYING_GAMES)}</p>` : ""}
+<p class="muted small">Lost turns did nothing the bot asked for: idle turns (no reply in time, or no connection) and refused turns (refused as a whole, or every move, dash and attack part refused).</p></section>
+${diagnosticsPanel(m.id, m.bots)}`,
     });
   });
 

@@ -183,6 +183,13 @@ export const Version = z.object({
   losses: int,
   draws: int,
   win_rate: z.number().nullable(),
+  rated_games: int.describe("rated games this version has played on the ladder"),
+  qualifying_games: int.describe("rated games a version needs to be ranked (30)"),
+  provisional: z
+    .boolean()
+    .describe(
+      "fewer rated games than qualifying_games: not ranked yet, and the rating still moves by hundreds of points a game",
+    ),
 });
 
 export const Health = z.object({
@@ -197,6 +204,15 @@ export const Health = z.object({
   lowest_budget_ms_left: int,
   disconnects: int,
   disqualifications: int,
+  refused_turns: int.describe(
+    "turns refused as a whole, or with every move, dash and attack part sent refused (nothing asked for was done)",
+  ),
+  idle_turns: int.describe("turns the server idled (timeout, disconnected)"),
+  lost_turns: int.describe("idle and refused turns: turns that did nothing the bot asked for"),
+  lost_pct: z.number().describe("lost_turns as a percent of turns"),
+  refused_parts_by_reason: z
+    .record(z.string(), int)
+    .describe("refused parts of turns (and whole turns refused) by reason"),
 });
 
 export const MatchStatsBody = MatchStats;

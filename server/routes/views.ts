@@ -2,7 +2,7 @@
 
 import type { z } from "zod";
 import type { MatchStatsT } from "../../engine/protocol.ts";
-import type { VersionRating } from "../ratings/book.ts";
+import { QUALIFYING_GAMES, type VersionRating } from "../ratings/book.ts";
 import type { BotRow, StoredMatch, VersionRow } from "../store/types.ts";
 import type { Match } from "./responses.ts";
 
@@ -59,6 +59,9 @@ export function versionView(
     losses: record.losses,
     draws: record.draws,
     win_rate: games === 0 ? null : (record.wins + record.draws / 2) / games,
+    rated_games: r.games,
+    qualifying_games: QUALIFYING_GAMES,
+    provisional: !r.ranked,
   };
 }
 

@@ -3,6 +3,7 @@
 // The simulation itself runs in a pool worker; this module only moves messages and keeps time.
 import type { Logger } from "pino";
 import type { DeadlinesT, EndMessageT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
+import { DIAGNOSTIC_ENTRIES, publicStats, type RecordedStatsT } from "../../engine/stats.ts";
 import type { SeatInput } from "../../pool/link.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
@@ -68,6 +69,11 @@ interface Seat {
   lostAt: number | null;
   /** The reconnect grace ran out: the seat is disqualified once the current tick is played. */
   graceOver: boolean;
+  /** The last tick the seat idled as timeout, and when its reply was due (-1: none to wait for). */
+  missedTick: number;
+  missedDueAt: number;
+  /** How late replies to missed ticks came (the owner's diagnostics; merged into the stats at the end). */
+  late: { tick: number; late_ms: number }[];
 }
 
 export class RunningMatch {
@@ -125,6 +131,9 @@ export class RunningMatch {
       resuming: false,
       lostAt: null,
       graceOver: false,
+      missedTick: -1,
+      missedDueAt: 0,
+      late: [] as Seat["late"],
     })) as [Seat, Seat];
     this.meter = deps.tickMeter?.(setup.mode) ?? null;
     this.channel = deps.pool.start(setup);
@@ -186,8 +195,16 @@ export class RunningMatch {
       }
       return;
     }
-    // A turn for an earlier tick arrived late: drop it rather than count it against this tick.
-    if (type === "turn" && head.tick !== null && head.tick < this.tick) return;
+    // A turn for an earlier tick arrived late: drop it rather than count it against this tick; when it answers
+    // the tick the seat last missed, how late it came is what its owner's diagnostics show.
+    if (type === "turn" && head.tick !== null && head.tick < this.tick) {
+      if (head.tick === s.missedTick) {
+        s.missedTick = -1;
+        if (s.late.length < DIAGNOSTIC_ENTRIES)
+          s.late.push({ tick: head.tick, late_ms: Math.round(performance.now() - s.missedDueAt) });
+      }
+      return;
+    }
     if (s.input) return; // one answer per tick; later ones are ignored
     // The reply time charged is the bot's own: time the server itself stood still is not counted.
     const now = performance.now();
@@ -357,6 +374,10 @@ export class RunningMatch {
       if (graceEnd <= now) s.graceOver = true;
       if (due <= now || s.graceOver) {
         s.input = { idle: s.conn ? "timeout" : "disconnected", ms: s.deadlineMs };
+        if (s.conn) {
+          s.missedTick = this.tick;
+          s.missedDueAt = due;
+        }
         idled = true;
         this.meter?.deadlineMiss(s.conn === null);
       } else next = Math.min(next, due, graceEnd);
@@ -471,7 +492,7 @@ export class RunningMatch {
         rating_before: rounded(change?.before[i]),
         rating_after: rounded(change?.after[i]),
       })),
-      stats: outcome ? outcome.stats : null,
+      stats: outcome ? this.withLateReplies(outcome.stats) : null,
       replay_file: replayFile,
       pairing: this.pairing,
     };
@@ -513,6 +534,18 @@ export class RunningMatch {
     this.done();
   }
 
+  /** The stats with how late each seat's late replies came, which only this process saw (the worker did not). */
+  private withLateReplies(stats: MatchStatsT): RecordedStatsT {
+    const recorded = stats as RecordedStatsT;
+    this.seats.forEach((s, i) => {
+      const misses = recorded.diagnostics?.[i]?.deadline_misses;
+      if (!misses || s.late.length === 0) return;
+      const byTick = new Map(s.late.map((l) => [l.tick, l.late_ms]));
+      for (const m of misses) m.late_ms = byTick.get(m.tick) ?? m.late_ms;
+    });
+    return recorded;
+  }
+
   private done(): void {
     this.deps.onEnd(this);
     this.endedResolve();
@@ -535,7 +568,7 @@ export class RunningMatch {
       result,
       reason,
       final_tick: finalTick,
-      stats: stats ? { ...stats, match_id: this.id } : null,
+      stats: stats ? { ...publicStats(stats), match_id: this.id } : null,
       watch_url: `${this.deps.publicUrl}/view/${this.id}`,
       rating_change: ratingChange,
       ladder_id: this.setup.ladderId,

@@ -342,6 +342,8 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/download/bots/*", cred: "none", query: [] },
   { method: "GET", path: "/docs/rules.json", cred: "none", query: [] },
   { method: "GET", path: "/docs/adr/:file", cred: "none", query: [] },
+  { method: "GET", path: "/docs/images/:file", cred: "none", query: [] },
+  { method: "GET", path: "/guide/images/:file", cred: "none", query: [] },
   { method: "GET", path: "/openapi.json", cred: "none", query: [] },
   { method: "GET", path: "/llms.txt", cred: "none", query: [] },
   { method: "GET", path: "/sitemap.xml", cred: "none", query: [] },

@@ -118,6 +118,11 @@ describe("mail producers", () => {
       lowest_budget_ms_left: 1000,
       disconnects: 0,
       disqualifications: 0,
+      refused_turns: 10,
+      idle_turns: 20,
+      lost_turns: 30,
+      lost_pct: 3,
+      refused_parts_by_reason: {},
     };
     expect(healthProblems(ok)).toEqual([]);
     expect(healthProblems(null)).toEqual([]);

@@ -41,13 +41,14 @@ async function inspector(...args: string[]) {
 }
 
 describe("the MCP Inspector CLI", () => {
-  it("lists the eight tools", async () => {
+  it("lists the nine tools", async () => {
     const out = (await inspector("--method", "tools/list")) as { tools: { name: string }[] };
     expect(out.tools.map((t) => t.name).sort()).toEqual(
       [
         "delete_bot",
         "enroll_ladder",
         "get_agent_guide",
+        "get_match_diagnostics",
         "list_my_bots",
         "list_my_ladders",
         "register_bot",

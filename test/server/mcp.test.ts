@@ -1,5 +1,6 @@
 // The tool endpoint (issue 18) driven by the official SDK's own Client against the real server: with an agent
-// key it lists and calls all fourteen tools; with OAuth it runs the whole flow a native agent runs (discovery,
+// key it lists all fifteen tools and calls each (get_match_diagnostics: test/server/insight-health.test.ts, which
+// has a match to ask about); with OAuth it runs the whole flow a native agent runs (discovery,
 // dynamic registration, authorize with PKCE and resource, sign-in and approval, token, tool call, revocation,
 // refresh-token rotation and reuse). These are the steps docs/agents.md shows.
 
@@ -21,6 +22,7 @@ const TOOLS = [
   "list_my_ladders",
   "enroll_ladder",
   "get_agent_guide",
+  "get_match_diagnostics",
   "list_scrimmages",
   "request_scrimmage",
   "cancel_scrimmage",
@@ -56,7 +58,7 @@ describe("the tool endpoint with an agent key", () => {
     expect(account.body.mcp_clients).toEqual([]);
   });
 
-  it("lists the fourteen tools with the operations' input schemas and calls each one", async () => {
+  it("lists the fifteen tools with the operations' input schemas and calls each one", async () => {
     const who = await signUp(srv, "agent@example.com", "agent-owner");
     const key = await agentKey(srv.url, who.access);
     const client = await keyClient(srv.url, key.key);

@@ -217,6 +217,13 @@ describe("/openapi.json", () => {
         token: agentKey,
       },
       { path: "/api/bots/{name}", method: "delete", url: "/api/bots/key-bot", status: 200, token: agentKey },
+      // Not the key's account's bot: the documented 404 (test/server/insight-health.test.ts has the owner's 200).
+      {
+        path: "/api/account/bots/{name}/matches/{id}/diagnostics",
+        url: `/api/account/bots/api-bot/matches/${matchId}/diagnostics`,
+        status: 404,
+        token: agentKey,
+      },
     ];
     const called = new Set<string>();
     for (const c of successes) {

@@ -6,8 +6,9 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect } from "vitest";
 import WebSocket from "ws";
 import { houseBot } from "../../engine/house/index.ts";
-import { DEFAULT_DEADLINES } from "../../engine/match.ts";
+import { DEFAULT_DEADLINES, Match } from "../../engine/match.ts";
 import { EndMessage, QueueMessage, TurnMessage } from "../../engine/protocol.ts";
+import { RULES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
 import { itUnless } from "../helpers/skips.ts";
 import {
@@ -266,6 +267,42 @@ describe.each(STARTERS)("$name starter in --stdio mode", (s) => {
       const parsed = TurnMessage.parse(t);
       expect(parsed.tick).toBe(tick);
     });
+  });
+});
+
+describe.each(STARTERS)("$name starter's console", (s) => {
+  itUnless(s.stdio)("prints each rejected part with its tick, part, reason and detail", () => {
+    const m = new Match({
+      matchId: `rejections-${s.name}`,
+      seed: 3,
+      map: "arena-21",
+      rules: RULES,
+      fighters: [
+        { name: "me", display_name: "Me", version: "v1" },
+        { name: "them", display_name: "Them", version: "v1" },
+      ],
+    });
+    const obs = {
+      ...m.observation(0),
+      tick: 5,
+      events: [
+        { type: "rejected", by: 0, part: "move", reason: "schema", detail: 'unknown direction "sideways"' },
+        {
+          type: "rejected",
+          by: 0,
+          part: "attack",
+          reason: "unknown_attack",
+          detail: 'no attack named "laser"',
+        },
+      ],
+    };
+    const input = `${JSON.stringify(m.hello(0))}\n${JSON.stringify(obs)}\n`;
+    const out = spawnSync(s.command, [...s.args, "--stdio"], { input, encoding: "utf8", timeout: 30_000 });
+    expect(out.status).toBe(0);
+    // In --stdio mode stdout is the protocol: the log lines are on stderr.
+    expect(out.stderr).toContain('rejected tick 4: move schema (unknown direction "sideways")');
+    expect(out.stderr).toContain('rejected tick 4: attack unknown_attack (no attack named "laser")');
+    expect(out.stdout).not.toContain("rejected");
   });
 });
 

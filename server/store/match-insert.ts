@@ -24,6 +24,7 @@ const MATCH_CASTS = [
   "boolean",
   "text",
   "text",
+  "boolean",
 ] as const;
 const BOT_CASTS = [
   "text",
@@ -60,6 +61,7 @@ export function insertMatches(batch: readonly MatchRecord[]): { sql: string; par
       m.voided,
       m.note,
       m.replay_file,
+      m.stats !== null,
     ]),
     MATCH_CASTS,
   );
@@ -89,7 +91,7 @@ export function insertMatches(batch: readonly MatchRecord[]): { sql: string; par
   const clauses = [
     `m AS (
        INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
-                            winner_bot_id, voided, note, replay_file)
+                            winner_bot_id, voided, note, replay_file, has_stats)
        VALUES ${matchValues}
        ON CONFLICT (id) DO NOTHING RETURNING id, seq
      )`,

@@ -98,7 +98,8 @@ function toMatch(r: Row, bots: MatchBotRecord[]): StoredMatch {
   };
 }
 
-const MATCH_COLUMNS = "m.*, EXISTS (SELECT 1 FROM match_stats s WHERE s.match_id = m.id) AS has_stats";
+// has_stats is stored with the match (migrations/0011_match_has_stats.sql), written with its stats.
+const MATCH_COLUMNS = "m.*";
 
 export class SqlStore implements Store {
   readonly driver: "pg" | "pglite";

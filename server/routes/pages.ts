@@ -204,17 +204,8 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
   // ---- ladder dashboard -----------------------------------------------------------------------------------
   /** The latest ratings of the top ten's ranked versions, by bot name, for the leaderboard's sparklines. */
   async function topTrends(board: LeaderboardRowT[], ladder: string | null): Promise<Map<string, number[]>> {
-    const top = board.slice(0, 10);
-    const histories = await Promise.all(top.map((r) => read(() => ctx.reads.ratings(r.name, on(ladder)))));
-    return new Map(
-      top.map((r, i) => [
-        r.name,
-        (histories[i]!.body?.points ?? [])
-          .filter((p) => p.version === r.version)
-          .map((p) => p.rating)
-          .slice(-SPARK_GAMES),
-      ]),
-    );
+    const res = await read(() => ctx.reads.trends(board.slice(0, 10), SPARK_GAMES, on(ladder)));
+    return res.body ?? new Map();
   }
 
   type SectionId = "leaderboard" | "live" | "online" | "recent" | "upsets";

@@ -26,6 +26,7 @@ import { type Html, html, jsonScript } from "../web/html.ts";
 import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher, playedOn } from "../web/ladders.ts";
 import { avatar, href, plural, sendPage, table, td, when } from "../web/layout.ts";
 import {
+  BOARD_TOP,
   leaderboardSection,
   liveSection,
   matchesTable,
@@ -71,6 +72,11 @@ export function pageRoutes(app: FastifyInstance, ctx: SitePageServices): void {
   }
   const base = ctx.config.publicUrl;
   const on = (ladder: string | null) => ladder ?? undefined;
+
+  /** `?board=all`: the dashboard's whole leaderboard rather than its top (BOARD_TOP rows). */
+  function wholeBoard(req: FastifyRequest): boolean {
+    return (req.query as { board?: unknown }).board === "all";
+  }
 
   function ladderOf(req: FastifyRequest): string | null {
     const l = (req.query as { ladder?: unknown }).ladder;
@@ -211,6 +217,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
   type SectionId = "leaderboard" | "live" | "online" | "recent" | "upsets";
   async function ladderSections(
     ladder: string | null,
+    wholeBoard = false,
   ): Promise<({ signature: string } & Record<SectionId, Html>) | null> {
     const [board, status, lobby, recent] = await Promise.all([
       read(() => ctx.reads.leaderboard(on(ladder))),
@@ -227,7 +234,13 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
     const matches = recent.body ?? [];
     return {
       signature,
-      leaderboard: leaderboardSection(board.body, ladder, await topTrends(board.body, ladder)),
+      // The top of the board up front; the whole board when asked for (?board=all).
+      leaderboard: leaderboardSection(
+        board.body,
+        ladder,
+        await topTrends(board.body, ladder),
+        wholeBoard ? null : BOARD_TOP,
+      ),
       live: liveSection(status.body, ladder, onAir(matches, Date.now())),
       online: onlineSection(lobby.body ?? [], ladder),
       recent: matchesTable(matches.slice(0, 20), ladder, "recent", "Recent matches"),
@@ -237,7 +250,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
 
   app.get("/ladder", async (req, reply) => {
     const ladder = ladderOf(req);
-    const [s, ladders] = await Promise.all([ladderSections(ladder), laddersFor(ladder)]);
+    const [s, ladders] = await Promise.all([ladderSections(ladder, wholeBoard(req)), laddersFor(ladder)]);
     if (!s) return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     const current = ladders.find((l) => l.id === (ladder ?? DEFAULT_LADDER));
     const section = (id: SectionId, title: string) =>
@@ -265,7 +278,7 @@ ${section("recent", "Recent matches")}
   // The dashboard's live update: the same sections as HTML, re-rendered (web/app.js swaps them in).
   app.get("/ladder/sections", async (req, reply) => {
     const ladder = ladderOf(req);
-    const s = await ladderSections(ladder);
+    const s = await ladderSections(ladder, wholeBoard(req));
     if (!s) return reply.code(404).send({ error: "unknown ladder", code: "unknown_ladder" });
     reply.header("cache-control", "no-store");
     const { signature, ...sections } = s;

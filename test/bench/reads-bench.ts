@@ -274,7 +274,10 @@ export async function readsBench(argv: string[]): Promise<ShapeResult[]> {
   });
   const results: ShapeResult[] = [];
   const dataRoot = arg("--data-root");
-  for (const shape of shapes)
+  for (const shape of shapes) {
     results.push(await measureShape(shape, runs, quick ? 500 : 1_500, routes, dataRoot));
+    // Each shape's raw figures as soon as it is measured (a long run interrupted keeps what it measured).
+    if (shapes.length > 1) console.error(`\n(partial) ${JSON.stringify(results.at(-1))}`);
+  }
   return results;
 }

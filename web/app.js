@@ -53,12 +53,53 @@ export function initSorting(root = document) {
         const current = th.getAttribute("aria-sort");
         const first = th.classList.contains("num") ? "descending" : "ascending";
         const next = current ? (current === "ascending" ? "descending" : "ascending") : first;
+        // The dashboard shows the top of a long board: a sort covers every row, so the whole board is fetched
+        // first and sorted as it arrives (the saved state is applied when it is set up).
+        if (table.closest("[data-partial-board]")) {
+          sortState.set(table.id, { index, direction: next });
+          expandBoard().catch(() => sortTable(table, index, next));
+          return;
+        }
         sortTable(table, index, next);
       });
     });
     const saved = sortState.get(table.id);
     if (saved) sortTable(table, saved.index, saved.direction);
   }
+  for (const link of root.querySelectorAll("#leaderboard-all")) {
+    link.addEventListener("click", (e) => {
+      e.preventDefault();
+      expandBoard().catch(() => {
+        location.href = link.href;
+      });
+    });
+  }
+}
+
+// ---- the dashboard's whole leaderboard, fetched when the reader asks for it (a sort, "Show all") ---------------
+/** Set once the whole board is on the page (or the page was asked for with ?board=all): live updates keep it. */
+let wholeBoard = new URLSearchParams(location.search).get("board") === "all";
+
+function sectionsUrl() {
+  const q = new URLSearchParams();
+  const ladder = document.body.dataset.ladder;
+  if (ladder) q.set("ladder", ladder);
+  if (wholeBoard) q.set("board", "all");
+  const s = q.toString();
+  return `/ladder/sections${s ? `?${s}` : ""}`;
+}
+
+async function expandBoard() {
+  wholeBoard = true;
+  const res = await fetch(sectionsUrl(), { headers: { accept: "application/json" } });
+  if (!res.ok) throw new Error(`sections: ${res.status}`);
+  const { sections } = await res.json();
+  const el = document.querySelector('[data-section="leaderboard"]');
+  if (!el) return;
+  el.innerHTML = sections.leaderboard;
+  initSorting(el);
+  initTimes(el);
+  initScrollHints(el);
 }
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
@@ -127,7 +168,7 @@ function liveDashboard() {
   let known = signature ? new Set(JSON.parse(signature)[0]) : null;
 
   async function refreshSections() {
-    const res = await fetch(`/ladder/sections${scope}`, { headers: { accept: "application/json" } });
+    const res = await fetch(sectionsUrl(), { headers: { accept: "application/json" } });
     if (!res.ok) throw new Error(`sections: ${res.status}`);
     const { signature: rendered, sections } = await res.json();
     signature = rendered;

@@ -4,8 +4,9 @@
 // which also make the OpenAPI document, so a page and the API can never disagree about a shape.
 import type { z } from "zod";
 import { publicStats, type RecordedStatsT } from "../../engine/stats.ts";
-import type { BotDirectory } from "../bots/directory.ts";
+import type { BotDirectory, BotSnapshot } from "../bots/directory.ts";
 import { HEALTH_MATCHES, summariseHealth } from "../bots/health.ts";
+import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
@@ -52,7 +53,19 @@ export interface ReadsDeps {
 }
 
 export class LadderReads {
-  constructor(private readonly d: ReadsDeps) {}
+  /** Per-version health, kept up to date from each committed result (noteResult) rather than per read. */
+  private readonly health: HealthWindows;
+  /** Each bot snapshot's bots by lowercase name, so a read finds a bot by name without a query. */
+  private readonly byName = new WeakMap<BotSnapshot, Map<string, BotRow>>();
+
+  constructor(private readonly d: ReadsDeps) {
+    this.health = new HealthWindows(d.store);
+  }
+
+  /** A committed result (the MatchFinished listener of the data feature): the health windows take it in. */
+  noteResult(m: MatchRecord): void {
+    this.health.record(m);
+  }
 
   private get base(): string {
     return this.d.publicUrl;
@@ -139,9 +152,20 @@ export class LadderReads {
 
   /** A bot by name; a name that cannot be a bot name is as unknown as a missing one (404 no_such_bot). */
   async botNamed(name: string): Promise<BotRow> {
-    const bot = BOT_NAME.test(name) ? await this.d.store.botByName(name) : null;
+    const bot = BOT_NAME.test(name) ? await this.botByName(name) : null;
     if (!bot) throw errors.noSuchBot(name);
     return bot;
+  }
+
+  /** From the bot directory's snapshot (in memory, reloaded after a committed write to bots): no query. */
+  private async botByName(name: string): Promise<BotRow | null> {
+    const snap = await this.d.bots.snapshot();
+    let names = this.byName.get(snap);
+    if (!names) {
+      names = new Map(snap.bots.map((b) => [b.name.toLowerCase(), b]));
+      this.byName.set(snap, names);
+    }
+    return names.get(name.toLowerCase()) ?? null;
   }
 
   async bot(name: string, ladderId?: string): Promise<BotT> {
@@ -151,7 +175,7 @@ export class LadderReads {
     const [versions, listed, recent] = await Promise.all([
       this.d.store.versions(bot.id),
       this.board(ladder),
-      this.d.store.matches({ ladder: ladder.id, botName: bot.name, limit: RECENT_MATCHES }),
+      this.d.store.matches({ ladder: ladder.id, botName: bot.name, botId: bot.id, limit: RECENT_MATCHES }),
     ]);
     const row = listed.find((r) => r.name === bot.name);
     const o = this.online(bot.id);
@@ -171,7 +195,7 @@ export class LadderReads {
         versions.map(async (v) => ({
           ...versionView(v, ladder.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
           rank: row && row.version === v.label ? row.rank : null,
-          health: summariseHealth(await this.d.store.versionStats(bot.id, v.label, HEALTH_MATCHES)),
+          health: await this.health.of(bot.id, v.label),
         })),
       ),
       recent_matches: recent.map((m) => matchView(m, this.base)),
@@ -184,6 +208,26 @@ export class LadderReads {
     const since = days === undefined ? null : new Date(Date.now() - days * 86_400_000).toISOString();
     const rows = await this.d.store.ratingPoints(bot.id, ladder.id, since);
     return { since, games: rows.length, points: sample(rows, HISTORY_LIMIT).map((r) => ratingPoint(bot, r)) };
+  }
+
+  /**
+   * The latest `games` ratings of each listed version (leaderboard sparklines), by bot name: the tail of each
+   * history read from the index, not the whole history.
+   */
+  async trends(
+    rows: readonly { name: string; version: string }[],
+    games: number,
+    ladderId?: string,
+  ): Promise<Map<string, number[]>> {
+    const ladder = this.d.ladders.require(ladderId);
+    const tails = await Promise.all(
+      rows.map(async (r) => {
+        const bot = await this.botByName(r.name);
+        const tail = bot ? await this.d.store.ratingTail(bot.id, r.version, ladder.id, games) : [];
+        return [r.name, tail.map(Math.round)] as const;
+      }),
+    );
+    return new Map(tails);
   }
 
   /** An owner's bots with their standing on a ladder; unknown (or banned: no listed bots) is a 404. */
@@ -233,10 +277,12 @@ export class LadderReads {
   async matches(q: { ladder?: string; bot?: string; limit: number; stats?: boolean }): Promise<MatchT[]> {
     if (q.ladder !== undefined) this.d.ladders.require(q.ladder);
     const pending = this.pendingMatches(q).slice(0, q.limit);
+    const bot = q.bot !== undefined && BOT_NAME.test(q.bot) ? await this.botByName(q.bot) : null;
     const stored = await this.d.store.matches({
       limit: q.limit - pending.length,
       ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
       ...(q.bot !== undefined ? { botName: q.bot } : {}),
+      ...(bot ? { botId: bot.id } : {}),
     });
     const views = pending.map((m) =>
       matchView(storedForm(m), this.base, q.stats ? m.stats && publicStats(m.stats) : undefined),

@@ -38,6 +38,7 @@ import { type Html, html, jsonScript } from "../web/html.ts";
 import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher, playedOn } from "../web/ladders.ts";
 import { avatar, href, plural, sendPage, table, td, when } from "../web/layout.ts";
 import {
+  BOARD_TOP,
   leaderboardSection,
   liveSection,
   matchesTable,
@@ -83,6 +84,11 @@ export function pageRoutes(app: FastifyInstance, ctx: SitePageServices): void {
   }
   const base = ctx.config.publicUrl;
   const on = (ladder: string | null) => ladder ?? undefined;
+
+  /** `?board=all`: the dashboard's whole leaderboard rather than its top (BOARD_TOP rows). */
+  function wholeBoard(req: FastifyRequest): boolean {
+    return (req.query as { board?: unknown }).board === "all";
+  }
 
   function ladderOf(req: FastifyRequest): string | null {
     const l = (req.query as { ladder?: unknown }).ladder;
@@ -216,22 +222,14 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
   // ---- ladder dashboard -----------------------------------------------------------------------------------
   /** The latest ratings of the top ten's ranked versions, by bot name, for the leaderboard's sparklines. */
   async function topTrends(board: LeaderboardRowT[], ladder: string | null): Promise<Map<string, number[]>> {
-    const top = board.slice(0, 10);
-    const histories = await Promise.all(top.map((r) => read(() => ctx.reads.ratings(r.name, on(ladder)))));
-    return new Map(
-      top.map((r, i) => [
-        r.name,
-        (histories[i]!.body?.points ?? [])
-          .filter((p) => p.version === r.version)
-          .map((p) => p.rating)
-          .slice(-SPARK_GAMES),
-      ]),
-    );
+    const res = await read(() => ctx.reads.trends(board.slice(0, 10), SPARK_GAMES, on(ladder)));
+    return res.body ?? new Map();
   }
 
   type SectionId = "leaderboard" | "matrix" | "live" | "online" | "recent" | "upsets";
   async function ladderSections(
     ladder: string | null,
+    wholeBoard = false,
   ): Promise<({ signature: string } & Record<SectionId, Html>) | null> {
     const [board, status, lobby, recent, ranks, matrix] = await Promise.all([
       read(() => ctx.reads.leaderboard(on(ladder))),
@@ -251,11 +249,13 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
     const matches = recent.body ?? [];
     return {
       signature,
+      // The top of the board up front; the whole board when asked for (?board=all).
       leaderboard: leaderboardSection(
         board.body,
         ladder,
         await topTrends(board.body, ladder),
         ranks.body ? ranks.body.of : undefined,
+        wholeBoard ? null : BOARD_TOP,
       ),
       matrix: matrix.body ? heatmapSection(matrix.body, ladder) : html``,
       live: liveSection(status.body, ladder, onAir(matches, Date.now())),
@@ -267,7 +267,7 @@ ${current ? ladderFacts(current, Date.now()) : ""}`,
 
   app.get("/ladder", async (req, reply) => {
     const ladder = ladderOf(req);
-    const [s, ladders] = await Promise.all([ladderSections(ladder), laddersFor(ladder)]);
+    const [s, ladders] = await Promise.all([ladderSections(ladder, wholeBoard(req)), laddersFor(ladder)]);
     if (!s) return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     const current = ladders.find((l) => l.id === (ladder ?? DEFAULT_LADDER));
     const section = (id: SectionId, title: string) =>
@@ -296,7 +296,7 @@ ${section("recent", "Recent matches")}
   // The dashboard's live update: the same sections as HTML, re-rendered (web/app.js swaps them in).
   app.get("/ladder/sections", async (req, reply) => {
     const ladder = ladderOf(req);
-    const s = await ladderSections(ladder);
+    const s = await ladderSections(ladder, wholeBoard(req));
     if (!s) return reply.code(404).send({ error: "unknown ladder", code: "unknown_ladder" });
     reply.header("cache-control", "no-store");
     const { signature, ...sections } = s;

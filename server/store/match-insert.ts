@@ -25,6 +25,7 @@ const MATCH_CASTS = [
   "text",
   "text",
   "jsonb",
+  "boolean",
 ] as const;
 const BOT_CASTS = [
   "text",
@@ -62,6 +63,7 @@ export function insertMatches(batch: readonly MatchRecord[]): { sql: string; par
       m.note,
       m.replay_file,
       m.pairing ? JSON.stringify(m.pairing) : null,
+      m.stats !== null,
     ]),
     MATCH_CASTS,
   );
@@ -91,7 +93,7 @@ export function insertMatches(batch: readonly MatchRecord[]): { sql: string; par
   const clauses = [
     `m AS (
        INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
-                            winner_bot_id, voided, note, replay_file, pairing)
+                            winner_bot_id, voided, note, replay_file, pairing, has_stats)
        VALUES ${matchValues}
        ON CONFLICT (id) DO NOTHING RETURNING id, seq
      )`,

@@ -107,7 +107,8 @@ function toMatch(r: Row, bots: MatchBotRecord[]): StoredMatch {
   };
 }
 
-const MATCH_COLUMNS = "m.*, EXISTS (SELECT 1 FROM match_stats s WHERE s.match_id = m.id) AS has_stats";
+// has_stats is stored with the match (migrations/0011_match_has_stats.sql), written with its stats.
+const MATCH_COLUMNS = "m.*";
 
 export class SqlStore implements Store {
   readonly driver: "pg" | "pglite";
@@ -278,7 +279,7 @@ export class SqlStore implements Store {
     if (q.botName !== undefined) {
       // A bot's matches follow its id, so they stay found after a rename; a name no current bot carries
       // falls back to the name stored with each match (a renamed-away or deleted bot).
-      const bot = await this.botByName(q.botName);
+      const bot = q.botId !== undefined ? { id: q.botId } : await this.botByName(q.botName);
       params.push(bot ? bot.id : q.botName);
       const n = params.length;
       const seat = (alias: string) =>
@@ -504,6 +505,20 @@ export class SqlStore implements Store {
       },
       map: String(r.map),
     }));
+  }
+
+  async ratingTail(botId: string, version: string, ladderId: string, limit: number): Promise<number[]> {
+    // Walks the bot's (bot_id, seq) index newest first and stops at the limit: what the sparkline shows, not
+    // the whole history.
+    const rows = await this.db.query<{ rating_after: unknown }>(
+      `SELECT me.rating_after
+       FROM match_bots me JOIN matches m ON m.id = me.match_id
+       WHERE me.bot_id = $1 AND me.version = $2 AND m.ladder_id = $3 AND m.mode = 'ranked' AND NOT m.voided
+         AND me.rating_after IS NOT NULL
+       ORDER BY me.seq DESC LIMIT $4`,
+      [botId, version, ladderId, limit],
+    );
+    return rows.map((r) => Number(r.rating_after)).reverse();
   }
 
   async startsSince(since: string, ladderId?: string) {

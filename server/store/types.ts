@@ -77,6 +77,8 @@ export interface StoredMatch extends Omit<MatchRecord, "stats"> {
 export interface MatchQuery {
   ladder?: string;
   botName?: string;
+  /** The id of the bot named `botName` when the caller has looked it up already (no second lookup). */
+  botId?: string;
   limit: number;
 }
 
@@ -220,6 +222,8 @@ export interface Store {
   /** Per version of a ladder: the newest rated match's order number (for "the version that last played"). */
   lastRatedPlay(ladderId: string): Promise<Map<string, number>>;
   ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]>;
+  /** A version's latest `limit` ratings after its rated games on a ladder, oldest first (sparklines). */
+  ratingTail(botId: string, version: string, ladderId: string, limit: number): Promise<number[]>;
   /**
    * Match starts since a time, per bot and per owner (player bots only; of one ladder when named): the ranked
    * quotas, which scrimmages (their own limits, server/scrimmages/) never use up.

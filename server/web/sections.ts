@@ -31,18 +31,29 @@ export function outcome(m: MatchJ): string {
   return w ? `${w.display_name} won` : "decided";
 }
 
+/** Leaderboard rows the dashboard renders up front; the rest come on demand (issue 38). */
+export const BOARD_TOP = 100;
+
 /**
  * The leaderboard; `trends` holds the latest ratings of the top ten by bot name, drawn as a sparkline each
  * (the dashboard's story at a glance: who is climbing).
+ *
+ * `top`: render only the first `top` rows, with a link to the whole board (`/ladder?board=all`, rendered by the
+ * server, so it works without the page script). The page script fetches the whole board in place when the
+ * reader follows that link or sorts by a column, so sorting covers every row (SPEC 1.1).
  */
 export function leaderboardSection(
-  rows: LeaderboardRowJ[],
+  all: LeaderboardRowJ[],
   ladder: string | null,
   trends: ReadonlyMap<string, number[]> = new Map(),
   /** Each row's 95 % rank interval (issue 33), when known. */
   interval?: (r: LeaderboardRowJ) => { low: number; high: number } | null,
+  top: number | null = null,
 ): Html {
-  return table({
+  const rows = top === null ? all : all.slice(0, top);
+  const partial = rows.length < all.length;
+  const full = href("/ladder", ladder, { board: "all" });
+  const board = table({
     id: "leaderboard",
     caption: "Leaderboard",
     captionHidden: true,
@@ -74,6 +85,9 @@ ${td(r.draws, { numeric: true, hideNarrow: true })}
 </tr>`,
     ),
   });
+  if (!partial) return board;
+  return html`<div data-partial-board="${full}">${board}
+<p class="muted small" id="leaderboard-more">Showing the top ${rows.length} of ${all.length} ranked versions. <a href="${full}" id="leaderboard-all">Show all ${all.length}</a></p></div>`;
 }
 
 export function liveSection(status: StatusJ, ladder: string | null, paced: OnAir[] = []): Html {

@@ -63,6 +63,30 @@ if (process.argv.includes("--league")) {
   process.exit(0);
 }
 
+// `--seed-ladder BOTS:GAMES` (issue 38) stores a ladder history through the server's own insert paths, on
+// PGlite in `--data-dir` (default ./data/bench-ladder-BOTS-GAMES) or, with DATABASE_URL, in a schema of its own.
+if (process.argv.includes("--seed-ladder")) {
+  const { parseShape, seedLadder } = await import("./seed-ladder.ts");
+  const arg = (flag: string) => {
+    const i = process.argv.indexOf(flag);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const dataDir = arg("--data-dir");
+  const place = await seedLadder(parseShape(arg("--seed-ladder")), {
+    ...(dataDir ? { dataDir } : {}),
+    reseed: process.argv.includes("--reseed"),
+  });
+  console.log(place.databaseUrl ? `seeded: ${place.databaseUrl}` : `seeded: ${place.dataDir}`);
+  process.exit(0);
+}
+
+// `--reads` (issue 38): the read routes on a seeded ladder against a bare route, start-up time and peak memory.
+if (process.argv.includes("--reads")) {
+  const { readsBench, printReads } = await import("./reads-bench.ts");
+  printReads(await readsBench(process.argv));
+  process.exit(0);
+}
+
 // `--workers-table` prints the worker-tuning table (issue 14): 1, 2 and 4 workers at 16, 64 and 256 matches.
 if (process.argv.includes("--workers-table")) {
   const { workersTable } = await import("./workers-table.ts");

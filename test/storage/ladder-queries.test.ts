@@ -156,6 +156,32 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
     expect(await store.versionsCreatedSince(a.id, since)).toBe(2);
   });
 
+  it("gives a version's latest ratings, oldest first, from rated games only (sparklines)", async () => {
+    expect(await store.ratingTail(a.id, "v1", "public", 30)).toEqual([1510]);
+    // m3 (voided) and m4 (human) have a's v2 too, but are not rated games.
+    expect(await store.ratingTail(a.id, "v2", "public", 30)).toEqual([1490]);
+    expect(await store.ratingTail(a.id, "v2", "elsewhere", 30)).toEqual([]);
+    // Only the tail: the newest `limit` games, in play order. On a ladder of its own, so the tests above keep
+    // their counts.
+    for (const [i, seat] of [0, 1, 0].entries())
+      await store.saveMatch(
+        match(
+          `tail${i}`,
+          seat === 0
+            ? [
+                [b, "v7"],
+                [h, "1"],
+              ]
+            : [
+                [h, "1"],
+                [b, "v7"],
+              ],
+          { ladder_id: "tail" },
+        ),
+      );
+    expect(await store.ratingTail(b.id, "v7", "tail", 2)).toEqual([1490, 1510]);
+  });
+
   it("keeps an audit log, newest first, filterable by kind", async () => {
     await store.audit("registration", "alpha", { owner: "ann" });
     await store.audit("throttle", "alpha", { reason: "hourly_quota" });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadMigrations } from "../../server/db/migrate.ts";
+import { loadMigrations, migrate } from "../../server/db/migrate.ts";
 import { type DbPlace, openDb } from "../../server/db/open.ts";
 import { NameTakenError, openStore } from "../../server/store/sql-store.ts";
 import type { MatchRecord, Store } from "../../server/store/types.ts";
@@ -145,6 +145,32 @@ describe.each(targets)("Store on $driver", (target) => {
         expect(stores.map((s) => s.schema)).toEqual([KNOWN, KNOWN, KNOWN]);
         await Promise.all(stores.map((s) => s.close()));
       });
+
+    it("fills the stored stats flag of matches stored before it existed (0013)", async () => {
+      const place = await target.fresh();
+      const db = await openDb(place);
+      await migrate(
+        db,
+        loadMigrations().filter((m) => m.version < 13),
+      );
+      for (const id of ["with-stats", "without-stats"])
+        await db.query(
+          `INSERT INTO matches (id, ladder_id, mode, seed, map, ended, final_tick, reason, voided)
+           VALUES ($1, 'public', 'ranked', 1, 'arena-21', now(), 10, 'last_standing', false)`,
+          [id],
+        );
+      await db.query(
+        `INSERT INTO match_stats (match_id, stats_version, stats) VALUES ('with-stats', 2, '{}'::jsonb)`,
+      );
+      await db.close();
+      const s = await openStore(place);
+      try {
+        expect((await s.match("with-stats"))?.has_stats).toBe(true);
+        expect((await s.match("without-stats"))?.has_stats).toBe(false);
+      } finally {
+        await s.close();
+      }
+    });
 
     it("refuses a database migrated by a newer build", async () => {
       const place = await target.fresh();

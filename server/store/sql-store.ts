@@ -107,7 +107,7 @@ function toMatch(r: Row, bots: MatchBotRecord[]): StoredMatch {
   };
 }
 
-// has_stats is stored with the match (migrations/0011_match_has_stats.sql), written with its stats.
+// has_stats is stored with the match (migrations/0013_match_has_stats.sql), written with its stats.
 const MATCH_COLUMNS = "m.*";
 
 export class SqlStore implements Store {

@@ -71,14 +71,20 @@ describe.skipIf(!HAVE_CHROMIUM)("scrimmage controls in headless Chromium", () =>
     const listed = await call(srv.url, "GET", "/api/account/bots/ann-a/scrimmages", { token: ann.access });
     expect(listed.body.allow_scrimmages).toBe(true);
 
-    await page.getByLabel("Opponent", { exact: true }).fill("bob-x");
+    await page
+      .getByRole("region", { name: "Scrimmages" })
+      .getByLabel("Opponent", { exact: true })
+      .fill("bob-x");
     await page.getByRole("button", { name: "Ask for a scrimmage" }).click();
     await expect.poll(() => page.locator("#scrimmage-status").getAttribute("data-kind")).toBe("error");
     expect(await page.locator("#scrimmage-status").textContent()).toContain(
       "does not allow scrimmages against it",
     );
 
-    await page.getByLabel("Opponent", { exact: true }).fill("kiter");
+    await page
+      .getByRole("region", { name: "Scrimmages" })
+      .getByLabel("Opponent", { exact: true })
+      .fill("kiter");
     await page.getByLabel("Map").selectOption("columns-21");
     await page.getByRole("button", { name: "Ask for a scrimmage" }).click();
     await expect

@@ -32,6 +32,9 @@ const LEADERBOARD_ROW = [
   "wins",
   "losses",
   "draws",
+  // The rank's 95 % interval (issue 33): extra fields, null until the first computation.
+  "rank_low",
+  "rank_high",
 ].sort();
 
 let srv: TestServer;

@@ -41,18 +41,24 @@ async function inspector(...args: string[]) {
 }
 
 describe("the MCP Inspector CLI", () => {
-  it("lists the nine tools", async () => {
+  it("lists the fifteen tools", async () => {
     const out = (await inspector("--method", "tools/list")) as { tools: { name: string }[] };
     expect(out.tools.map((t) => t.name).sort()).toEqual(
       [
+        "cancel_scrimmage",
         "delete_bot",
         "enroll_ladder",
+        "get_batch_test",
         "get_agent_guide",
         "get_match_diagnostics",
         "list_my_bots",
         "list_my_ladders",
+        "list_scrimmages",
         "register_bot",
+        "request_scrimmage",
         "retire_bot",
+        "set_scrimmage_opt_in",
+        "start_batch_test",
         "whoami",
       ].sort(),
     );

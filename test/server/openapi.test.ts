@@ -191,6 +191,11 @@ describe("/openapi.json", () => {
       { path: "/api/matches/{id}", url: `/api/matches/${matchId}`, status: 200 },
       { path: "/api/matches/{id}/stats", url: `/api/matches/${matchId}/stats`, status: 200 },
       { path: "/replays/{file}", url: `/replays/${matchId}.jsonl.gz`, status: 200 },
+      // Open data (issue 35): the index of every ladder and of one; no day is over yet here, so a day's file is
+      // the documented 404 (test/server/open-data.test.ts downloads real dumps).
+      { path: "/data", url: "/data", status: 200 },
+      { path: "/data/{ladder}", url: "/data/public", status: 200 },
+      { path: "/data/{ladder}/{file}", url: "/data/public/2020-01-01.jsonl.gz", status: 404 },
       { path: "/api/me", url: "/api/me", status: 200, token },
       {
         path: "/api/me/versions",

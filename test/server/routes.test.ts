@@ -110,6 +110,7 @@ describe("bot-token routes", () => {
         "online",
         "owner",
         "owner_url",
+        "regressions",
         "versions",
       ].sort(),
     );

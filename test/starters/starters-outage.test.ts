@@ -77,9 +77,18 @@ describe("the starters through a database outage", () => {
       };
 
       await until(() => played(1), "a first match of each starter", 60_000);
+      // The database goes away while both starters are in a match, so each one's next `queue` is the one refused.
+      // (Taken down at a random moment, a starter already waiting in the queue just waits out the outage: its
+      // pairing needs the database too, and it is never refused.)
+      const inMatch = (name: string) =>
+        [...srv.app.ctx.matches.values()].some((m) => m.seats.some((s) => s.participant.bot.name === name));
+      await until(async () => starters.every((s) => inMatch(s.name)), "both starters in a match", 60_000);
       outage.down = true;
-      // Long enough for both to finish a match and have a `queue` refused (their matches last about a second).
-      await new Promise((r) => setTimeout(r, 5_000));
+      await until(
+        async () => procs.every((p) => p.output().includes("unavailable")),
+        "a refused queue of each starter",
+        30_000,
+      );
       outage.down = false;
       const before = await Promise.all(starters.map((s) => stored(s.name)));
       await until(

@@ -304,6 +304,7 @@ describe.each(targets)("Store on $driver", (target) => {
         started: "2024-05-01T10:00:00.000Z",
         replay_trimmed: false,
         has_stats: true,
+        pairing: null,
       });
       const bare = matchRecord(uniq("m"), seats(), {
         started: null,

@@ -12,10 +12,9 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSE_BOTS } from "../../engine/house/index.ts";
-import { MAP_NAMES } from "../../engine/rules.ts";
-import { versionKey } from "../../server/ratings/book.ts";
-import type { BotRow, MatchRecord } from "../../server/store/types.ts";
+import type { BotRow } from "../../server/store/types.ts";
 import { CHROMIUM_MISSING, launchBrowser, SHOTS } from "../helpers/browser.ts";
+import { playRated } from "../helpers/rated-game.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { skipAllIf } from "../helpers/skips.ts";
 
@@ -24,63 +23,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.mi
 let srv: TestServer;
 const houses: BotRow[] = [];
 const players = new Map<string, BotRow>();
-let seq = 0;
 
-/** One rated game saved and announced the way the runner does it. */
-async function play(x: BotRow, y: BotRow, xScore: 0 | 0.5 | 1): Promise<void> {
-  const { store, bus } = srv.app.ctx;
-  const version = (b: BotRow) => (b.house ? HOUSE_BOTS[b.name]!.version : "v1");
-  const map = MAP_NAMES[seq % MAP_NAMES.length]!;
-  const change = srv.app.ctx.ladders.main.ratings.record({
-    a: versionKey(x.id, version(x)),
-    b: versionKey(y.id, version(y)),
-    score: xScore,
-    map,
-    aHouse: x.house,
-    bHouse: y.house,
-  });
-  for (const b of [x, y]) await store.ensureVersion(b.id, version(b));
-  const ended = new Date().toISOString();
-  const winner = xScore === 0.5 ? null : xScore === 1 ? x : y;
-  const m: MatchRecord = {
-    id: `insight-${++seq}`,
-    ladder_id: "public",
-    mode: "ranked",
-    seed: seq,
-    map,
-    started: ended,
-    ended,
-    duration_ms: 1000,
-    final_tick: 100,
-    reason: winner ? "last_standing" : "timeout_draw",
-    winner_bot_id: winner?.id ?? null,
-    voided: false,
-    note: null,
-    bots: [x, y].map((bot, i) => ({
-      fighter: i,
-      bot_id: bot.id,
-      name: bot.name,
-      display_name: bot.display_name,
-      version: version(bot),
-      house: bot.house,
-      avatar: null,
-      rating_before: Math.round(change.before[i]!),
-      rating_after: Math.round(change.after[i]!),
-    })),
-    stats: null,
-    replay_file: null,
-  };
-  await store.saveMatch(m);
-  bus.emit("MatchFinished", {
-    match: m,
-    rated: true,
-    ratingChange: [
-      m.bots[0]!.rating_after! - m.bots[0]!.rating_before!,
-      m.bots[1]!.rating_after! - m.bots[1]!.rating_before!,
-    ],
-    accounts: [x.account_id, y.account_id],
-  });
-}
+const play = (x: BotRow, y: BotRow, xScore: 0 | 0.5 | 1) => playRated(srv, x, y, xScore);
 
 describe("the dashboard's heat map in headless Chromium", () => {
   skipAllIf(CHROMIUM_MISSING);

@@ -1,0 +1,66 @@
+// One rated game between two bots, saved and announced the way the match runner does it, without playing it:
+// recorded in the main ladder's real rating book, stored through the store and emitted as MatchFinished. The
+// insight tests seed ladders of known strength with it (rank intervals, matchups, the heat map).
+import { HOUSE_BOTS } from "../../engine/house/index.ts";
+import { MAP_NAMES } from "../../engine/rules.ts";
+import { versionKey } from "../../server/ratings/book.ts";
+import type { BotRow, MatchRecord } from "../../server/store/types.ts";
+import type { TestServer } from "./server.ts";
+
+let seq = 0;
+
+/** Saves and announces one rated game of `x` against `y`; `xScore` is x's result (1 win, 0.5 draw, 0 loss). */
+export async function playRated(srv: TestServer, x: BotRow, y: BotRow, xScore: 0 | 0.5 | 1): Promise<void> {
+  const { store, bus } = srv.app.ctx;
+  const version = (b: BotRow) => (b.house ? HOUSE_BOTS[b.name]!.version : "v1");
+  const map = MAP_NAMES[seq % MAP_NAMES.length]!;
+  const change = srv.app.ctx.ladders.main.ratings.record({
+    a: versionKey(x.id, version(x)),
+    b: versionKey(y.id, version(y)),
+    score: xScore,
+    map,
+    aHouse: x.house,
+    bHouse: y.house,
+  });
+  for (const b of [x, y]) await store.ensureVersion(b.id, version(b));
+  const ended = new Date().toISOString();
+  const winner = xScore === 0.5 ? null : xScore === 1 ? x : y;
+  const m: MatchRecord = {
+    id: `insight-${++seq}`,
+    ladder_id: "public",
+    mode: "ranked",
+    seed: seq,
+    map,
+    started: ended,
+    ended,
+    duration_ms: 1000,
+    final_tick: 100,
+    reason: winner ? "last_standing" : "timeout_draw",
+    winner_bot_id: winner?.id ?? null,
+    voided: false,
+    note: null,
+    bots: [x, y].map((bot, i) => ({
+      fighter: i,
+      bot_id: bot.id,
+      name: bot.name,
+      display_name: bot.display_name,
+      version: version(bot),
+      house: bot.house,
+      avatar: null,
+      rating_before: Math.round(change.before[i]!),
+      rating_after: Math.round(change.after[i]!),
+    })),
+    stats: null,
+    replay_file: null,
+  };
+  await store.saveMatch(m);
+  bus.emit("MatchFinished", {
+    match: m,
+    rated: true,
+    ratingChange: [
+      m.bots[0]!.rating_after! - m.bots[0]!.rating_before!,
+      m.bots[1]!.rating_after! - m.bots[1]!.rating_before!,
+    ],
+    accounts: [x.account_id, y.account_id],
+  });
+}

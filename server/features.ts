@@ -10,6 +10,7 @@ import { accountsFeature, accountsSetUpFeature, identityFeature } from "./auth/a
 import { accountFeature } from "./auth/feature.ts";
 import { botDirectoryFeature } from "./bots/directory-feature.ts";
 import { botsFeature } from "./bots/feature.ts";
+import { discoveryFeature } from "./discovery/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
 import { eventsFeature } from "./events/feature.ts";
 import { eventsServiceFeature } from "./events/service-feature.ts";
@@ -30,12 +31,11 @@ import { healthFeature } from "./ops/health-feature.ts";
 import { liveFeature, matchesFeature } from "./play/feature.ts";
 import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
-import { discoveryFeature } from "./routes/discovery-feature.ts";
 import { scrimmagesFeature } from "./scrimmages/feature.ts";
+import { webFeature } from "./site/feature.ts";
 import { doorsFeature } from "./socket/doors.ts";
 import { hubFeature } from "./socket/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
-import { webFeature } from "./web/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
   // The core: what a match needs, from its result back to the socket it is played on.

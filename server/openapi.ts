@@ -1,11 +1,11 @@
 // /openapi.json: the OpenAPI 3.1 contract of the public discovery and data routes, bot registration and the
 // bot-token routes. Nothing here restates a shape: request parameters and bodies are the zod schemas the
-// routes validate with, and responses are the zod schemas of routes/responses.ts, which the contract test
+// routes validate with, and responses are the zod schemas of api/responses.ts, which the contract test
 // checks live responses against. zod 4 converts both to JSON Schema 2020-12, the dialect OpenAPI 3.1 uses.
 import { z } from "zod";
 import { VERSIONS } from "../engine/versions.ts";
+import * as R from "./api/responses.ts";
 import { type AnyOperation, openApiOperation } from "./kernel/operation.ts";
-import * as R from "./routes/responses.ts";
 
 type Json = Record<string, unknown>;
 

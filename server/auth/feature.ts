@@ -2,7 +2,7 @@
 // tickets and email preferences): its operations, handed the accounts, human play, the lobby, the tool
 // endpoint, the store, the config and the live limits.
 import { defineFeature } from "../kernel/feature.ts";
-import { ACCOUNT_OPERATIONS, type AccountServices } from "../routes/account.ts";
+import { ACCOUNT_OPERATIONS, type AccountServices } from "./account-routes.ts";
 
 declare module "../kernel/feature.ts" {
   interface Services {

@@ -2,7 +2,7 @@
 // handed the accounts, the hub and lobby (a removed bot's socket is closed), the ladders, the store, the config
 // and the live limits.
 import { defineFeature } from "../kernel/feature.ts";
-import { BOT_OPERATIONS, type BotServices } from "../routes/bots.ts";
+import { BOT_OPERATIONS, type BotServices } from "./routes.ts";
 
 declare module "../kernel/feature.ts" {
   interface Services {

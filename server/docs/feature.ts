@@ -1,7 +1,7 @@
 // The published documents as a feature (SPEC 4.1 `GET /docs`, `/docs/<name>`, the schemas, and the agent guide
 // tool): its operations, handed the config (the public address the documents are written for).
 import { defineFeature } from "../kernel/feature.ts";
-import { DOCS_OPERATIONS, type DocsServices } from "../routes/docs.ts";
+import { DOCS_OPERATIONS, type DocsServices } from "./routes.ts";
 
 declare module "../kernel/feature.ts" {
   interface Services {

@@ -2,10 +2,10 @@
 // session only, `Cache-Control: private, no-store`, `Vary: Authorization`, a supplied Origin must be this
 // site, banned accounts 403) and the event administration (4.6). Thin: parse, call the events service, render.
 import { z } from "zod";
+import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
-import * as R from "../routes/responses.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import { HOUSE_NAMES, STAT_NAMES } from "./definition.ts";
 import { ALT_HEADER, altText, normaliseImage } from "./image.ts";

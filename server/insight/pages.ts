@@ -1,6 +1,6 @@
 // What the site's pages show of insight (issue 33): the rank interval, the bot page's rivals table, the
 // dashboard's win-chance heat map and the regression notice. Rendered on the server from the same numbers the
-// API answers with; server/routes/pages.ts places them.
+// API answers with; server/site/pages.ts places them.
 //
 // The heat map is a table (row header: the bot; column headers: the bots it meets), so a screen reader reads
 // "row beats column: 62 %" cell by cell, and every cell prints its number: colour is a second carrier, never

@@ -2,11 +2,11 @@
 // an owner's bots, the match list, one match and its stats. Each definition yields its route and its
 // /openapi.json entry; the handlers ask the ladder reads service (reads.ts) and return what it answers.
 import { z } from "zod";
+import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";
 import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
-import * as R from "../routes/responses.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type DataServices = Pick<Services, "accounts" | "insight" | "reads">;

@@ -1,9 +1,11 @@
 // The public ladder data of SPEC 4.1 as a service: leaderboard, lobby, status, a bot's page data, its rating
 // history, an owner's bots, and matches. Routes render what these return and pages read them directly (no
-// in-process HTTP round trip); the return types are inferred from the response schemas of routes/responses.ts,
+// in-process HTTP round trip); the return types are inferred from the response schemas of api/responses.ts,
 // which also make the OpenAPI document, so a page and the API can never disagree about a shape.
 import type { z } from "zod";
 import { publicStats, type RecordedStatsT } from "../../engine/stats.ts";
+import type * as R from "../api/responses.ts";
+import { matchView, versionView } from "../api/views.ts";
 import type { BotDirectory, BotSnapshot } from "../bots/directory.ts";
 import { HEALTH_MATCHES, summariseHealth } from "../bots/health.ts";
 import { HealthWindows } from "../bots/health-windows.ts";
@@ -13,8 +15,6 @@ import type { Settings } from "../kernel/settings.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
-import type * as R from "../routes/responses.ts";
-import { matchView, versionView } from "../routes/views.ts";
 import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
 import type { LadderRuntime } from "./runtime.ts";

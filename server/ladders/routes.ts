@@ -2,10 +2,10 @@
 // ladder screens: definitions, members, approvals and invitations (4.6). Thin: parse, call the membership
 // service, render. The auth rule of each is part of its definition.
 import { z } from "zod";
+import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
-import * as R from "../routes/responses.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import { moveWindow } from "./schedule.ts";
 

@@ -3,13 +3,13 @@
 // every ladder; what a ladder owns is what makes its ratings, match history and limits independent.
 import type { Logger } from "pino";
 import type { z } from "zod";
+import type { Ladder } from "../api/responses.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
 import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";
 import { Leaderboard } from "../ratings/leaderboard.ts";
-import type { Ladder } from "../routes/responses.ts";
 import type { MatchRecord, Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";

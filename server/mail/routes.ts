@@ -3,9 +3,9 @@
 // email routes of SPEC 4.6 (modes, history without addresses, incidents, previews that send nothing).
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import * as R from "../api/responses.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
-import * as R from "../routes/responses.ts";
 import * as messages from "./messages.ts";
 import { CATEGORY_LABELS, type Rendered, render, UNSUBSCRIBE_PLACEHOLDER } from "./templates.ts";
 

@@ -15,7 +15,7 @@ export interface PageShell {
   noindex?: boolean;
   /** Extra module scripts (asset URLs). */
   scripts?: string[];
-  /** The ladder switcher (server/web/ladders.ts); without it a non-default ladder is named in the header. */
+  /** The ladder switcher (server/site/ladders.ts); without it a non-default ladder is named in the header. */
   switcher?: Html | "";
   /** Extra stylesheets (asset URLs) after the shared one. */
   styles?: string[];

@@ -7,7 +7,7 @@ import { sparkline } from "./chart.ts";
 import { type Html, html } from "./html.ts";
 import { avatar, href, plural, table, td, when } from "./layout.ts";
 
-// The shapes are the response schemas' (routes/responses.ts), as the reads service returns them.
+// The shapes are the response schemas' (api/responses.ts), as the reads service returns them.
 export type MatchJ = MatchT;
 export type MatchBotJ = MatchT["bots"][number];
 export type LeaderboardRowJ = LeaderboardRowT;

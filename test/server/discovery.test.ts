@@ -10,9 +10,9 @@ import { RELEASE, VERSIONS } from "../../engine/versions.ts";
 import { testConfig } from "../../server/config.ts";
 import { REPO_ROOT } from "../../server/docs/catalog.ts";
 import { parseChangelog } from "../../server/docs/changelog.ts";
+import { BOT_FILES, WHEEL_NAME } from "../../server/docs/downloads.ts";
 import { markdownToHtml, siteHref } from "../../server/docs/html.ts";
 import { publicBase } from "../../server/public-address.ts";
-import { BOT_FILES, WHEEL_NAME } from "../../server/routes/downloads.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 type Json = Record<string, unknown>;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELEASE } from "../../engine/versions.ts";
-import { DIST_DIR, WHEEL_NAME } from "../../server/routes/downloads.ts";
+import { DIST_DIR, WHEEL_NAME } from "../../server/docs/downloads.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;

@@ -1,6 +1,6 @@
-// The ladder switcher and the phase hints the pages render (server/web/ladders.ts), at fixed instants.
+// The ladder switcher and the phase hints the pages render (server/site/ladders.ts), at fixed instants.
 import { describe, expect, it } from "vitest";
-import { distance, type LadderJ, ladderSwitcher, phaseHint, playedOn } from "../../server/web/ladders.ts";
+import { distance, type LadderJ, ladderSwitcher, phaseHint, playedOn } from "../../server/site/ladders.ts";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const ladder = (id: string, extra: Partial<LadderJ> = {}): LadderJ => ({

@@ -4,10 +4,10 @@
 // build does not serve.
 import type { FastifyInstance } from "fastify";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
-import { DOCS, type LoadedDoc } from "../docs/catalog.ts";
-import { escapeHtml } from "../docs/html.ts";
 import type { Kernel } from "../kernel/feature.ts";
 import { publicBase } from "../public-address.ts";
+import { DOCS, type LoadedDoc } from "./catalog.ts";
+import { escapeHtml } from "./html.ts";
 
 /** Web pages of SPEC 1.1 a crawler may index, when this server has them. */
 const PAGES = ["/", "/ladder", "/create-bot", "/play"];

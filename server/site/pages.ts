@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
+import { downloadsIndex, STARTER_ARCHIVES } from "../docs/downloads.ts";
 import { ApiError } from "../errors.ts";
 import {
   diagnosticsPanel,
@@ -35,7 +36,6 @@ import {
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
-import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher, playedOn } from "../web/ladders.ts";
 import { avatar, href, plural, sendPage, table, td, when } from "../web/layout.ts";
 import {
   BOARD_TOP,
@@ -47,7 +47,7 @@ import {
   upsetsSection,
   userLink,
 } from "../web/sections.ts";
-import { downloadsIndex, STARTER_ARCHIVES } from "./downloads.ts";
+import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher, playedOn } from "./ladders.ts";
 
 /** What these pages read (their feature: feature.ts beside this file). */
 export type SitePageServices = Pick<Services, "accounts" | "insight" | "ladders" | "matches" | "reads"> &

@@ -5,8 +5,7 @@ import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
-import { DOCS, DOCS_DIR, docForFile, type LoadedDoc, publishedDocs } from "../docs/catalog.ts";
-import { guideArticle, guideIndexBody, localizeAddresses, markdownToHtml } from "../docs/html.ts";
+import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
@@ -14,7 +13,8 @@ import { publicBase } from "../public-address.ts";
 import { webAssets } from "../web/assets.ts";
 import { trusted } from "../web/html.ts";
 import { sendErrorPage, sendPage, shellAssets } from "../web/layout.ts";
-import * as R from "./responses.ts";
+import { DOCS, DOCS_DIR, docForFile, type LoadedDoc, publishedDocs } from "./catalog.ts";
+import { guideArticle, guideIndexBody, localizeAddresses, markdownToHtml } from "./html.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type DocsServices = Pick<Kernel, "config">;

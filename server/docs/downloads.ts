@@ -10,12 +10,12 @@ import { createGzip } from "node:zlib";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Zip, ZipDeflate } from "fflate";
 import { RELEASE, SIMULATOR_PACKAGE } from "../../engine/versions.ts";
-import { REPO_ROOT } from "../docs/catalog.ts";
+import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
-import * as R from "./responses.ts";
+import { REPO_ROOT } from "./catalog.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type DownloadServices = Pick<Kernel, "config">;

@@ -3,8 +3,8 @@
 // them: instants in UTC with a plain-words hint.
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { LadderT } from "../ladders/reads.ts";
-import { type Html, html } from "./html.ts";
-import { href } from "./layout.ts";
+import { type Html, html } from "../web/html.ts";
+import { href } from "../web/layout.ts";
 
 /** The Ladder resource of SPEC 2, as GET /api/ladders returns it. */
 export type LadderJ = LadderT;

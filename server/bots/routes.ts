@@ -1,17 +1,17 @@
 // Bot registration and deletion (SPEC 4.2, 3.4) and the bot-token routes of SPEC 4.3, as operation
 // definitions: each yields its route, its auth rule and its /openapi.json entry.
 import { z } from "zod";
+import * as R from "../api/responses.ts";
+import { myBotView, versionView } from "../api/views.ts";
+import { NewBotName, registerBot, removeBot } from "../auth/account-bots.ts";
 import { clientOf } from "../auth/accounts.ts";
-import { useVersion, VersionLimitError } from "../bots/versions.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { BotNameParams } from "../ladders/data-routes.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
-import { NewBotName, registerBot, removeBot } from "./account-bots.ts";
-import * as R from "./responses.ts";
-import { myBotView, versionView } from "./views.ts";
+import { useVersion, VersionLimitError } from "./versions.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type BotServices = Pick<Services, "accounts" | "hub" | "insight" | "ladders" | "lobby" | "store"> &

@@ -3,13 +3,13 @@
 // the account and admin routes with the browser's session (web/session.js). Nothing private is ever rendered
 // here, so the pages can be cached like any other and a non-admin's /admin holds no admin data.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { accountsInfo } from "../auth/discovery-info.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME_HTML_PATTERN } from "../kernel/names.ts";
 import { webAssets } from "../web/assets.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
 import { layout, shellAssets } from "../web/layout.ts";
 import { AVATARS } from "./account-bots.ts";
+import { accountsInfo } from "./discovery-info.ts";
 
 /** What these pages read (their feature: feature.ts beside this file). */
 export type AccountPageServices = Pick<Services, "identity"> & Pick<Kernel, "config">;

@@ -4,7 +4,6 @@
 // handle must be chosen first) is checked once, before anything else, by the Accounts service (session, ban,
 // origin, handle).
 import { z } from "zod";
-import { type Caller, clientOf } from "../auth/accounts.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, HANDLE } from "../kernel/names.ts";
@@ -12,6 +11,7 @@ import { operationFor } from "../kernel/operation.ts";
 import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
 import { AVATARS, NewBotName, registerBot, removeBot } from "./account-bots.ts";
+import { type Caller, clientOf } from "./accounts.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AccountServices = Pick<

@@ -4,8 +4,12 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
+import * as R from "../api/responses.ts";
 import { type AccountsInfo, accountsInfo } from "../auth/discovery-info.ts";
 import { publishedDocs } from "../docs/catalog.ts";
+import { crawlerRoutes } from "../docs/crawler.ts";
+import { downloadRoutes } from "../docs/downloads.ts";
+import { docsRoutes } from "../docs/routes.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { type AnyOperation, operationFor } from "../kernel/operation.ts";
@@ -13,10 +17,6 @@ import { BAD_QUERY, LADDER_404, LadderQuery } from "../ladders/data-routes.ts";
 import { operationalPolicy } from "../ladders/policy.ts";
 import { documentedOperations, openApiDocument } from "../openapi.ts";
 import { publicBase, wsBase } from "../public-address.ts";
-import { crawlerRoutes } from "./crawler.ts";
-import { docsRoutes } from "./docs.ts";
-import { downloadRoutes } from "./downloads.ts";
-import * as R from "./responses.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type DiscoveryServices = Pick<Services, "identity" | "ladders" | "mcp" | "reads" | "store"> &

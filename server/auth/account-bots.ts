@@ -2,13 +2,12 @@
 // avatar list, registering a bot for an account (or an anonymous/legacy owner), and the delete-or-retire
 // lifecycle of SPEC 3.4.
 import { z } from "zod";
-import { type Accounts, clientOf, type Registrant } from "../auth/accounts.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
-
 import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow } from "../store/types.ts";
+import { type Accounts, clientOf, type Registrant } from "./accounts.ts";
 
 /**
  * Names no bot may take, in any letter case (SPEC 7.1 `invalid_bot`): the words of the service's own paths (a

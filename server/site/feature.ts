@@ -1,10 +1,11 @@
 // The site's pages as a feature (SPEC 1: the home page, the dashboard, bot, user and match pages, the viewer,
 // /play and /account): mounted after every operation, handed the accounts, the ladders, the running matches,
 // the reads, the identity provider's address and the config.
+
+import { accountPageRoutes } from "../auth/account-pages.ts";
 import { defineFeature, type Kernel, type Services } from "../kernel/feature.ts";
-import { accountPageRoutes } from "../routes/account-pages.ts";
-import { pageRoutes } from "../routes/pages.ts";
-import { playPageRoutes } from "../routes/play-page.ts";
+import { pageRoutes } from "./pages.ts";
+import { playPageRoutes } from "./play-page.ts";
 
 type WebServices = Pick<Services, "accounts" | "identity" | "insight" | "ladders" | "matches" | "reads"> &
   Pick<Kernel, "config">;

@@ -16,6 +16,7 @@
 import { createHmac } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
+import type { Mailer } from "../mail/transport.ts";
 import { publicBase } from "../public-address.ts";
 import type { IdentityStore, IdentityUser } from "../store/identity-store.ts";
 import { DeviceTrust } from "./device-trust.ts";
@@ -37,7 +38,6 @@ import {
   VerifyBody,
 } from "./idp-shapes.ts";
 import { LinkMail } from "./links.ts";
-import type { Mailer } from "./mailer.ts";
 import { checkPassword, DUMMY_HASH_PROMISE, hashPassword } from "./passwords.ts";
 import { type SessionKind, SessionTokens } from "./session-tokens.ts";
 import type { SessionGate } from "./sessions.ts";

@@ -5,7 +5,7 @@
 // paces it with all other mail (identity mail first) and turns a hung mail server into an incident. The link
 // is a secret: it is never logged, and the outbox drops it from the stored body once the mail is settled.
 import { IdentityOutbox } from "../mail/identity.ts";
-import type { Mailer } from "./mailer.ts";
+import type { Mailer } from "../mail/transport.ts";
 
 const WINDOW_MS = 15 * 60_000;
 const PER_WINDOW = 3;

@@ -1,6 +1,7 @@
 // The accounts domain's services: credentials and the account rules, and the built-in identity provider.
+
+import type { Mailer } from "../mail/transport.ts";
 import type { Accounts } from "./accounts.ts";
-import type { Mailer } from "./mailer.ts";
 
 declare module "../kernel/feature.ts" {
   interface Services {

@@ -2,8 +2,8 @@
 // (SPEC 3.2: idle, waiting, playing), queued version and the facts the matchmaker needs (waiting since,
 // last match start, recent opponents). In memory only: queues do not survive a restart (SPEC 3.10).
 import type { Strategy } from "../../engine/house/types.ts";
+import type { BotConnection } from "../connection/bot-connection.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
-import type { BotConnection } from "../socket/connection.ts";
 import type { BotRow } from "../store/types.ts";
 
 export type LobbyState = "idle" | "waiting" | "playing";

@@ -3,8 +3,9 @@
 // mail server shows up as an incident instead of a stalled sign-up request. It is a Mailer in shape, so
 // the identity provider's LinkMail (server/auth/links.ts) keeps using it as it used the transport: `send`
 // resolves once the mail is committed to the outbox (not once it is sent) and throws when it could not be.
-import type { Mail, Mailer } from "../auth/mailer.ts";
+
 import type { Store } from "../store/types.ts";
+import type { Mail, Mailer } from "./transport.ts";
 
 export class IdentityOutbox implements Mailer {
   constructor(

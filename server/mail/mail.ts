@@ -1,9 +1,8 @@
 // The mail service: queues the emails of SPEC 6.3 in the unit of work of the change that causes them, runs
 // the outbox sender on the scheduler, answers unsubscribe tokens and keeps the sending incidents. Mail goes
-// through the account mailer's transport (server/auth/mailer.ts: nodemailer over SMTP); without SMTP it is
+// through the account mailer's transport (server/mail/transport.ts: nodemailer over SMTP); without SMTP it is
 // kept in the outbox table, where GET /api/admin/emails shows it, until SMTP is configured.
 import type { Logger } from "pino";
-import { type Mailer, makeMailer } from "../auth/mailer.ts";
 import type { Config } from "../config.ts";
 import { errors } from "../errors.ts";
 import type { Scheduler } from "../kernel/scheduler.ts";
@@ -16,6 +15,7 @@ import { OutboxSender } from "./sender.ts";
 import { type MailStore, optOut } from "./store.ts";
 import { CATEGORY_LABELS, type MailParts, render } from "./templates.ts";
 import { UnsubscribeTokens } from "./tokens.ts";
+import { type Mailer, makeMailer } from "./transport.ts";
 
 /**
  * The incident scope for mail cut off by a crash (found `sending` at start). It pauses nothing (no recipient

@@ -11,11 +11,11 @@
 // connection, greeting and socket timeouts (--smtp-timeout), so a hung server costs seconds and opens an
 // incident as soon as a send is in doubt.
 import type { Logger } from "pino";
-import type { Mailer } from "../auth/mailer.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
 import type { Candidate, MailStore } from "./store.ts";
 import { UNSUBSCRIBE_PLACEHOLDER } from "./templates.ts";
 import type { UnsubscribeTokens } from "./tokens.ts";
+import type { Mailer } from "./transport.ts";
 
 /** How often an idle sender looks for mail queued without a wake-up (another server on the same database). */
 const IDLE_POLL_MS = 30_000;

@@ -8,14 +8,14 @@ import type { SeatInput } from "../../pool/link.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
 import { Hop, stamp, tracing } from "../../pool/trace.ts";
+import type { BotConnection } from "../connection/bot-connection.ts";
+import { headOf, type MessageHead } from "../connection/message-head.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../lobby/lobby.ts";
 import type { PairingRecord } from "../matchmaker/pairing-record.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
-import type { BotConnection } from "../socket/connection.ts";
-import { headOf, type MessageHead } from "../socket/message-head.ts";
 import type { MatchMode, MatchRecord } from "../store/types.ts";
 import type { StallClock } from "./stall-clock.ts";
 
@@ -168,7 +168,7 @@ export class RunningMatch {
 
   /**
    * A text message as a seat's socket received it (already size-checked), with its head read from the bytes
-   * (server/socket/message-head.ts): a turn goes to the pool worker as those bytes (the worker parses and
+   * (server/connection/message-head.ts): a turn goes to the pool worker as those bytes (the worker parses and
    * validates it), so nothing here parses or re-encodes it. `bytes` null is a binary frame.
    */
   fromSocket(seat: number, head: MessageHead, bytes: Uint8Array | null): void {

@@ -1,8 +1,9 @@
 // The live sockets of one kind (bot sockets, human-play sockets) and what the server does to all of them:
 // liveness Pings (SPEC 6: every ping interval; a socket that did not answer the last one is dropped), the
 // drain notice of SPEC 3.10 (also to sockets accepted later) and the final close with 1012.
+
+import type { BotConnection } from "../connection/bot-connection.ts";
 import { CLOSES } from "../errors.ts";
-import type { BotConnection } from "./connection.ts";
 
 export class ConnectionSet {
   private readonly conns = new Set<BotConnection>();

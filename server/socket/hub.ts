@@ -9,15 +9,15 @@ import { WebSocketServer } from "ws";
 import { type QueuedMessageT, QueueMessage } from "../../engine/protocol.ts";
 import { useVersion, VersionLimitError } from "../bots/versions.ts";
 import type { Config } from "../config.ts";
+import { BotConnection } from "../connection/bot-connection.ts";
+import { headOf, type MessageHead, readHead } from "../connection/message-head.ts";
 import { isDbUnavailable } from "../db/db.ts";
 import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../lobby/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import type { BotRow, Store, VersionRow } from "../store/types.ts";
-import { BotConnection } from "./connection.ts";
 import { ConnectionSet } from "./connection-set.ts";
-import { headOf, type MessageHead, readHead } from "./message-head.ts";
 
 export const MAX_MESSAGE_BYTES = 4096;
 export const MESSAGES_PER_TICK = 5;

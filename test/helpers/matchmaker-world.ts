@@ -5,6 +5,7 @@
 import pino, { type Logger } from "pino";
 import type { Strategy } from "../../engine/house/types.ts";
 import { type Config, testConfig } from "../../server/config.ts";
+import type { BotConnection } from "../../server/connection/bot-connection.ts";
 import { defaultLimits } from "../../server/kernel/settings.ts";
 import { DEFAULT_LADDER } from "../../server/ladders/manifest.ts";
 import { Lobby, type Participant } from "../../server/lobby/lobby.ts";
@@ -12,7 +13,6 @@ import { Matchmaker, type StartPlan } from "../../server/matchmaker/matchmaker.t
 import { QuotaCounts } from "../../server/matchmaker/quotas.ts";
 import { RatingBook, versionKey } from "../../server/ratings/book.ts";
 import { expectedScore } from "../../server/ratings/bradley-terry.ts";
-import type { BotConnection } from "../../server/socket/connection.ts";
 import type { BotRow, Store } from "../../server/store/types.ts";
 
 export const T0 = 1_700_000_000_000;

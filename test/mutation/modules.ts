@@ -55,7 +55,7 @@ export const MODULES: Record<string, MutationModule> = {
     rules: "the live operational policy reports SPEC 8's limits",
   },
   limits: {
-    mutate: ["server/bots/versions.ts", "server/socket/connection.ts"],
+    mutate: ["server/bots/versions.ts", "server/connection/bot-connection.ts"],
     tests: ["test/unit/limits.test.ts"],
     rules: "new versions per day, idle messages per second (SPEC 8)",
   },

@@ -86,7 +86,7 @@ describe("the error catalog", () => {
     // No close code is written as a number anywhere else in the socket code.
     for (const file of [
       "server/socket/hub.ts",
-      "server/socket/connection.ts",
+      "server/connection/bot-connection.ts",
       "server/socket/connection-set.ts",
       "server/human/human-play.ts",
     ])

@@ -5,7 +5,7 @@ import { EventEmitter } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { useVersion, VersionLimitError } from "../../server/bots/versions.ts";
 import { testConfig } from "../../server/config.ts";
-import { BotConnection } from "../../server/socket/connection.ts";
+import { BotConnection } from "../../server/connection/bot-connection.ts";
 import type { BotRow, Store } from "../../server/store/types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -10,9 +10,9 @@ import type { TurnInput } from "../../engine/match.ts";
 import type { DeadlinesT } from "../../engine/protocol.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
+import type { BotConnection } from "../../server/connection/bot-connection.ts";
 import type { Participant } from "../../server/lobby/lobby.ts";
 import { type RunnerDeps, RunningMatch } from "../../server/runner/match-runner.ts";
-import type { BotConnection } from "../../server/socket/connection.ts";
 
 const DEADLINES: DeadlinesT = {
   startup_ms: 1_000,

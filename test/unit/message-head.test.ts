@@ -1,9 +1,9 @@
-// The socket tier reads a playing bot's message type and tick from its bytes (server/socket/message-head.ts)
+// The socket tier reads a playing bot's message type and tick from its bytes (server/connection/message-head.ts)
 // instead of parsing it. Whenever the scan answers, it must agree with JSON.parse of the same text, the
 // way the socket tier read messages before; and it must answer for the messages bots actually send.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { headOf, type MessageHead, readHead } from "../../server/socket/message-head.ts";
+import { headOf, type MessageHead, readHead } from "../../server/connection/message-head.ts";
 
 const utf8 = new TextEncoder();
 

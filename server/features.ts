@@ -19,7 +19,12 @@ import { insightFeature } from "./insight/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature as ladderApiFeature } from "./ladders/feature.ts";
-import { laddersFeature, membershipFeature, readsFeature } from "./ladders/runtime-feature.ts";
+import {
+  laddersFeature,
+  ladderTablesFeature,
+  membershipFeature,
+  readsFeature,
+} from "./ladders/runtime-feature.ts";
 import { houseBotsFeature, lobbyFeature } from "./lobby/feature.ts";
 import { mailFeature } from "./mail/feature.ts";
 import { mailServiceFeature } from "./mail/service-feature.ts";
@@ -45,6 +50,7 @@ export const FEATURES: readonly AnyFeature[] = [
   lobbyFeature,
   liveFeature,
   matchesFeature,
+  ladderTablesFeature,
   laddersFeature,
   membershipFeature,
   botDirectoryFeature,

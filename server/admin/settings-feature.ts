@@ -11,7 +11,7 @@ declare module "../kernel/feature.ts" {
 
 export const settingsFeature = defineFeature({
   name: "liveSettings",
-  needs: ["ladders", "store"],
+  needs: ["ladders", "ladderTables", "store"],
   build: (kernel, deps) => ({ ...deps, bus: kernel.bus, settings: kernel.settings }),
   operations: SETTINGS_OPERATIONS,
 });

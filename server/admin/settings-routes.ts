@@ -8,7 +8,8 @@ import { operationFor } from "../kernel/operation.ts";
 import { LADDER_LIMITS, LIMIT_INFO, type Limits, type Overrides } from "../kernel/settings.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type SettingsServices = Pick<Services, "ladders" | "store"> & Pick<Kernel, "bus" | "settings">;
+export type SettingsServices = Pick<Services, "ladders" | "ladderTables" | "store"> &
+  Pick<Kernel, "bus" | "settings">;
 const defineOperation = operationFor<SettingsServices>();
 
 const Revision = z
@@ -45,9 +46,9 @@ const PresetBody = z
 const ladderIds = (ctx: SettingsServices) => ctx.ladders.all().map((l) => l.id);
 
 async function view(ctx: SettingsServices) {
-  const { settings, store, ladders } = ctx;
+  const { settings, ladders, ladderTables } = ctx;
   const s = settings.current;
-  const presets = await store.ladders.presets();
+  const presets = await ladderTables.presets();
   return {
     revision: s.revision,
     updated: s.updated,
@@ -88,15 +89,16 @@ export const SETTINGS_OPERATIONS = [
     body: PutBody,
     errors: { 400: "invalid overrides", 404: "unknown ladder or preset", 409: "`stale_revision`" },
     handle: async ({ body, caller }, ctx) => {
-      const { settings, store, bus } = ctx;
+      const { settings, store, ladderTables, bus } = ctx;
       let overrides: Overrides;
       if (body.preset !== undefined) {
-        const preset = (await store.ladders.presets()).find((p) => p.name === body.preset);
+        const preset = (await ladderTables.presets()).find((p) => p.name === body.preset);
         if (!preset) throw errors.notFound(`preset ${JSON.stringify(body.preset)}`);
         overrides = settings.validate(preset.overrides, ladderIds(ctx));
       } else overrides = settings.validate(body.overrides, ladderIds(ctx));
       await settings.update(
         store,
+        ladderTables,
         bus,
         body.revision,
         overrides,
@@ -140,13 +142,13 @@ export const SETTINGS_OPERATIONS = [
     status: 201,
     errors: { 409: "`stale_revision`" },
     handle: async ({ body, caller }, ctx) => {
-      const { settings, store } = ctx;
+      const { settings, store, ladderTables } = ctx;
       const by = caller.account.handle ?? caller.account.id;
       const current = settings.current;
       await store.work(async (u) => {
-        const stored = await store.ladders.settings(u.q);
+        const stored = await ladderTables.settings(u.q);
         if ((stored?.revision ?? 0) !== body.revision) throw errors.staleRevision(stored?.revision ?? 0);
-        await store.ladders.savePreset(u.q, body.name, current.overrides, by);
+        await ladderTables.savePreset(u.q, body.name, current.overrides, by);
         await u.audit("settings_preset", body.name, {
           revision: body.revision,
           by,

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { MatchStats } from "../../engine/protocol.ts";
 import { Regressions } from "../insight/schemas.ts";
 import { EMAIL_CATEGORIES } from "../kernel/unit-of-work.ts";
-import { PairingRecord } from "../matchmaker/pairing-record.ts";
+import { PairingRecord } from "../store/pairing-record.ts";
 
 const int = z.int();
 const url = z.string().describe("absolute address");

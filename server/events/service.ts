@@ -11,6 +11,7 @@ import { DEFAULT_LADDER, type Manifest, nextPhaseChange, type Phase, phaseAt } f
 import type { Membership } from "../ladders/membership.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import { moveWindow } from "../ladders/schedule.ts";
+import type { LadderStore } from "../ladders/store.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { QueueRefusal } from "../socket/hub.ts";
 import type { AccountRow } from "../store/account-store.ts";
@@ -24,7 +25,7 @@ import {
   type MatchFacts,
 } from "./definition.ts";
 import { Flags, testFlag } from "./flags.ts";
-import type { AwardRow, EventOverrides, RequestRow } from "./store.ts";
+import { type AwardRow, type EventOverrides, EventStore, type RequestRow } from "./store.ts";
 
 /** One opponent request per account and event every 30 seconds (SPEC 3.9's cooldown; docs/events.md). */
 export const REQUEST_COOLDOWN_MS = 30_000;
@@ -62,6 +63,8 @@ export interface EventRuntime {
 
 export interface EventsDeps {
   store: Store;
+  /** The ladders' tables (every membership, for an event's standings). */
+  ladderTables: LadderStore;
   ladders: Ladders;
   membership: Membership;
   lobby: Lobby;
@@ -81,11 +84,16 @@ export class Events {
   /** Pending opponent requests by bot id (the matchmaker asks on every pass). */
   private readonly pending = new Map<string, RequestRow>();
 
-  constructor(private readonly d: EventsDeps) {}
+  /** The events' own tables (overrides, facts, awards, requests, images), on the store's database. */
+  readonly tables: EventStore;
+
+  constructor(private readonly d: EventsDeps) {
+    this.tables = new EventStore(d.store.db);
+  }
 
   async load(manifest: Manifest, now = Date.now()): Promise<void> {
-    const stored = await this.d.store.events.overrides();
-    const images = new Map((await this.d.store.events.images()).map((i) => [i.event_id, i]));
+    const stored = await this.tables.overrides();
+    const images = new Map((await this.tables.images()).map((i) => [i.event_id, i]));
     for (const def of manifest.events ?? []) {
       const o = stored.get(def.id);
       const img = images.get(def.id);
@@ -106,7 +114,7 @@ export class Events {
         .filter((e) => e.def.ladder_id === l.id)
         .map((e) => ({ id: e.def.id, name: e.def.name }));
     this.pending.clear();
-    for (const r of await this.d.store.events.pendingRequests()) this.pending.set(r.bot_id, r);
+    for (const r of await this.tables.pendingRequests()) this.pending.set(r.bot_id, r);
     // Names only, never a value: a misspelt id in the flags is said at start, not found at the first reveal.
     const unmatched = this.d.flags.unmatched(manifest.events ?? []);
     if (unmatched.length > 0)
@@ -254,10 +262,10 @@ export class Events {
   private async earn(e: EventRuntime, accountId: string, facts: MatchFacts): Promise<void> {
     const store = this.d.store;
     const earned = await store.work(async (u) => {
-      if (!(await store.events.addFacts(u.q, e.def.id, accountId, facts))) return [];
-      const all = await store.events.factsOf(e.def.id, accountId, u.q);
+      if (!(await this.tables.addFacts(u.q, e.def.id, accountId, facts))) return [];
+      const all = await this.tables.factsOf(e.def.id, accountId, u.q);
       const have = new Set(
-        (await store.events.awardsOf(e.def.id, accountId, u.q)).map((a) => a.achievement_id),
+        (await this.tables.awardsOf(e.def.id, accountId, u.q)).map((a) => a.achievement_id),
       );
       const out: { a: AchievementDefinition; earnedAt: string; evidence: string[] }[] = [];
       for (const a of e.def.achievements) {
@@ -265,7 +273,7 @@ export class Events {
         const r = evaluate(a.condition, all, this.official(e));
         if (!r.met || !r.completedAt) continue;
         // A concurrent result of the same account may have stored it first: then it is not announced twice.
-        const stored = await store.events.award(u.q, {
+        const stored = await this.tables.award(u.q, {
           eventId: e.def.id,
           accountId,
           achievementId: a.id,
@@ -314,9 +322,9 @@ export class Events {
 
   /** Cards: progress, earned or revoked times, reason, evidence and whether a flag can be revealed. */
   private async cards(e: EventRuntime, accountId: string) {
-    const facts = await this.d.store.events.factsOf(e.def.id, accountId);
+    const facts = await this.tables.factsOf(e.def.id, accountId);
     const awards = new Map(
-      (await this.d.store.events.awardsOf(e.def.id, accountId)).map((a) => [a.achievement_id, a]),
+      (await this.tables.awardsOf(e.def.id, accountId)).map((a) => [a.achievement_id, a]),
     );
     const flagsOk = (a: AchievementDefinition) =>
       e.def.flag_mode === "testing" || this.d.flags.has(e.def.id, a.id);
@@ -344,7 +352,7 @@ export class Events {
     const bots = (await this.d.store.accounts.accountBots(account.id))
       .filter((b) => b.status === "active")
       .map((b) => ({ id: b.id, name: b.name, online: !!this.d.lobby.get(b.id)?.conn }));
-    const last = await this.d.store.events.lastRequest(e.def.id, account.id);
+    const last = await this.tables.lastRequest(e.def.id, account.id);
     const cooldown = last ? Date.parse(last.created) + REQUEST_COOLDOWN_MS : 0;
     return {
       event: this.view(e),
@@ -371,9 +379,7 @@ export class Events {
     const a = e.def.achievements.find((x) => x.id === achievementId);
     if (!a) throw errors.unknownAchievement(achievementId);
     if (!this.enrolled(e, account.id)) throw errors.eventEnrollmentRequired(e.def.ladder_id);
-    const award = (await this.d.store.events.awardsOf(e.def.id, account.id)).find(
-      (x) => x.achievement_id === a.id,
-    );
+    const award = (await this.tables.awardsOf(e.def.id, account.id)).find((x) => x.achievement_id === a.id);
     if (!award) throw errors.achievementLocked();
     if (award.revoked_at) throw errors.achievementRevoked();
     const flag =
@@ -420,13 +426,13 @@ export class Events {
     if (!bot) throw errors.noSuchBot(botRef);
     if (!this.d.lobby.get(bot.id)?.conn) throw errors.botOffline(bot.name);
     const created = await this.d.store.work(async (u) => {
-      const last = await this.d.store.events.lastRequest(e.def.id, account.id, u.q);
+      const last = await this.tables.lastRequest(e.def.id, account.id, u.q);
       if (last?.state === "pending") throw errors.requestExists();
       if (last && now - Date.parse(last.created) < REQUEST_COOLDOWN_MS)
         throw errors.requestCooldown(
           Math.ceil((Date.parse(last.created) + REQUEST_COOLDOWN_MS - now) / 1000),
         );
-      const r = await this.d.store.events.createRequest(u.q, {
+      const r = await this.tables.createRequest(u.q, {
         eventId: e.def.id,
         accountId: account.id,
         botId: bot.id,
@@ -446,7 +452,7 @@ export class Events {
 
   async cancelRequest(account: AccountRow, eventId: string) {
     const e = this.require(eventId);
-    const last = await this.d.store.events.lastRequest(e.def.id, account.id);
+    const last = await this.tables.lastRequest(e.def.id, account.id);
     if (last?.state === "pending") await this.endRequest(last, "cancelled", account.handle ?? account.id);
     return this.achievements(account, eventId);
   }
@@ -458,7 +464,7 @@ export class Events {
   ): Promise<void> {
     if (this.pending.get(r.bot_id)?.id === r.id) this.pending.delete(r.bot_id);
     await this.d.store.work(async (u) => {
-      if (await this.d.store.events.endRequest(u.q, r.id, state))
+      if (await this.tables.endRequest(u.q, r.id, state))
         await u.audit(`event_opponent_${state}`, by, {
           event: r.event_id,
           opponent: r.opponent,
@@ -514,10 +520,10 @@ export class Events {
             if (!at) continue;
             const t = Date.parse(at);
             if (now < t - REMIND_BEFORE_MS || now >= t) continue;
-            const members = (await this.d.store.ladders.allMemberships())
+            const members = (await this.d.ladderTables.allMemberships())
               .filter((m) => m.ladder_id === e.def.ladder_id && m.state !== "revoked")
               .map((m) => m.account_id);
-            const played = await this.d.store.events.participants(e.def.id);
+            const played = await this.tables.participants(e.def.id);
             await remind({
               eventId: e.def.id,
               name: e.def.name,
@@ -567,14 +573,14 @@ export class Events {
   async adminList(imageUploadAvailable: boolean) {
     const out = [];
     for (const e of this.all()) {
-      const awards = await this.d.store.events.awards(e.def.id);
+      const awards = await this.tables.awards(e.def.id);
       out.push({
         ...this.view(e),
         definition: e.def,
         image_upload_available: imageUploadAvailable,
         flags_configured: e.def.achievements.every((a) => this.d.flags.has(e.def.id, a.id)),
         earning_unavailable: this.earningUnavailable(e),
-        facts: await this.d.store.events.factCount(e.def.id),
+        facts: await this.tables.factCount(e.def.id),
         counts: e.def.achievements.map((a) => ({
           id: a.id,
           valid: awards.filter((x) => x.achievement_id === a.id && x.revoked_at === null).length,
@@ -603,6 +609,7 @@ export class Events {
       await moveWindow(
         {
           store: this.d.store,
+          ladderTables: this.d.ladderTables,
           ladders: this.d.ladders,
           scheduler: this.d.scheduler,
           bus: this.d.bus,
@@ -659,7 +666,7 @@ export class Events {
     detail: Record<string, unknown>,
   ): Promise<void> {
     const revision = await this.d.store.work(async (u) => {
-      const r = await this.d.store.events.override(u.q, e.def.id, change, by);
+      const r = await this.tables.override(u.q, e.def.id, change, by);
       await u.audit(kind, e.def.id, { by, ...detail });
       return r;
     });
@@ -689,7 +696,7 @@ export class Events {
     const digest = createHash("sha256").update(img.webp).digest("hex").slice(0, 16);
     const by = staff.handle ?? staff.id;
     const revision = await this.d.store.work(async (u) => {
-      await this.d.store.events.setImage(u.q, {
+      await this.tables.setImage(u.q, {
         event_id: e.def.id,
         webp: img.webp,
         width: img.width,
@@ -697,7 +704,7 @@ export class Events {
         alt,
         digest,
       });
-      const r = await this.d.store.events.override(u.q, e.def.id, {}, by);
+      const r = await this.tables.override(u.q, e.def.id, {}, by);
       await u.audit("event_image", e.def.id, {
         by,
         width: img.width,
@@ -715,9 +722,9 @@ export class Events {
     const e = this.require(eventId);
     const by = staff.handle ?? staff.id;
     const revision = await this.d.store.work(async (u) => {
-      const had = await this.d.store.events.deleteImage(u.q, e.def.id);
+      const had = await this.tables.deleteImage(u.q, e.def.id);
       if (!had) return null;
-      const r = await this.d.store.events.override(u.q, e.def.id, {}, by);
+      const r = await this.tables.override(u.q, e.def.id, {}, by);
       await u.audit("event_image_delete", e.def.id, { by });
       return r;
     });
@@ -733,8 +740,8 @@ export class Events {
 
   async accountDetail(eventId: string, account: AccountRow) {
     const e = this.require(eventId);
-    const facts = await this.d.store.events.factsOf(e.def.id, account.id);
-    const last = await this.d.store.events.lastRequest(e.def.id, account.id);
+    const facts = await this.tables.factsOf(e.def.id, account.id);
+    const last = await this.tables.lastRequest(e.def.id, account.id);
     return {
       event_id: e.def.id,
       account: { id: account.id, handle: account.handle },
@@ -757,7 +764,7 @@ export class Events {
       throw errors.unknownAchievement(achievementId);
     const by = staff.handle ?? staff.id;
     const row = await this.d.store.work(async (u) => {
-      const r = await this.d.store.events.revoke(u.q, e.def.id, account.id, achievementId, reason, by);
+      const r = await this.tables.revoke(u.q, e.def.id, account.id, achievementId, reason, by);
       if (!r) throw errors.noSuchAward();
       await u.audit("event_revoke", account.handle ?? account.id, {
         by,
@@ -779,9 +786,9 @@ export class Events {
     const e = this.require(eventId);
     const store = this.d.store;
     return store.work(async (u) => {
-      const facts = await store.events.allFacts(e.def.id, u.q);
+      const facts = await this.tables.allFacts(e.def.id, u.q);
       const existing = new Set(
-        (await store.events.awards(e.def.id, u.q)).map((a) => `${a.account_id}\n${a.achievement_id}`),
+        (await this.tables.awards(e.def.id, u.q)).map((a) => `${a.account_id}\n${a.achievement_id}`),
       );
       const missing: { account_id: string; achievement_id: string; earned_at: string; evidence: string[] }[] =
         [];
@@ -801,7 +808,7 @@ export class Events {
       if (apply) {
         for (const m of missing)
           if (
-            await store.events.award(u.q, {
+            await this.tables.award(u.q, {
               eventId: e.def.id,
               accountId: m.account_id,
               achievementId: m.achievement_id,

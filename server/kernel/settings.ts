@@ -16,12 +16,14 @@ interface StoredOverrides {
   updated: string;
   updated_by: string;
 }
-/** As much of the store as the settings read and write: the settings row and a unit of work. */
+/** The table the settings read and write (server/ladders/store.ts keeps it). */
 export interface SettingsStorage {
-  ladders: {
-    settings(q?: Queryable): Promise<StoredOverrides | null>;
-    writeSettings(q: Queryable, expected: number, overrides: unknown, by: string): Promise<number | null>;
-  };
+  settings(q?: Queryable): Promise<StoredOverrides | null>;
+  writeSettings(q: Queryable, expected: number, overrides: unknown, by: string): Promise<number | null>;
+}
+
+/** Where the write and its audit entry are one unit of work (the store). */
+export interface SettingsWork {
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
 }
 
@@ -227,8 +229,8 @@ export class Settings {
   }
 
   /** Reads the stored overrides at start-up (they survive restarts); a ladder no longer defined is dropped. */
-  async load(store: SettingsStorage, ladderIds: readonly string[]): Promise<void> {
-    const stored = await store.ladders.settings();
+  async load(table: SettingsStorage, ladderIds: readonly string[]): Promise<void> {
+    const stored = await table.settings();
     if (!stored) return;
     const parsed = Overrides.safeParse(stored.overrides);
     const overrides = parsed.success ? parsed.data : { global: {}, ladders: {} };
@@ -282,7 +284,8 @@ export class Settings {
    * new limits are in force at once and SettingsChanged is announced. A stale revision changes nothing (409).
    */
   async update(
-    store: SettingsStorage,
+    store: SettingsWork,
+    table: SettingsStorage,
     bus: EventBus,
     revision: number,
     overrides: Overrides,
@@ -294,13 +297,13 @@ export class Settings {
       ...Object.keys({ ...overrides.ladders, ...this.state.overrides.ladders }),
     ]);
     const next = await store.work(async (u) => {
-      const written = await store.ladders.writeSettings(u.q, revision, overrides, by);
+      const written = await table.writeSettings(u.q, revision, overrides, by);
       if (written === null) return null;
       await u.audit("settings", "settings", { revision: written, by, overrides, changes, ...detail });
       return written;
     });
     if (next === null) {
-      const stored = await store.ladders.settings();
+      const stored = await table.settings();
       throw errors.staleRevision(stored?.revision ?? 0);
     }
     this.apply({ revision: next, overrides, updated: new Date().toISOString(), updated_by: by });

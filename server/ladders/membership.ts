@@ -9,7 +9,7 @@ import type { QueueRefusal } from "../socket/hub.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow, Store } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
-import type { MembershipState } from "./store.ts";
+import type { LadderStore, MembershipState } from "./store.ts";
 
 const key = (ladderId: string, accountId: string) => `${ladderId}\n${accountId}`;
 
@@ -22,13 +22,14 @@ export class Membership {
 
   constructor(
     private readonly store: Store,
+    private readonly tables: LadderStore,
     private readonly ladders: Ladders,
     private readonly bus: EventBus,
   ) {}
 
   async load(): Promise<void> {
     this.states.clear();
-    for (const m of await this.store.ladders.allMemberships())
+    for (const m of await this.tables.allMemberships())
       this.states.set(key(m.ladder_id, m.account_id), m.state);
   }
 
@@ -54,7 +55,7 @@ export class Membership {
 
   /** The ladders an account sees (visible ones, plus one named), each with its membership. */
   async accountLadders(accountId: string, base: string, named?: string) {
-    const mine = new Map((await this.store.ladders.membershipsOf(accountId)).map((m) => [m.ladder_id, m]));
+    const mine = new Map((await this.tables.membershipsOf(accountId)).map((m) => [m.ladder_id, m]));
     return this.ladders.listed(named).map((l) => ({
       ...l.view(base),
       membership: mine.get(l.id)?.state ?? null,
@@ -66,7 +67,7 @@ export class Membership {
     if (!ladder.def.enabled) throw errors.ladderDisabled(ladder.id);
     if (ladder.phase === "closed" || !ladder.takesEnrollment()) throw errors.ladderClosed(ladder.id);
     const change = await this.store.work(async (u) => {
-      const now = await this.store.ladders.membership(ladder.id, account.id, u.q);
+      const now = await this.tables.membership(ladder.id, account.id, u.q);
       const from = now?.state ?? null;
       if (from === "revoked") throw errors.membershipRevoked(ladder.id);
       if (from === "active") return null;
@@ -77,14 +78,14 @@ export class Membership {
         to = "pending";
       } else if (ladder.def.access === "invitation") {
         if (!invitation) throw errors.invitationRequired(ladder.id);
-        const inv = await this.store.ladders.invitationByCode(u.q, invitation);
+        const inv = await this.tables.invitationByCode(u.q, invitation);
         if (!inv || inv.ladder_id !== ladder.id || (inv.account_id !== null && inv.account_id !== account.id))
           throw errors.invalidInvitation();
-        if (inv.used_by !== null || !(await this.store.ladders.useInvitation(u.q, inv.id, account.id)))
+        if (inv.used_by !== null || !(await this.tables.useInvitation(u.q, inv.id, account.id)))
           throw errors.invitationUsed();
         via = inv.id;
       }
-      await this.store.ladders.setMembership(u.q, {
+      await this.tables.setMembership(u.q, {
         ladderId: ladder.id,
         accountId: account.id,
         state: to,
@@ -125,11 +126,11 @@ export class Membership {
   ) {
     const ladder = this.ladders.require(ladderId);
     const result = await this.store.work(async (u) => {
-      const now = await this.store.ladders.membership(ladder.id, target.id, u.q);
+      const now = await this.tables.membership(ladder.id, target.id, u.q);
       const from = now?.state ?? null;
       if (from === to) return { from, changed: false };
       if (!allowedFrom.includes(from)) throw errors.invalidTransition(from, to);
-      await this.store.ladders.setMembership(u.q, {
+      await this.tables.setMembership(u.q, {
         ladderId: ladder.id,
         accountId: target.id,
         state: to,
@@ -154,7 +155,7 @@ export class Membership {
         to,
         by: staff.id,
       });
-    const row = await this.store.ladders.membership(ladder.id, target.id);
+    const row = await this.tables.membership(ladder.id, target.id);
     return {
       ladder_id: ladder.id,
       account: target.id,
@@ -168,7 +169,7 @@ export class Membership {
     const ladder = this.ladders.require(ladderId);
     if (ladder.def.access !== "invitation") throw errors.notInvitationLadder(ladder.id);
     const { invitation, code } = await this.store.work(async (u) => {
-      const made = await this.store.ladders.createInvitation(u.q, {
+      const made = await this.tables.createInvitation(u.q, {
         ladderId: ladder.id,
         accountId: target?.id ?? null,
         createdBy: staff.id,
@@ -186,7 +187,7 @@ export class Membership {
   async uninvite(staff: AccountRow, ladderId: string, invitationId: string) {
     const ladder = this.ladders.require(ladderId);
     const gone = await this.store.work(async (u) => {
-      const row = await this.store.ladders.deleteInvitation(u.q, ladder.id, invitationId);
+      const row = await this.tables.deleteInvitation(u.q, ladder.id, invitationId);
       if (!row) throw errors.noSuchInvitation(invitationId);
       await u.audit("ladder_invitation_delete", ladder.id, {
         invitation: row.id,
@@ -201,8 +202,8 @@ export class Membership {
   async detail(ladderId: string, base: string) {
     const ladder = this.ladders.require(ladderId);
     const [members, invitations] = await Promise.all([
-      this.store.ladders.members(ladder.id),
-      this.store.ladders.invitations(ladder.id),
+      this.tables.members(ladder.id),
+      this.tables.invitations(ladder.id),
     ]);
     return {
       ...ladder.view(base),

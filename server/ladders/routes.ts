@@ -10,7 +10,7 @@ import type { AccountRow } from "../store/account-store.ts";
 import { moveWindow } from "./schedule.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type LadderServices = Pick<Services, "ladders" | "membership" | "store"> &
+export type LadderServices = Pick<Services, "ladders" | "ladderTables" | "membership" | "store"> &
   Pick<Kernel, "bus" | "config" | "scheduler">;
 const defineOperation = operationFor<LadderServices>();
 
@@ -159,6 +159,7 @@ export const LADDER_OPERATIONS = [
       moveWindow(
         {
           store: ctx.store,
+          ladderTables: ctx.ladderTables,
           ladders: ctx.ladders,
           scheduler: ctx.scheduler,
           bus: ctx.bus,

@@ -7,8 +7,13 @@ import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./m
 import { Membership } from "./membership.ts";
 import { LadderReads } from "./reads.ts";
 import { Ladders } from "./registry.ts";
+import { LadderStore } from "./store.ts";
 
 declare module "../kernel/feature.ts" {
+  interface Services {
+    /** The ladders' own tables: memberships, invitations, stored windows, live settings and presets. */
+    ladderTables: LadderStore;
+  }
   interface Overrides {
     /** The ladders to run, instead of the manifest file (tests). */
     manifest?: Manifest;
@@ -20,10 +25,17 @@ declare module "../kernel/feature.ts" {
 /** How often every ladder's matchmaker looks at its queue, besides each queue change. */
 const PASS_EVERY_MS = 250;
 
+/** The ladders' tables, on the store's database (their SQL is server/ladders/store.ts). */
+export const ladderTablesFeature = defineFeature({
+  name: "ladderTables",
+  needs: ["store"],
+  build: (_kernel, { store }) => new LadderStore(store.db),
+});
+
 export const laddersFeature = defineFeature({
   name: "ladders",
-  needs: ["store", "lobby", "live", "results", "meters"],
-  build: async (kernel, { store, lobby, live, results, meters }) => {
+  needs: ["store", "ladderTables", "lobby", "live", "results", "meters"],
+  build: async (kernel, { store, ladderTables, lobby, live, results, meters }) => {
     const { config, settings, log, overrides } = kernel;
     const manifest = overrides.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
     const ladders = new Ladders(manifest, {
@@ -41,11 +53,11 @@ export const laddersFeature = defineFeature({
       ...(meters ? { passTimer: (id: string) => meters.passTimer(id) } : {}),
     });
     await settings.load(
-      store,
+      ladderTables,
       ladders.all().map((l) => l.id),
     );
     // Windows moved by staff outrank the manifest's (the phase is what they make it now, not an announced change).
-    for (const [id, w] of await store.ladders.schedules()) {
+    for (const [id, w] of await ladderTables.schedules()) {
       const l = ladders.get(id);
       if (!l) continue;
       ladders.setWindow(id, w.opens_at, w.closes_at);
@@ -71,9 +83,9 @@ export const laddersFeature = defineFeature({
 
 export const membershipFeature = defineFeature({
   name: "membership",
-  needs: ["store", "ladders"],
-  build: async (kernel, { store, ladders }) => {
-    const membership = new Membership(store, ladders, kernel.bus);
+  needs: ["store", "ladderTables", "ladders"],
+  build: async (kernel, { store, ladderTables, ladders }) => {
+    const membership = new Membership(store, ladderTables, ladders, kernel.bus);
     await membership.load();
     ladders.admitWith((bot, ladderId) => membership.mayQueue(bot, ladderId));
     return membership;

@@ -11,11 +11,19 @@ import type { AccountRow } from "../store/account-store.ts";
 import type { Store } from "../store/types.ts";
 import { DEFAULT_LADDER } from "./manifest.ts";
 import type { Ladders } from "./registry.ts";
+import type { LadderStore } from "./store.ts";
 
 const ms = (t: string | null) => (t === null ? null : Date.parse(t));
 
 export async function moveWindow(
-  d: { store: Store; ladders: Ladders; scheduler: Scheduler; bus: EventBus; publicUrl: string },
+  d: {
+    store: Store;
+    ladderTables: LadderStore;
+    ladders: Ladders;
+    scheduler: Scheduler;
+    bus: EventBus;
+    publicUrl: string;
+  },
   staff: AccountRow,
   ladderId: string,
   opensAt: string | null,
@@ -40,7 +48,7 @@ export async function moveWindow(
   const iso = (t: number | null | undefined) => (t == null ? null : new Date(t).toISOString());
   const [o, c] = [iso(newOpen), iso(newClose)];
   await d.store.work(async (u) => {
-    await d.store.ladders.setSchedule(u.q, ladder.id, o, c, staff.id);
+    await d.ladderTables.setSchedule(u.q, ladder.id, o, c, staff.id);
     await u.audit("ladder_schedule", ladder.id, {
       by: staff.handle ?? staff.id,
       from: { opens_at: cur.opens_at, closes_at: cur.closes_at },

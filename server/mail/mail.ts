@@ -12,7 +12,7 @@ import type { Ladders } from "../ladders/registry.ts";
 import type { Store } from "../store/types.ts";
 import { MailProducers } from "./producers.ts";
 import { OutboxSender } from "./sender.ts";
-import { type MailStore, optOut } from "./store.ts";
+import { MailStore, optOut } from "./store.ts";
 import { CATEGORY_LABELS, type MailParts, render } from "./templates.ts";
 import { UnsubscribeTokens } from "./tokens.ts";
 import { type Mailer, makeMailer } from "./transport.ts";
@@ -54,7 +54,8 @@ export class MailService {
   producers!: MailProducers;
 
   constructor(private readonly d: MailDeps) {
-    this.store = d.store.mail;
+    // The outbox's tables are the mail feature's own, on the store's database.
+    this.store = new MailStore(d.store.db);
     this.mailer =
       d.mailer ??
       makeMailer({

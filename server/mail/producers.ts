@@ -114,7 +114,7 @@ export class MailProducers {
 
   /** Welcome mail for accounts created in the last two days that have none yet; returns how many. */
   async onboarding(): Promise<number> {
-    const rows = await this.d.store.mail.db.query(
+    const rows = await this.d.store.db.query(
       `SELECT a.id, a.handle FROM accounts a
        WHERE a.created > now() - interval '2 days' AND a.banned_at IS NULL
          AND NOT EXISTS (SELECT 1 FROM email_outbox o WHERE o.dedupe_key = 'onboarding:' || a.id)
@@ -143,7 +143,7 @@ export class MailProducers {
   async weeklyDigest(now: number): Promise<number> {
     const to = weekStart(now);
     const from = to - 7 * DAY;
-    const rows = await this.d.store.mail.db.query(
+    const rows = await this.d.store.db.query(
       `SELECT b.account_id, a.handle, mb.bot_id, b.name, m.id AS match_id, m.winner_bot_id, m.ended,
               mb.rating_before, mb.rating_after, o.name AS opponent, o.rating_before AS opponent_rating
        FROM match_bots mb
@@ -278,7 +278,7 @@ export class MailProducers {
         if (!at) continue;
         const t = Date.parse(at);
         if (now < t - REMIND_BEFORE_MS || now >= t) continue;
-        const rows = await this.d.store.mail.db.query(
+        const rows = await this.d.store.db.query(
           "SELECT account_id FROM ladder_members WHERE ladder_id = $1 AND state <> 'revoked'",
           [l.id],
         );

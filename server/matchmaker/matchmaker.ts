@@ -8,8 +8,8 @@ import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
+import type { PairingRecord } from "../store/pairing-record.ts";
 import { type Candidate, choosePairs, REMATCH_HOLD_MS, smoothedForecast } from "./pairing.ts";
-import type { PairingRecord } from "./pairing-record.ts";
 import type { QuotaCounts } from "./quotas.ts";
 
 export { REMATCH_HOLD_MS };

@@ -6,7 +6,7 @@
 // bots no competitive pairing could place. Hard exclusions are never weighed: they remove the edge.
 import blossom from "edmonds-blossom-fixed";
 import { expectedScore } from "../ratings/bradley-terry.ts";
-import type { PairingChoice, PairingReason } from "./pairing-record.ts";
+import type { PairingChoice, PairingReason } from "../store/pairing-record.ts";
 
 export const PRIOR_GAMES = 20;
 export const WINDOW_START = 400;

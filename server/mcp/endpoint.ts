@@ -13,6 +13,7 @@ import { ApiError, errors } from "../errors.ts";
 import type { BoundOperation, Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_SCOPE, grantScopes, MANAGE } from "./scopes.ts";
 import type { McpService } from "./service.ts";
+import type { McpStore } from "./store.ts";
 import { callTool, type ToolCaller, toolsOf } from "./tools.ts";
 
 // The SDK loads with the first request to /mcp, not at start: it is about 13 MiB of the process that a server
@@ -39,6 +40,8 @@ interface Sdk {
 /** What the endpoint reads: credentials, the store, the log and the server's operations (its tools). */
 export type EndpointDeps = Pick<Services, "accounts" | "store"> &
   Pick<Kernel, "config" | "log"> & {
+    /** The tool endpoint's own tables (grants, keys' scopes). */
+    tables: McpStore;
     /** Every operation with its services, once the features are composed (read per request). */
     boundOperations(): readonly BoundOperation[];
   };
@@ -80,7 +83,7 @@ async function authenticate(
       throw err;
     }
     if (caller.account.banned_at) throw errors.accountBanned();
-    return { caller, manage: await ctx.store.mcp.keyMayManage(caller.keyId), scopes: null };
+    return { caller, manage: await ctx.tables.keyMayManage(caller.keyId), scopes: null };
   }
   const claims = token.kind === "jwt" ? await service.oauth.verifyAccess(token.value) : null;
   if (!claims) {
@@ -89,7 +92,7 @@ async function authenticate(
       "send an access token this server issued for its /mcp address, or an account agent key (identity-provider sessions and bot tokens are not tool credentials)",
     );
   }
-  const grant = await ctx.store.mcp.useGrant(claims.grantId);
+  const grant = await ctx.tables.useGrant(claims.grantId);
   const account = grant ? await ctx.store.accounts.account(claims.accountId) : null;
   if (!grant || !account || grant.account_id !== account.id || grant.client_id !== claims.clientId) {
     challenge(reply, service, "insufficient_scope");

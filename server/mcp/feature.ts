@@ -9,6 +9,7 @@ import { type EndpointDeps, mcpEndpoint } from "./endpoint.ts";
 import { McpOAuth } from "./oauth.ts";
 import { MCP_OPERATIONS, oauthRoutes } from "./routes.ts";
 import type { McpService } from "./service.ts";
+import { McpStore } from "./store.ts";
 
 /** The tool endpoint and what its routes read. */
 export type McpServer = McpService & { endpoint: EndpointDeps };
@@ -27,7 +28,7 @@ function sweep({ endpoint }: McpServer): ScheduledJob {
     nextAt: (now) => now - (now % 3_600_000) + 3_600_000,
     run: async () => {
       try {
-        await endpoint.store.mcp.sweep();
+        await endpoint.tables.sweep();
       } catch (err) {
         endpoint.log.error({ err }, "tool endpoint sweep failed");
       }
@@ -41,12 +42,17 @@ export const mcpFeature = defineFeature({
   build: async (kernel, { accounts, store }): Promise<McpServer | null> => {
     const { config, settings } = kernel;
     if (config.accounts === "none") return null;
-    const oauth = new McpOAuth({ config, store }, await loadIdentitySecrets(config.dataDir, "mcp-keys.json"));
+    // Its tables (clients, authorizations, grants, keys' scopes) are its own, on the store's database.
+    const tables = new McpStore(store.db);
+    const oauth = new McpOAuth(
+      { config, store, tables },
+      await loadIdentitySecrets(config.dataDir, "mcp-keys.json"),
+    );
     return {
       oauth,
       // The start-up flag turns it off for the run; the live setting (`mcp: false`) while the server runs.
       enabled: () => config.mcp && settings.mcpAllowed(),
-      endpoint: { accounts, store, config, log: kernel.log, boundOperations: kernel.boundOperations },
+      endpoint: { accounts, store, tables, config, log: kernel.log, boundOperations: kernel.boundOperations },
     };
   },
   operations: MCP_OPERATIONS,

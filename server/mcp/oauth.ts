@@ -15,7 +15,7 @@ import { errors } from "../errors.ts";
 import type { Store } from "../store/types.ts";
 import { clientName, redirectUriProblem } from "./client-metadata.ts";
 import { grantScopes, MANAGE, parseScope, REGISTER, SCOPES, type Scope, scopeString } from "./scopes.ts";
-import type { AuthorizationRow, ClientRow, GrantRow } from "./store.ts";
+import type { AuthorizationRow, ClientRow, GrantRow, McpStore } from "./store.ts";
 
 /** Access tokens live ten minutes; a client refreshes them with its refresh token. */
 export const ACCESS_TTL_S = 600;
@@ -75,7 +75,7 @@ export class McpOAuth {
   private readonly jwks: JWTVerifyGetKey;
 
   constructor(
-    private readonly d: { config: Pick<Config, "publicUrl">; store: Store },
+    private readonly d: { config: Pick<Config, "publicUrl">; store: Store; tables: McpStore },
     private readonly keys: IdentitySecrets,
   ) {
     this.at = addresses(d.config.publicUrl);
@@ -150,7 +150,7 @@ export class McpOAuth {
       ...(body.software_version ? { software_version: body.software_version } : {}),
     };
     const client = await this.store.work(async (u) => {
-      const c = await this.store.mcp.createClient(name, body.redirect_uris, metadata, u.q);
+      const c = await this.d.tables.createClient(name, body.redirect_uris, metadata, u.q);
       await u.audit("mcp_client", c.id, { action: "registered", name, redirect_uris: body.redirect_uris });
       return c;
     });
@@ -174,7 +174,7 @@ export class McpOAuth {
   async authorize(
     q: Record<string, string | undefined>,
   ): Promise<{ redirect: string } | { refuse: ReturnType<typeof errors.invalidRequest> }> {
-    const client = q.client_id ? await this.store.mcp.client(q.client_id) : null;
+    const client = q.client_id ? await this.d.tables.client(q.client_id) : null;
     if (!client)
       return { refuse: errors.invalidClient("unknown client_id; register at /oauth/register first") };
     const redirectUri =
@@ -208,7 +208,7 @@ export class McpOAuth {
     if (registered && asked.scopes.some((s) => !registered.includes(s)))
       return back("invalid_scope", `this client registered for the scope "${registered.join(" ")}" only`);
     const scope = scopeString(asked.scopes);
-    const a = await this.store.mcp.createAuthorization(
+    const a = await this.d.tables.createAuthorization(
       {
         client_id: client.id,
         redirect_uri: redirectUri,
@@ -228,11 +228,11 @@ export class McpOAuth {
     caller: Caller,
     authorizationId: string,
   ): Promise<{ a: AuthorizationRow; client: ClientRow }> {
-    const a = await this.store.mcp.authorization(authorizationId);
+    const a = await this.d.tables.authorization(authorizationId);
     // Another account's decided request is as unknown as a missing one.
     if (!a || (a.account_id !== null && a.account_id !== caller.account.id))
       throw errors.noSuchAuthorization();
-    const client = await this.store.mcp.client(a.client_id);
+    const client = await this.d.tables.client(a.client_id);
     if (!client) throw errors.noSuchAuthorization();
     return { a, client };
   }
@@ -282,7 +282,7 @@ export class McpOAuth {
       });
       await this.store.work(async (u) => {
         if (
-          !(await this.store.mcp.decide(
+          !(await this.d.tables.decide(
             a.id,
             caller.account.id,
             { status: "denied", grantId: null, codeHash: null, redirectUrl },
@@ -300,9 +300,9 @@ export class McpOAuth {
     const code = `mc_${randomBytes(24).toString("base64url")}`;
     const redirectUrl = withQuery(a.redirect_uri, { code, ...state, iss: this.at.issuer });
     await this.store.work(async (u) => {
-      const grantId = await this.store.mcp.replaceGrant(caller.account.id, client.id, manage, u.q);
+      const grantId = await this.d.tables.replaceGrant(caller.account.id, client.id, manage, u.q);
       if (
-        !(await this.store.mcp.decide(
+        !(await this.d.tables.decide(
           a.id,
           caller.account.id,
           { status: "approved", grantId, codeHash: hashToken(code), redirectUrl },
@@ -324,7 +324,7 @@ export class McpOAuth {
   /** DELETE /api/account/mcp/clients/<id>: the account's grants of the client end, with their tokens. */
   async revoke(caller: Caller, clientId: string) {
     await this.store.work(async (u) => {
-      const n = await this.store.mcp.revokeClient(caller.account.id, clientId, "revoked_by_owner", u.q);
+      const n = await this.d.tables.revokeClient(caller.account.id, clientId, "revoked_by_owner", u.q);
       if (n === 0) throw errors.noSuchClient(clientId);
       await u.audit("mcp_grant", clientId, { account: caller.account.id, action: "revoked" });
     });
@@ -334,7 +334,7 @@ export class McpOAuth {
 
   /** The account's approved clients (SPEC 2 Account `mcp_clients`). */
   async clients(accountId: string) {
-    return (await this.store.mcp.liveGrants(accountId)).map((g) => ({
+    return (await this.d.tables.liveGrants(accountId)).map((g) => ({
       client_id: g.client_id,
       name: g.client_name,
       created: g.created,
@@ -347,7 +347,7 @@ export class McpOAuth {
   async token(body: Record<string, unknown>) {
     const str = (k: string) => (typeof body[k] === "string" ? (body[k] as string) : undefined);
     const clientId = str("client_id");
-    const client = clientId ? await this.store.mcp.client(clientId) : null;
+    const client = clientId ? await this.d.tables.client(clientId) : null;
     if (!client) throw errors.invalidClient("unknown client_id");
     const resource = str("resource");
     if (resource !== undefined && resource.replace(/\/$/, "") !== this.at.resource)
@@ -365,10 +365,10 @@ export class McpOAuth {
     if (!verifier || !VERIFIER.test(verifier))
       throw errors.invalidRequest("code_verifier is required: 43-128 characters of A-Z a-z 0-9 - . _ ~");
     // Only the client the code was issued to can take it (or, by presenting it twice, end its grant).
-    const taken = await this.store.work(async (u) => this.store.mcp.takeCode(code, client.id, u.q));
+    const taken = await this.store.work(async (u) => this.d.tables.takeCode(code, client.id, u.q));
     if (!taken) {
       // A code presented twice was probably stolen: the grant it made ends (RFC 6749 4.1.2).
-      const grantId = await this.store.mcp.usedCodeGrant(code, client.id);
+      const grantId = await this.d.tables.usedCodeGrant(code, client.id);
       if (grantId) await this.revokeGrant(grantId, "code_reused");
       throw errors.invalidGrant("the code is unknown, expired, used or issued to another client");
     }
@@ -377,7 +377,7 @@ export class McpOAuth {
       throw errors.invalidGrant("redirect_uri differs from the authorization request's");
     if (s256(verifier) !== taken.code_challenge)
       throw errors.invalidGrant("the code_verifier does not match");
-    const grant = taken.grant_id ? await this.store.mcp.grant(taken.grant_id) : null;
+    const grant = taken.grant_id ? await this.d.tables.grant(taken.grant_id) : null;
     if (!grant || grant.revoked) throw errors.invalidGrant("the approval was revoked");
     await this.refuseBanned(grant.account_id);
     return this.issue(grant, client.id, grantScopes(grant.manage));
@@ -390,13 +390,13 @@ export class McpOAuth {
    */
   private async refresh(client: ClientRow, token: string | undefined, scope: string | undefined) {
     if (!token) throw errors.invalidRequest("refresh_token is required");
-    const t = await this.store.mcp.peekRefresh(token);
+    const t = await this.d.tables.peekRefresh(token);
     if (!t || t.clientId !== client.id)
       throw errors.invalidGrant("the refresh token is unknown, expired or issued to another client");
     if (t.rotated) return this.reused(t.grantId);
     if (t.expired)
       throw errors.invalidGrant("the refresh token is unknown, expired or issued to another client");
-    const grant = await this.store.mcp.grant(t.grantId);
+    const grant = await this.d.tables.grant(t.grantId);
     if (!grant || grant.revoked) throw errors.invalidGrant("the approval was revoked");
     await this.refuseBanned(grant.account_id);
     // RFC 6749 6: a refresh may ask for less than the grant, never more.
@@ -409,7 +409,7 @@ export class McpOAuth {
         throw errors.invalidScope(`the approval covers "${scopeString(granted)}" only`);
       scopes = asked.scopes;
     }
-    const r = await this.store.work(async (u) => this.store.mcp.rotateRefresh(token, u.q));
+    const r = await this.store.work(async (u) => this.d.tables.rotateRefresh(token, u.q));
     // Used by a concurrent request between the look and the rotation: that is a second use.
     if (r?.kind !== "fresh") return this.reused(t.grantId);
     return this.issue(grant, client.id, scopes);
@@ -429,7 +429,7 @@ export class McpOAuth {
 
   private async revokeGrant(grantId: string, reason: string): Promise<void> {
     await this.store.work(async (u) => {
-      if (await this.store.mcp.revokeGrant(grantId, reason, u.q))
+      if (await this.d.tables.revokeGrant(grantId, reason, u.q))
         await u.audit("mcp_grant", grantId, { action: "revoked", reason });
     });
   }
@@ -438,7 +438,7 @@ export class McpOAuth {
   private async issue(grant: GrantRow, clientId: string, scopes: Scope[]) {
     const refresh = `mr_${randomBytes(32).toString("base64url")}`;
     const scope = scopeString(scopes);
-    await this.store.work(async (u) => this.store.mcp.addRefresh(grant.id, refresh, REFRESH_TTL_S, u.q));
+    await this.store.work(async (u) => this.d.tables.addRefresh(grant.id, refresh, REFRESH_TTL_S, u.q));
     const accountId = grant.account_id;
     const access = await new SignJWT({ client_id: clientId, gid: grant.id, scope })
       .setProtectedHeader({ alg: "ES256", kid: this.keys.kid, typ: "at+jwt" })

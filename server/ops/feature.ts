@@ -42,7 +42,7 @@ export const opsFeature = defineFeature({
       profiling: meters !== null,
       sample: async () => {
         const t0 = performance.now();
-        const ok = await store.mail.db.query("SELECT 1").then(
+        const ok = await store.db.query("SELECT 1").then(
           () => true,
           () => false,
         );

@@ -30,7 +30,7 @@ export const OPS_OPERATIONS = [
     summary: "Sign-ups, activity, matches by mode, top player bots and maps per UTC day (from, to inclusive)",
     auth: "admin",
     query: AnalyticsQuery,
-    handle: async ({ query }, ctx) => analytics(ctx.store.mail.db, analyticsRange(query)),
+    handle: async ({ query }, ctx) => analytics(ctx.store.db, analyticsRange(query)),
   }),
   defineOperation({
     method: "POST",

@@ -12,10 +12,10 @@ import type { BotConnection } from "../connection/bot-connection.ts";
 import { headOf, type MessageHead } from "../connection/message-head.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../lobby/lobby.ts";
-import type { PairingRecord } from "../matchmaker/pairing-record.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
+import type { PairingRecord } from "../store/pairing-record.ts";
 import type { MatchMode, MatchRecord } from "../store/types.ts";
 import type { StallClock } from "./stall-clock.ts";
 

@@ -21,7 +21,6 @@ import { heatmapSection, regressionNotice, rivalsSection } from "../insight/page
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_LADDER } from "../ladders/manifest.ts";
 import type { LeaderboardRowT } from "../ladders/reads.ts";
-import { pairingSentence } from "../matchmaker/pairing-record.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import {
@@ -33,6 +32,7 @@ import {
   showcase,
   upsets,
 } from "../spectate/service.ts";
+import { pairingSentence } from "../store/pairing-record.ts";
 import { webAssets } from "../web/assets.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";

@@ -9,16 +9,12 @@ import { type DbPlace, openDb } from "../db/open.ts";
 import { type Reachability, watchReachability } from "../db/reachability.ts";
 import { hashToken, iso, isoOrNull, newToken, numOrNull } from "../db/rows.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
-import { EventStore } from "../events/store.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
-import { LadderStore } from "../ladders/store.ts";
-import { MailStore } from "../mail/store.ts";
-import type { PairingRecord } from "../matchmaker/pairing-record.ts";
-import { McpStore } from "../mcp/store.ts";
 import { AccountStore } from "./account-store.ts";
 import { toBot } from "./bot-row.ts";
 import { IdentityStore } from "./identity-store.ts";
 import { insertMatches } from "./match-insert.ts";
+import type { PairingRecord } from "./pairing-record.ts";
 import type {
   AuditEntry,
   BotRow,
@@ -114,10 +110,6 @@ export class SqlStore implements Store {
   readonly driver: "pg" | "pglite";
   readonly accounts: AccountStore;
   readonly identity: IdentityStore;
-  readonly ladders: LadderStore;
-  readonly mcp: McpStore;
-  readonly events: EventStore;
-  readonly mail: MailStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
@@ -137,10 +129,6 @@ export class SqlStore implements Store {
     this.driver = db.driver;
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);
-    this.ladders = new LadderStore(db);
-    this.mcp = new McpStore(db);
-    this.events = new EventStore(db);
-    this.mail = new MailStore(db);
   }
 
   // --- Bots and tokens ---

@@ -6,15 +6,11 @@ import type { MatchStatsT } from "../../engine/protocol.ts";
 import type { Db, Queryable } from "../db/db.ts";
 import type { Reachability } from "../db/reachability.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
-import type { EventStore } from "../events/store.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
-import type { LadderStore } from "../ladders/store.ts";
-import type { MailStore } from "../mail/store.ts";
-import type { PairingRecord } from "../matchmaker/pairing-record.ts";
-import type { McpStore } from "../mcp/store.ts";
 import type { AccountStore } from "./account-store.ts";
 import type { BotRow, BotStatus } from "./bot-row.ts";
 import type { IdentityStore } from "./identity-store.ts";
+import type { PairingRecord } from "./pairing-record.ts";
 
 export type { BotRow, BotStatus } from "./bot-row.ts";
 
@@ -134,14 +130,6 @@ export interface Store {
   readonly accounts: AccountStore;
   /** The built-in identity provider's users and tokens. */
   readonly identity: IdentityStore;
-  /** Ladder memberships, invitations and the live settings. */
-  readonly ladders: LadderStore;
-  /** The tool endpoint's OAuth clients, grants and tokens (server/mcp). */
-  readonly mcp: McpStore;
-  /** Events: overrides, images, facts, awards, opponent requests (migration 0007). */
-  readonly events: EventStore;
-  /** The email outbox, its incidents and the unsubscribe key (server/mail/). */
-  readonly mail: MailStore;
   /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
   readonly botWrites: WriteCounter;
   /** Whether the database answered the store's last statement (server/db/reachability.ts). */

@@ -141,7 +141,7 @@ describe.skipIf(!HAVE_CHROMIUM)("event pages in headless Chromium", () => {
 
   it("shows the account's cards with progress, and reveals an earned flag", async () => {
     await srv.app.ctx.store.work((u) =>
-      srv.app.ctx.store.events.award(u.q, {
+      srv.app.ctx.events.tables.award(u.q, {
         eventId: "spring",
         accountId: ada.id,
         achievementId: "b",

@@ -62,7 +62,7 @@ afterAll(async () => srv?.stop());
 
 const reminders = async () =>
   (
-    await srv.app.ctx.store.mail.db.query(
+    await srv.app.ctx.store.db.query(
       "SELECT dedupe_key, subject FROM email_outbox WHERE category = 'event_reminders' ORDER BY dedupe_key",
     )
   ).map((r) => ({ key: String(r.dedupe_key), subject: String(r.subject) }));

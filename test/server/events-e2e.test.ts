@@ -363,7 +363,7 @@ describe("a whole event on a shortened window", () => {
     });
     expect(late).toMatchObject({ status: 409, body: { code: "event_closed" } });
     // No more earning: a result that ends after closing adds no facts and no awards.
-    const before = await srv.app.ctx.store.events.factsOf("cup-event", ada.id);
+    const before = await srv.app.ctx.events.tables.factsOf("cup-event", ada.id);
     const stored = await srv.app.ctx.store.match(before[before.length - 1]!.match_id);
     await srv.app.ctx.bus.emit("MatchFinished", {
       match: { ...stored!, id: `${stored!.id}-late`, ended: new Date().toISOString(), stats: null },
@@ -371,7 +371,7 @@ describe("a whole event on a shortened window", () => {
       ratingChange: [null, null],
       accounts: stored!.bots.map((b) => (b.house ? null : ada.id)) as [string | null, string | null],
     });
-    expect((await srv.app.ctx.store.events.factsOf("cup-event", ada.id)).length).toBe(before.length);
+    expect((await srv.app.ctx.events.tables.factsOf("cup-event", ada.id)).length).toBe(before.length);
     const schedAfter = await api(root, "PUT", "/api/admin/events/cup-event/schedule", {
       opens_at: opensAt,
       closes_at: new Date(Date.now() + 60_000).toISOString(),

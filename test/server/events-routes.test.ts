@@ -180,7 +180,7 @@ describe("event routes refuse wrong callers (SPEC 4.5)", () => {
     // Awards stored directly: the earning path itself is the whole-event test's.
     await srv.app.ctx.store.work(async (u) => {
       for (const e of ["open-pub", "later-pub"])
-        await srv.app.ctx.store.events.award(u.q, {
+        await srv.app.ctx.events.tables.award(u.q, {
           eventId: e,
           accountId: ada.id,
           achievementId: "a",

@@ -327,10 +327,11 @@ describe("the authorization server", () => {
 describe("housekeeping", () => {
   it("the hourly sweep deletes expired authorizations and refresh tokens and stale unapproved clients", async () => {
     const store = srv.app.ctx.store;
+    const tables = srv.app.ctx.mcp!.endpoint.tables;
     const { provider } = await approved(owner);
-    const live = await store.mcp.client(provider.info!.client_id);
-    const stale = await store.mcp.createClient("stale", ["https://stale.example/cb"], {});
-    const old = await store.mcp.createAuthorization(
+    const live = await tables.client(provider.info!.client_id);
+    const stale = await tables.createClient("stale", ["https://stale.example/cb"], {});
+    const old = await tables.createAuthorization(
       {
         client_id: live!.id,
         redirect_uri: "http://127.0.0.1:8719/callback",
@@ -341,14 +342,14 @@ describe("housekeeping", () => {
       },
       -2 * 86_400,
     );
-    const grant = (await store.mcp.liveGrants(owner.id)).find((g) => g.client_id === live!.id)!;
+    const grant = (await tables.liveGrants(owner.id)).find((g) => g.client_id === live!.id)!;
     await store.work(async (u) => {
-      await store.mcp.addRefresh(grant.id, "mr_expired", -10, u.q);
+      await tables.addRefresh(grant.id, "mr_expired", -10, u.q);
       await u.q.query("UPDATE mcp_clients SET created = now() - interval '2 days' WHERE id = $1", [stale.id]);
     });
-    expect(await store.mcp.sweep()).toBeGreaterThanOrEqual(3);
-    expect(await store.mcp.client(stale.id)).toBeNull();
-    expect(await store.mcp.client(live!.id)).not.toBeNull();
+    expect(await tables.sweep()).toBeGreaterThanOrEqual(3);
+    expect(await tables.client(stale.id)).toBeNull();
+    expect(await tables.client(live!.id)).not.toBeNull();
     const left = await store.work((u) =>
       u.q.query("SELECT id FROM mcp_authorizations WHERE id = $1", [old.id]),
     );

@@ -4,7 +4,7 @@
 // sentence. A human game has none.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import { PairingRecord } from "../../server/matchmaker/pairing-record.ts";
+import { PairingRecord } from "../../server/store/pairing-record.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
 type Msg = { type: string; [k: string]: unknown };

@@ -207,7 +207,7 @@ describe("version regression alerts", () => {
     // The sender settles each row in turn (paced): wait until none is left to send.
     const settled = async () => {
       for (const until = Date.now() + 20_000; ; ) {
-        const rows = await srv.app.ctx.store.mail.db.query(
+        const rows = await srv.app.ctx.store.db.query(
           "SELECT o.state, o.dedupe_key FROM email_outbox o WHERE o.category = 'bot_health' ORDER BY o.id",
         );
         if (rows.every((x) => x.state !== "pending" && x.state !== "sending") || Date.now() > until)
@@ -226,7 +226,7 @@ describe("version regression alerts", () => {
     await liveGame("ada-weak", true);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(sink.of("bot_health").length).toBe(1);
-    const rows = await srv.app.ctx.store.mail.db.query(
+    const rows = await srv.app.ctx.store.db.query(
       "SELECT count(*)::int AS n FROM email_outbox WHERE category = 'bot_health'",
     );
     expect(Number(rows[0]!.n)).toBe(2);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { StartPlan } from "../../server/matchmaker/matchmaker.ts";
-import { PairingRecord, pairingSentence } from "../../server/matchmaker/pairing-record.ts";
+import { PairingRecord, pairingSentence } from "../../server/store/pairing-record.ts";
 import { StubBook, World } from "../helpers/matchmaker-world.ts";
 
 /** The record of a plan, checked against the API schema and for its sums. */

@@ -4,7 +4,6 @@
 
 import { z } from "zod";
 import { MatchStats } from "../../engine/protocol.ts";
-import { Regressions } from "../insight/schemas.ts";
 import { EMAIL_CATEGORIES } from "../kernel/unit-of-work.ts";
 import { PairingRecord } from "../store/pairing-record.ts";
 
@@ -343,6 +342,31 @@ export const RegisteredBot = z.object({
   note: z.string(),
 });
 
+/** A version regression alert (issue 33, part 5): GET /api/me and GET /api/account carry a list of them. */
+export const Regression = z
+  .object({
+    ladder: z.string(),
+    bot: z.string().describe("bot name"),
+    version: z.string().describe("the version that rates below its predecessor"),
+    predecessor: z.string().describe("the latest earlier version with rated games on the ladder"),
+    games: int.describe("the version's rated games (30 or more)"),
+    predecessor_games: int,
+    rating: int,
+    rating_deviation: int,
+    predecessor_rating: int,
+    predecessor_deviation: int,
+    drop: int.describe("predecessor's rating minus the version's"),
+    combined_error: int.describe(
+      "sqrt(rating_deviation^2 + predecessor_deviation^2); drop is more than twice it",
+    ),
+  })
+  .describe(
+    "a version with at least 30 rated games whose rating is below its predecessor's by more than twice their combined standard error",
+  );
+export const Regressions = z
+  .array(Regression)
+  .describe("version regression alerts of the bot(s), from the last fit: empty when every version holds up");
+
 export const MyBot = z.object({
   name: z.string(),
   display_name: z.string(),
@@ -406,3 +430,14 @@ export const RESPONSE_SCHEMAS = {
   UnsubscribeCheck,
   Unsubscribed,
 } as const;
+
+// The shapes as TypeScript types, for the code that builds and renders them.
+export type LeaderboardRowT = z.infer<typeof LeaderboardRow>;
+export type LobbyEntryT = z.infer<typeof LobbyEntry>;
+export type StatusT = z.infer<typeof Status>;
+export type BotT = z.infer<typeof Bot>;
+export type RatingHistoryT = z.infer<typeof RatingHistory>;
+export type UserT = z.infer<typeof User>;
+export type MatchT = z.infer<typeof Match>;
+export type LadderT = z.infer<typeof Ladder>;
+export type MatchStatsT = z.infer<typeof MatchStatsBody>;

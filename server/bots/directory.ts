@@ -4,16 +4,8 @@
 // embedded one, on the socket thread itself). It reloads only when the store reports a committed write to
 // bots or versions, so a rename, a ban, a new token or a retired version shows at the next read.
 import { hashToken } from "../db/rows.ts";
+import type { BotSnapshot } from "../store/bot-row.ts";
 import type { BotRow, Store } from "../store/types.ts";
-
-export interface BotSnapshot {
-  /** The store's write count the snapshot was read at. */
-  readonly generation: number;
-  readonly bots: readonly BotRow[];
-  readonly byId: ReadonlyMap<string, BotRow>;
-  readonly byTokenHash: ReadonlyMap<string, BotRow>;
-  readonly retired: ReadonlyMap<string, ReadonlySet<string>>;
-}
 
 export class BotDirectory {
   private current: BotSnapshot | null = null;

@@ -5,7 +5,7 @@
 // image. Nothing private is rendered; a signed-in reader's cards come from the account routes (web/event.js).
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Services } from "../kernel/feature.ts";
-import { DEFAULT_LADDER } from "../ladders/manifest.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import { webAssets } from "../web/assets.ts";
 import { type Html, html } from "../web/html.ts";
 import { href, sendPage, shellAssets } from "../web/layout.ts";

@@ -4,16 +4,17 @@
 // with its audit entry; flags never enter an audit entry, a log line or any answer but a reveal.
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
+import type { QueueRefusal } from "../connection/rules.ts";
 import { errors } from "../errors.ts";
 import type { DomainEvents, EventBus } from "../kernel/bus.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { ScheduledJob, Scheduler } from "../kernel/scheduler.ts";
-import { DEFAULT_LADDER, type Manifest, nextPhaseChange, type Phase, phaseAt } from "../ladders/manifest.ts";
+import { type Manifest, nextPhaseChange, type Phase, phaseAt } from "../ladders/manifest.ts";
 import type { Membership } from "../ladders/membership.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import { moveWindow } from "../ladders/schedule.ts";
 import type { LadderStore } from "../ladders/store.ts";
 import type { Lobby } from "../lobby/lobby.ts";
-import type { QueueRefusal } from "../socket/hub.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow, MatchRecord, Store } from "../store/types.ts";
 import {

@@ -10,12 +10,12 @@ import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import type { Config } from "../config.ts";
 import { BotConnection } from "../connection/bot-connection.ts";
+import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES } from "../connection/rules.ts";
 import { isDbUnavailable } from "../db/db.ts";
 import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import { type Lobby, newParticipant, type Participant } from "../lobby/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { ConnectionSet } from "../socket/connection-set.ts";
-import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES } from "../socket/hub.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow, Store } from "../store/types.ts";
 

@@ -38,30 +38,6 @@ export const Matchups = z.object({
     ),
 });
 
-/** A version regression alert (issue 33, part 5): GET /api/me and GET /api/account carry a list of them. */
-export const Regression = z
-  .object({
-    ladder: z.string(),
-    bot: z.string().describe("bot name"),
-    version: z.string().describe("the version that rates below its predecessor"),
-    predecessor: z.string().describe("the latest earlier version with rated games on the ladder"),
-    games: int.describe("the version's rated games (30 or more)"),
-    predecessor_games: int,
-    rating: int,
-    rating_deviation: int,
-    predecessor_rating: int,
-    predecessor_deviation: int,
-    drop: int.describe("predecessor's rating minus the version's"),
-    combined_error: int.describe(
-      "sqrt(rating_deviation^2 + predecessor_deviation^2); drop is more than twice it",
-    ),
-  })
-  .describe(
-    "a version with at least 30 rated games whose rating is below its predecessor's by more than twice their combined standard error",
-  );
-export const Regressions = z
-  .array(Regression)
-  .describe("version regression alerts of the bot(s), from the last fit: empty when every version holds up");
 // The response of GET /api/account/bots/:name/matches/:id/diagnostics (issue 33, part 2).
 const Counts = z.record(z.string(), int);
 const TickRun = z.object({

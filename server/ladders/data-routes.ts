@@ -5,7 +5,7 @@ import { z } from "zod";
 import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";
-import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
+import { BOT_NAME, BOT_NAME_RULE, BotNameParams } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
@@ -17,7 +17,6 @@ const ALL_TIME_DAYS = 100_000;
 
 export const LadderQuery = z.object({ ladder: z.string().optional() });
 /** A name that is not a valid bot name cannot name a bot: 404 no_such_bot, as for an unknown one. */
-export const BotNameParams = z.object({ name: z.string().regex(BOT_NAME, BOT_NAME_RULE) });
 export const HandleParams = z.object({ handle: z.string().describe("owner handle") });
 export const RatingsQuery = z.object({
   ladder: z.string().optional(),

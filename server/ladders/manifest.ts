@@ -5,10 +5,8 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { EventDefinition } from "../events/definition.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import { repoPath } from "../root.ts";
-
-/** The ladder that `queue` without `ladder_id` and routes without `?ladder=` select (SPEC 6.1, 4.1). */
-export const DEFAULT_LADDER = "public";
 
 export const LADDER_ID = /^[a-z0-9][a-z0-9_-]{1,31}$/;
 export const ACCESS = ["open", "approval", "invitation"] as const;

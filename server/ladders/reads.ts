@@ -2,12 +2,19 @@
 // history, an owner's bots, and matches. Routes render what these return and pages read them directly (no
 // in-process HTTP round trip); the return types are inferred from the response schemas of api/responses.ts,
 // which also make the OpenAPI document, so a page and the API can never disagree about a shape.
-import type { z } from "zod";
 import { publicStats, type RecordedStatsT } from "../../engine/stats.ts";
-import type * as R from "../api/responses.ts";
+import type {
+  BotT,
+  LeaderboardRowT,
+  LobbyEntryT,
+  MatchStatsT,
+  MatchT,
+  RatingHistoryT,
+  StatusT,
+  UserT,
+} from "../api/responses.ts";
 import { matchView, versionView } from "../api/views.ts";
-import type { BotDirectory, BotSnapshot } from "../bots/directory.ts";
-import { HEALTH_MATCHES, summariseHealth } from "../bots/health.ts";
+import type { BotDirectory } from "../bots/directory.ts";
 import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";
@@ -15,19 +22,10 @@ import type { Settings } from "../kernel/settings.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
+import type { BotSnapshot } from "../store/bot-row.ts";
 import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
 import type { LadderRuntime } from "./runtime.ts";
-
-export type LeaderboardRowT = z.infer<typeof R.LeaderboardRow>;
-export type LobbyEntryT = z.infer<typeof R.LobbyEntry>;
-export type StatusT = z.infer<typeof R.Status>;
-export type BotT = z.infer<typeof R.Bot>;
-export type RatingHistoryT = z.infer<typeof R.RatingHistory>;
-export type UserT = z.infer<typeof R.User>;
-export type MatchT = z.infer<typeof R.Match>;
-export type LadderT = z.infer<typeof R.Ladder>;
-export type MatchStatsT = z.infer<typeof R.MatchStatsBody>;
 
 const HISTORY_LIMIT = 1000;
 const RECENT_MATCHES = 10;

@@ -6,12 +6,13 @@
 // fill the two hooks below (`admitWith`, `requestOpponentsWith`) when they are built (issue 32: core code does
 // not bend for features).
 
+import type { QueueRefusal } from "../connection/rules.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
-import type { QueueRefusal } from "../socket/hub.ts";
 import type { BotRow } from "../store/types.ts";
-import { DEFAULT_LADDER, type Manifest, nextPhaseChange, phaseAt } from "./manifest.ts";
+import { type Manifest, nextPhaseChange, phaseAt } from "./manifest.ts";
 import { LadderRuntime, type OpponentRequests, type RuntimeDeps } from "./runtime.ts";
 
 /** A feature's rule on who may queue on a ladder the ladder itself admits: a refusal, or null to admit. */

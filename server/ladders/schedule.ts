@@ -6,10 +6,10 @@
 // LadderWindowMoved (the events on the ladder count a revision).
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { Scheduler } from "../kernel/scheduler.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { Store } from "../store/types.ts";
-import { DEFAULT_LADDER } from "./manifest.ts";
 import type { Ladders } from "./registry.ts";
 import type { LadderStore } from "./store.ts";
 

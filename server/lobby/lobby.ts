@@ -3,7 +3,7 @@
 // last match start, recent opponents). In memory only: queues do not survive a restart (SPEC 3.10).
 import type { Strategy } from "../../engine/house/types.ts";
 import type { BotConnection } from "../connection/bot-connection.ts";
-import { DEFAULT_LADDER } from "../ladders/manifest.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { BotRow } from "../store/types.ts";
 
 export type LobbyState = "idle" | "waiting" | "playing";

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { MatchPool } from "../../pool/pool.ts";
 import type { MatchSetup } from "../../pool/protocol.ts";
+import { MESSAGES_PER_TICK } from "../connection/rules.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { Ladders } from "../ladders/registry.ts";
@@ -15,7 +16,6 @@ import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
 import { type RunnerDeps, RunningMatch, seatKinds } from "../runner/match-runner.ts";
 import type { StallClock } from "../runner/stall-clock.ts";
-import { MESSAGES_PER_TICK } from "../socket/hub.ts";
 import type { MatchMode, MatchRecord } from "../store/types.ts";
 
 /** SPEC 8.4: a person gets two minutes per tick. */

@@ -2,7 +2,7 @@
 // newest rated game, loaded once and then updated from each committed MatchFinished, combined with the
 // ladder's rating book and the bot directory. The sorted rows are cached until a result or a bot changes;
 // only `online`, which follows connections, is filled in per request. No query per bot, none per request.
-import type { BotSnapshot } from "../bots/directory.ts";
+import type { BotSnapshot } from "../store/bot-row.ts";
 import type { LadderRecordRow, MatchRecord } from "../store/types.ts";
 import { type RatingBook, versionKey } from "./book.ts";
 

@@ -1,8 +1,9 @@
 // The ladder switcher every scoped page shows (a link per listed ladder to the same page on that ladder), the
 // ladder a match was played on (the replay viewer), and the ladder's phase and window as the dashboard states
 // them: instants in UTC with a plain-words hint.
-import { DEFAULT_LADDER } from "../ladders/manifest.ts";
-import type { LadderT } from "../ladders/reads.ts";
+
+import type { LadderT } from "../api/responses.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import { type Html, html } from "../web/html.ts";
 import { href } from "../web/layout.ts";
 

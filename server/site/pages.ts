@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parseMap, RULES } from "../../engine/rules.ts";
+import type { LeaderboardRowT } from "../api/responses.ts";
 import { downloadsIndex, STARTER_ARCHIVES } from "../docs/downloads.ts";
 import { ApiError } from "../errors.ts";
 import {
@@ -19,8 +20,7 @@ import {
 } from "../insight/page-parts.ts";
 import { heatmapSection, regressionNotice, rivalsSection } from "../insight/pages.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
-import { DEFAULT_LADDER } from "../ladders/manifest.ts";
-import type { LeaderboardRowT } from "../ladders/reads.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import { publicBase, wsBase } from "../public-address.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import {

@@ -11,6 +11,7 @@ import { useVersion, VersionLimitError } from "../bots/versions.ts";
 import type { Config } from "../config.ts";
 import { BotConnection } from "../connection/bot-connection.ts";
 import { headOf, type MessageHead, readHead } from "../connection/message-head.ts";
+import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, type QueueRefusal } from "../connection/rules.ts";
 import { isDbUnavailable } from "../db/db.ts";
 import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import type { Limits } from "../kernel/settings.ts";
@@ -18,10 +19,6 @@ import type { Lobby, Participant } from "../lobby/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import type { BotRow, Store, VersionRow } from "../store/types.ts";
 import { ConnectionSet } from "./connection-set.ts";
-
-export const MAX_MESSAGE_BYTES = 4096;
-export const MESSAGES_PER_TICK = 5;
-export const IDLE_MESSAGES_PER_SECOND = 50;
 
 /**
  * Why a version label (or other bot-sent text bound for the database) cannot be stored as sent: PostgreSQL
@@ -32,11 +29,6 @@ export function unstorableText(s: string): string | null {
   if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s))
     return "must be well-formed Unicode (no lone surrogates)";
   return null;
-}
-
-export interface QueueRefusal {
-  code: SocketErrorCode;
-  message: string;
 }
 
 export interface HubDeps {

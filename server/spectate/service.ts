@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import type { LeaderboardRowT, MatchT, StatusT } from "../ladders/reads.ts";
+import type { LeaderboardRowT, MatchT, StatusT } from "../api/responses.ts";
 import { REPO_ROOT } from "../root.ts";
 
 /** Below this forecast a win is an upset. */

@@ -30,3 +30,13 @@ export function toBot(r: Row): BotRow {
     account_id: (r.account_id as string | null) ?? null,
   };
 }
+
+/** Every bot as read at one count of writes (the bot directory's copy; the leaderboards read it). */
+export interface BotSnapshot {
+  /** The store's write count the snapshot was read at. */
+  readonly generation: number;
+  readonly bots: readonly BotRow[];
+  readonly byId: ReadonlyMap<string, BotRow>;
+  readonly byTokenHash: ReadonlyMap<string, BotRow>;
+  readonly retired: ReadonlyMap<string, ReadonlySet<string>>;
+}

@@ -1,7 +1,7 @@
 // The document shell every page shares (head, navigation, footer) and the small formatting helpers pages use.
 // `?ladder=<id>` is carried through every internal link so a scoped visit stays scoped.
 import type { FastifyReply } from "fastify";
-import { DEFAULT_LADDER } from "../ladders/manifest.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
 import { webAssets } from "./assets.ts";
 import { type Html, html } from "./html.ts";
 

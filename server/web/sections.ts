@@ -1,7 +1,7 @@
 // Page sections rendered from the public API's JSON shapes (SPEC 2). The ladder dashboard's live updates
 // re-request these same sections, so the server is the only place that renders them.
 
-import type { LeaderboardRowT, LobbyEntryT, MatchT, StatusT } from "../ladders/reads.ts";
+import type { LeaderboardRowT, LobbyEntryT, MatchT, StatusT } from "../api/responses.ts";
 import type { OnAir } from "../spectate/service.ts";
 import { sparkline } from "./chart.ts";
 import { type Html, html } from "./html.ts";

@@ -19,7 +19,7 @@ import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import type { MatchStatsT } from "../../engine/protocol.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
-import { DEFAULT_LADDER } from "../../server/ladders/manifest.ts";
+import { DEFAULT_LADDER } from "../../server/kernel/names.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import { Regressions } from "../../server/insight/schemas.ts";
+import { Regressions } from "../../server/api/responses.ts";
 import { versionKey } from "../../server/ratings/book.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 import { call } from "../helpers/accounts.ts";

@@ -11,11 +11,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { QueueMessage } from "../../engine/protocol.ts";
 import type { Config } from "../../server/config.ts";
 import type { MessageHead } from "../../server/connection/message-head.ts";
+import { IDLE_MESSAGES_PER_SECOND } from "../../server/connection/rules.ts";
 import { SOCKET_ERRORS } from "../../server/errors.ts";
 import type { Limits } from "../../server/kernel/settings.ts";
 import { Lobby, type Participant } from "../../server/lobby/lobby.ts";
 import type { RunningMatch } from "../../server/runner/match-runner.ts";
-import { BotHub, IDLE_MESSAGES_PER_SECOND, unstorableText } from "../../server/socket/hub.ts";
+import { BotHub, unstorableText } from "../../server/socket/hub.ts";
 import type { BotRow, Store, VersionRow } from "../../server/store/types.ts";
 
 type Msg = { type: string; code?: string; message?: string; [k: string]: unknown };

@@ -2,7 +2,7 @@
 // replay's length at watching speed (final_tick x SPECTATOR_TICK_MS), with the tick a spectator is at; the
 // featured pick shows it when nothing is being played, and the pick falls back to the notable match after.
 import { describe, expect, it } from "vitest";
-import type { MatchT, StatusT } from "../../server/ladders/reads.ts";
+import type { MatchT, StatusT } from "../../server/api/responses.ts";
 import { onAir, pickFeatured, SPECTATOR_TICK_MS } from "../../server/spectate/service.ts";
 
 const END = Date.UTC(2026, 10, 27, 12, 0, 0);

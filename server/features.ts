@@ -8,8 +8,8 @@ import { settingsFeature } from "./admin/settings-feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
 import { accountsFeature, accountsSetUpFeature, identityFeature } from "./auth/accounts-feature.ts";
 import { accountFeature } from "./auth/feature.ts";
+import { botsFeature } from "./bot-api/feature.ts";
 import { botDirectoryFeature } from "./bots/directory-feature.ts";
-import { botsFeature } from "./bots/feature.ts";
 import { discoveryFeature } from "./discovery/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
 import { eventsFeature } from "./events/feature.ts";
@@ -19,12 +19,7 @@ import { insightFeature } from "./insight/feature.ts";
 import type { AnyFeature } from "./kernel/feature.ts";
 import { dataFeature } from "./ladders/data-feature.ts";
 import { laddersFeature as ladderApiFeature } from "./ladders/feature.ts";
-import {
-  laddersFeature,
-  ladderTablesFeature,
-  membershipFeature,
-  readsFeature,
-} from "./ladders/runtime-feature.ts";
+import { laddersFeature, ladderTablesFeature, membershipFeature } from "./ladders/runtime-feature.ts";
 import { houseBotsFeature, lobbyFeature } from "./lobby/feature.ts";
 import { mailFeature } from "./mail/feature.ts";
 import { mailServiceFeature } from "./mail/service-feature.ts";
@@ -34,6 +29,7 @@ import { openDataFeature } from "./opendata/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { healthFeature } from "./ops/health-feature.ts";
 import { liveFeature, matchesFeature } from "./play/feature.ts";
+import { readsFeature } from "./reads/feature.ts";
 import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
 import { scrimmagesFeature } from "./scrimmages/feature.ts";

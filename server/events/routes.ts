@@ -6,8 +6,8 @@ import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
+import { HOUSE_NAMES, STAT_NAMES } from "../ladders/event-definition.ts";
 import type { AccountRow } from "../store/account-store.ts";
-import { HOUSE_NAMES, STAT_NAMES } from "./definition.ts";
 import { ALT_HEADER, altText, normaliseImage } from "./image.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */

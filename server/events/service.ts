@@ -9,6 +9,11 @@ import { errors } from "../errors.ts";
 import type { DomainEvents, EventBus } from "../kernel/bus.ts";
 import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { ScheduledJob, Scheduler } from "../kernel/scheduler.ts";
+import {
+  type AchievementDefinition,
+  type EventDefinition,
+  HOUSE_NAMES,
+} from "../ladders/event-definition.ts";
 import { type Manifest, nextPhaseChange, type Phase, phaseAt } from "../ladders/manifest.ts";
 import type { Membership } from "../ladders/membership.ts";
 import type { Ladders } from "../ladders/registry.ts";
@@ -17,14 +22,7 @@ import type { LadderStore } from "../ladders/store.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow, MatchRecord, Store } from "../store/types.ts";
-import {
-  type AchievementDefinition,
-  describeCondition,
-  type EventDefinition,
-  evaluate,
-  HOUSE_NAMES,
-  type MatchFacts,
-} from "./definition.ts";
+import { describeCondition, evaluate, type MatchFacts } from "./definition.ts";
 import { Flags, testFlag } from "./flags.ts";
 import { type AwardRow, type EventOverrides, EventStore, type RequestRow } from "./store.ts";
 

@@ -12,10 +12,10 @@
 // rate), and meanwhile the previous answer is shown. A row that has no interval yet (a version ranked since)
 // shows none.
 import type { BotDirectory } from "../bots/directory.ts";
-import type { LadderReads } from "../ladders/reads.ts";
 import type { LadderRuntime } from "../ladders/runtime.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { LeaderboardRow } from "../ratings/leaderboard.ts";
+import type { LadderReads } from "../reads/reads.ts";
 import {
   type RankInterval,
   type RatingsInput,

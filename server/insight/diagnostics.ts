@@ -10,7 +10,7 @@ import type { Accounts, Caller } from "../auth/accounts.ts";
 import { turnFigures } from "../bots/health.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";
-import type { LadderReads } from "../ladders/reads.ts";
+import type { LadderReads } from "../reads/reads.ts";
 import type { Store } from "../store/types.ts";
 
 export interface MatchDiagnostics {

@@ -6,10 +6,10 @@
 // between), and a page may ask many times between games. Asks that arrive while one is being computed wait
 // for it rather than starting their own.
 import type { BotDirectory } from "../bots/directory.ts";
-import type { LadderReads } from "../ladders/reads.ts";
 import type { LadderRuntime } from "../ladders/runtime.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { LeaderboardRow } from "../ratings/leaderboard.ts";
+import type { LadderReads } from "../reads/reads.ts";
 import {
   CONFIDENCE,
   DRAWS,

@@ -4,9 +4,9 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { EventDefinition } from "../events/definition.ts";
 import { DEFAULT_LADDER } from "../kernel/names.ts";
 import { repoPath } from "../root.ts";
+import { EventDefinition } from "./event-definition.ts";
 
 export const LADDER_ID = /^[a-z0-9][a-z0-9_-]{1,31}$/;
 export const ACCESS = ["open", "approval", "invitation"] as const;

@@ -1,11 +1,10 @@
 // The ladders as features: every ladder of the manifest with its rating book, leaderboard, matchmaker and quotas
-// (`ladders`), its membership (`membership`, SPEC 3.7) and the public reads of ladder data (`reads`). The ladders
+// (`ladders`) and its membership (`membership`, SPEC 3.7). The ladders
 // load their books from the database once the journal of the last run is in it (they need `results`), and they
 // start ranked matches through the live matches.
 import { defineFeature } from "../kernel/feature.ts";
 import { DEFAULT_MANIFEST_FILE, loadManifest, type Manifest, phaseAt } from "./manifest.ts";
 import { Membership } from "./membership.ts";
-import { LadderReads } from "./reads.ts";
 import { Ladders } from "./registry.ts";
 import { LadderStore } from "./store.ts";
 
@@ -90,21 +89,4 @@ export const membershipFeature = defineFeature({
     ladders.admitWith((bot, ladderId) => membership.mayQueue(bot, ladderId));
     return membership;
   },
-});
-
-export const readsFeature = defineFeature({
-  name: "reads",
-  needs: ["store", "ladders", "lobby", "botDirectory", "live", "lifecycle", "results"],
-  build: (kernel, { store, ladders, lobby, botDirectory, live, lifecycle, results }) =>
-    new LadderReads({
-      store,
-      ladders,
-      lobby,
-      bots: botDirectory,
-      live,
-      settings: kernel.settings,
-      publicUrl: kernel.config.publicUrl,
-      draining: () => lifecycle.draining(),
-      journaled: () => results.pending(),
-    }),
 });

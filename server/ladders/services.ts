@@ -1,6 +1,5 @@
-// The ladders' services other features use: the registry, membership and the public reads.
+// The ladders' services other features use: the registry and membership (the public reads: server/reads/).
 import type { Membership } from "./membership.ts";
-import type { LadderReads } from "./reads.ts";
 import type { Ladders } from "./registry.ts";
 
 declare module "../kernel/feature.ts" {
@@ -9,7 +8,5 @@ declare module "../kernel/feature.ts" {
     ladders: Ladders;
     /** Ladder membership and invitations (SPEC 3.7). */
     membership: Membership;
-    /** Public ladder data (leaderboard, lobby, status, bots, users, matches) for routes and pages. */
-    reads: LadderReads;
   }
 }

@@ -1,6 +1,6 @@
 // The public web pages of SPEC 1.1 for spectators: title screen, ladder dashboard, bot, match and user pages,
 // the bot-building intro and the replay viewer, plus web/ assets and the live-match feed the viewer polls.
-// Pages are rendered on the server from the same services the JSON API answers from (server/ladders/reads.ts,
+// Pages are rendered on the server from the same services the JSON API answers from (server/reads/reads.ts,
 // with types inferred from the response schemas), so a page shows exactly what the API says; web/app.js adds
 // sorting and live updates, web/viewer.js draws replays.
 import { readFileSync } from "node:fs";

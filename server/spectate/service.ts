@@ -1,6 +1,6 @@
 // What a spectator is shown first (issue 19): the home page's featured match and the dashboard's story at a
 // glance (upsets, the top ten's rating trends). Read-only: everything comes from the public reads
-// (server/ladders/reads.ts), so a page shows what the API says. The rules:
+// (server/reads/reads.ts), so a page shows what the API says. The rules:
 // - featured: the highest-rated match being played (its two bots' leaderboard ratings added; unranked count 0;
 //   a tie goes to the match that started first); when nothing is being played, the latest notable finished
 //   match (the latest upset, else the highest-rated of the latest matches); on a fresh server with no match at

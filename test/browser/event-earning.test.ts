@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EventDefinition, HOUSE_NAMES } from "../../server/events/definition.ts";
+import { type EventDefinition, HOUSE_NAMES } from "../../server/ladders/event-definition.ts";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import { contextFor, DESKTOP, PHONE, status, watch } from "../helpers/account-pages.ts";
 import { signUp, startAccountServer } from "../helpers/accounts.ts";

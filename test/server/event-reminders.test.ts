@@ -2,7 +2,7 @@
 // ladder's members and the accounts that played for the event, a day before the event opens, once each; an
 // account with neither gets none, and an event ladder's events are left to the ladder's own reminder.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventDefinition } from "../../server/events/definition.ts";
+import type { EventDefinition } from "../../server/ladders/event-definition.ts";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { ladderDef } from "../helpers/ladders.ts";

@@ -5,7 +5,7 @@
 
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventDefinition } from "../../server/events/definition.ts";
+import type { EventDefinition } from "../../server/ladders/event-definition.ts";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { ladderDef } from "../helpers/ladders.ts";

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import { sample } from "../../server/ladders/reads.ts";
 import { versionKey } from "../../server/ratings/book.ts";
+import { sample } from "../../server/reads/reads.ts";
 import type { BotRow, MatchRecord, RatingPointRow } from "../../server/store/types.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 

@@ -2,7 +2,8 @@
 // over match facts (filters, counts, distinct opponents and maps, progress, evidence and the earned time), and
 // manifests that break a rule refused with a message naming it.
 import { describe, expect, it } from "vitest";
-import { Condition, evaluate, type MatchFacts } from "../../server/events/definition.ts";
+import { evaluate, type MatchFacts } from "../../server/events/definition.ts";
+import { Condition } from "../../server/ladders/event-definition.ts";
 import defaultManifest from "../../server/ladders/ladders.json" with { type: "json" };
 import { ManifestError, parseManifest } from "../../server/ladders/manifest.ts";
 

@@ -19,13 +19,13 @@ import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
+import type { Ladders } from "../ladders/registry.ts";
+import type { LadderRuntime } from "../ladders/runtime.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
 import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
-import type { Ladders } from "./registry.ts";
-import type { LadderRuntime } from "./runtime.ts";
 
 const HISTORY_LIMIT = 1000;
 const RECENT_MATCHES = 10;

@@ -5,13 +5,13 @@ import * as R from "../api/responses.ts";
 import { myBotView, versionView } from "../api/views.ts";
 import { NewBotName, registerBot, removeBot } from "../auth/account-bots.ts";
 import { clientOf } from "../auth/accounts.ts";
+import { useVersion, VersionLimitError } from "../bots/versions.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { BotNameParams } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
-import { useVersion, VersionLimitError } from "./versions.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type BotServices = Pick<Services, "accounts" | "hub" | "insight" | "ladders" | "lobby" | "store"> &

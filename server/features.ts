@@ -32,6 +32,7 @@ import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
 import { discoveryFeature } from "./routes/discovery-feature.ts";
 import { scrimmagesFeature } from "./scrimmages/feature.ts";
+import { settlementFeature } from "./settlement/feature.ts";
 import { doorsFeature } from "./socket/doors.ts";
 import { hubFeature } from "./socket/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
@@ -66,6 +67,7 @@ export const FEATURES: readonly AnyFeature[] = [
   insightFeature,
   dataFeature,
   scrimmagesFeature,
+  settlementFeature,
   replaysFeature,
   replayShareFeature,
   openDataFeature,

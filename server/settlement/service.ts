@@ -94,6 +94,25 @@ export function overlap(
   return Math.max(0, Math.min(a.high, b.high) - Math.max(a.low, b.low) + 1);
 }
 
+/**
+ * The settlement's candidate pairs, best first: each two rank neighbours of `order` (the top K in the current
+ * leaderboard order), the pair whose rank intervals share the most ranks first, then the pair with the fewest
+ * settlement games together, then the higher ranked.
+ */
+export function neighbourPairs<R extends { name: string; rank: number }>(
+  order: readonly R[],
+  interval: (r: R) => { low: number; high: number } | null,
+  gamesOf: (a: string, b: string) => number,
+): { a: R; b: R; overlap: number; games: number }[] {
+  return order
+    .slice(1)
+    .map((b, i) => {
+      const a = order[i]!;
+      return { a, b, overlap: overlap(interval(a), interval(b)), games: gamesOf(a.name, b.name) };
+    })
+    .sort((x, y) => y.overlap - x.overlap || x.games - y.games || x.a.rank - y.a.rank);
+}
+
 export class SettlementService {
   /** By ladder id. */
   private readonly open = new Map<string, Open>();
@@ -319,12 +338,11 @@ export class SettlementService {
     const byName = new Map(frozen.map((f) => [f.name, f]));
     // The K in the leaderboard's current order (only their frozen versions play rated games here now).
     const order = board.rows.filter((r) => byName.get(r.name)?.version === r.version);
-    const pairs = order.slice(1).map((r, i) => {
-      const a = order[i]!;
-      const span = overlap(board.of(a), board.of(r));
-      return { a, b: r, overlap: span, games: o.pairGames.get(pairKey(a.name, r.name)) ?? 0, rank: a.rank };
-    });
-    pairs.sort((x, y) => y.overlap - x.overlap || x.games - y.games || x.rank - y.rank);
+    const pairs = neighbourPairs(
+      order,
+      (r) => board.of(r),
+      (a, b) => o.pairGames.get(pairKey(a, b)) ?? 0,
+    );
     const busy = new Set<string>();
     for (const pair of pairs) {
       if (o.started >= o.row.game_budget || !this.room(ladderId)) return;

@@ -11,6 +11,7 @@ import type WebSocket from "ws";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { ApiError } from "../../server/errors.ts";
 import { versionKey } from "../../server/ratings/book.ts";
+import { FinalStandings, Settlement } from "../../server/settlement/schemas.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { ladderDef } from "../helpers/ladders.ts";
@@ -275,6 +276,8 @@ describe("a settlement phase", () => {
       return s.state === "final" ? s : null;
     });
     expect(done.id).toBe(s0.id);
+    // The answer is the documented one (/openapi.json's schema).
+    expect(Settlement.strict().safeParse(done).success).toBe(true);
     // The budget: exactly the budget was started (the settlement ended by it) and every game was played.
     expect(done.games_started).toBe(6);
     expect(done.games_played).toBe(6);
@@ -328,6 +331,7 @@ describe("a settlement phase", () => {
     }>(`/api/ladders/${LADDER}/settlement/final`);
     expect(first.status).toBe(200);
     expect(first.body.games_played).toBe(6);
+    expect(FinalStandings.safeParse(first.body).error).toBeUndefined();
     expect(first.body.standings).toHaveLength(5);
     expect(
       first.body.standings

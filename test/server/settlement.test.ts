@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { ApiError } from "../../server/errors.ts";
+import type { EventDefinition } from "../../server/events/definition.ts";
 import { versionKey } from "../../server/ratings/book.ts";
 import { FinalStandings, Settlement } from "../../server/settlement/schemas.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
@@ -21,6 +22,26 @@ const LADDER = "season";
 /** The window, shortened to end twenty minutes from now: the settlement ends by then at the latest. */
 const CLOSES_AT = new Date(Date.now() + 20 * 60_000).toISOString();
 const NAMES = ["st-one", "st-two", "st-three", "st-four", "st-five"];
+
+/** An event on the public ladder: its page shows the public ladder's settlement phase. */
+const PUBLIC_EVENT: EventDefinition = {
+  id: "cup",
+  name: "The cup",
+  description: "",
+  ladder_id: "public",
+  opens_at: new Date(Date.now() - 3_600_000).toISOString(),
+  closes_at: new Date(Date.now() + 3_600_000).toISOString(),
+  timezone: "UTC",
+  enabled: true,
+  achievements: [
+    { id: "one", name: "One", description: "", condition: { opponent: "official", matches: 1 } },
+  ],
+  opponents: [{ kind: "house", name: "kiter", display_name: "Kiter" }],
+  metadata: null,
+  submission_url: null,
+  submission_instructions: "",
+  flag_mode: "official",
+};
 
 let srv: TestServer;
 let root: SignedIn;
@@ -168,6 +189,7 @@ beforeAll(async () => {
           ladderDef("public"),
           ladderDef(LADDER, { name: "Season", house_bots: false, closes_at: CLOSES_AT }),
         ],
+        events: [PUBLIC_EVENT],
       },
     },
   );
@@ -389,4 +411,23 @@ describe("a settlement phase", () => {
     expect(ladderPage.text).toContain('data-state="final"');
     expect((await page("/ladders/public/final")).status).toBe(404);
   }, 300_000);
+
+  it("shows on the page of an event on a settling ladder", async () => {
+    const before = await page("/events/cup");
+    expect(before.status).toBe(200);
+    expect(before.text).not.toContain("settlement-notice");
+    // A season end on the always-open public ladder: an end is given (its bots have no ranked versions, so the
+    // settlement has nothing to play and waits for its end).
+    const made = await api("POST", "/api/admin/ladders/public/settlement", {
+      top_k: 2,
+      game_budget: 2,
+      duration_s: 3600,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({ state: "settling", frozen: [] });
+    const during = await page("/events/cup");
+    expect(during.text).toContain('id="settlement-notice"');
+    expect(during.text).toContain("Settling: versions frozen, 0 of 2 extra games played");
+    expect((await page("/ladder")).text).toContain("Settling: versions frozen, 0 of 2 extra games played");
+  });
 });

@@ -8,13 +8,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
-import { MAP_NAMES } from "../../engine/rules.ts";
 import { ApiError } from "../../server/errors.ts";
 import type { EventDefinition } from "../../server/events/definition.ts";
-import { versionKey } from "../../server/ratings/book.ts";
 import { FinalStandings, Settlement } from "../../server/settlement/schemas.ts";
-import type { BotRow, MatchRecord } from "../../server/store/types.ts";
+import type { BotRow } from "../../server/store/types.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { rated } from "../helpers/ladder-games.ts";
 import { ladderDef } from "../helpers/ladders.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
@@ -103,61 +102,6 @@ async function until<T>(fn: () => Promise<T | null | undefined | false>, ms = 24
   }
 }
 
-let seq = 0;
-/** One stored rated game on the ladder, recorded in its rating book and announced, as the runner does. */
-async function rated(x: BotRow, y: BotRow, xScore: 0 | 0.5 | 1): Promise<void> {
-  const { store, bus, ladders } = srv.app.ctx;
-  const map = MAP_NAMES[seq % MAP_NAMES.length]!;
-  const change = ladders.require(LADDER).ratings.record({
-    a: versionKey(x.id, "v1"),
-    b: versionKey(y.id, "v1"),
-    score: xScore,
-    map,
-    aHouse: false,
-    bHouse: false,
-  });
-  const ended = new Date().toISOString();
-  const winner = xScore === 0.5 ? null : xScore === 1 ? x : y;
-  const m: MatchRecord = {
-    id: `seed-${++seq}`,
-    ladder_id: LADDER,
-    mode: "ranked",
-    seed: seq,
-    map,
-    started: ended,
-    ended,
-    duration_ms: 1000,
-    final_tick: 100,
-    reason: winner ? "last_standing" : "timeout_draw",
-    winner_bot_id: winner?.id ?? null,
-    voided: false,
-    note: null,
-    bots: [x, y].map((bot, i) => ({
-      fighter: i,
-      bot_id: bot.id,
-      name: bot.name,
-      display_name: bot.display_name,
-      version: "v1",
-      house: false,
-      avatar: null,
-      rating_before: Math.round(change.before[i]!),
-      rating_after: Math.round(change.after[i]!),
-    })),
-    stats: null,
-    replay_file: null,
-  };
-  await store.saveMatch(m);
-  await bus.emit("MatchFinished", {
-    match: m,
-    rated: true,
-    ratingChange: [
-      m.bots[0]!.rating_after! - m.bots[0]!.rating_before!,
-      m.bots[1]!.rating_after! - m.bots[1]!.rating_before!,
-    ],
-    accounts: [x.account_id, y.account_id],
-  });
-}
-
 type SettlementJ = {
   id: string;
   state: string;
@@ -208,7 +152,7 @@ beforeAll(async () => {
   for (let i = 0; i < NAMES.length; i++)
     for (let j = i + 1; j < NAMES.length; j++) {
       const [x, y] = [rows.get(NAMES[i]!)!, rows.get(NAMES[j]!)!];
-      for (let g = 0; g < 10; g++) await rated(x, y, g < 6 ? 1 : g < 9 ? 0 : 0.5);
+      for (let g = 0; g < 10; g++) await rated(srv, LADDER, x, y, g < 6 ? 1 : g < 9 ? 0 : 0.5);
     }
 }, 180_000);
 

@@ -116,6 +116,8 @@ export function neighbourPairs<R extends { name: string; rank: number }>(
 export class SettlementService {
   /** By ladder id. */
   private readonly open = new Map<string, Open>();
+  /** Per ladder without an open settlement: its latest published phase (null: none), as pages show it. */
+  private readonly finals = new Map<string, Awaited<ReturnType<SettlementService["phase"]>>>();
   private ticking: Promise<void> | null = null;
   private again = false;
 
@@ -163,18 +165,26 @@ export class SettlementService {
         ends_at: o.row.ends_at,
         top_k: o.row.top_k,
       };
+    // Published standings never change, so what a ladder's latest ones say is kept (pages ask on every view);
+    // a publication replaces it.
+    const known = this.finals.get(ladderId);
+    if (known !== undefined) return known;
     const last = await this.d.store.latestFinal(ladderId);
-    if (!last) return null;
-    const snap = await this.d.store.snapshot(last.id);
-    return {
-      state: "final",
-      started: snap?.games_played ?? 0,
-      played: snap?.games_played ?? 0,
-      budget: last.game_budget,
-      starts_at: last.starts_at,
-      ends_at: last.ends_at,
-      top_k: last.top_k,
-    };
+    const snap = last && (await this.d.store.snapshot(last.id));
+    const phase =
+      last && snap
+        ? {
+            state: "final" as const,
+            started: snap.games_played,
+            played: snap.games_played,
+            budget: last.game_budget,
+            starts_at: last.starts_at,
+            ends_at: last.ends_at,
+            top_k: last.top_k,
+          }
+        : null;
+    if (!this.open.has(ladderId)) this.finals.set(ladderId, phase);
+    return phase;
   }
 
   // --- Staff -----------------------------------------------------------------------------------------------
@@ -427,6 +437,7 @@ export class SettlementService {
     const at = new Date(now).toISOString();
     await this.publish(o.row, o.played, standings, at);
     this.open.delete(ladderId);
+    this.finals.delete(ladderId);
     this.d.log.info({ ladder: ladderId, settlement: o.row.id, played: o.played }, "settlement final");
     // The matchmaker pairs on the ladder again (while its window is open).
     this.d.ladders.poke();

@@ -247,6 +247,11 @@ export const CODES = {
   no_such_scrimmage: { status: 404, message: "no such scrimmage" },
   no_such_batch: { status: 404, message: "no such batch test" },
   invalid_image: { status: 400, message: "not a usable image" },
+  // Settlement phases (server/settlement/).
+  invalid_settlement: { status: 400, message: "invalid settlement" },
+  settlement_exists: { status: 409, message: "this ladder already has a settlement that has not ended" },
+  no_settlement: { status: 404, message: "no settlement on this ladder" },
+  settlement_final: { status: 409, message: "the final standings of this settlement are already published" },
 } as const satisfies Record<string, CodeSpec>;
 export type Code = keyof typeof CODES;
 
@@ -439,6 +444,14 @@ export const errors = {
   noSuchScrimmage: (id: string) =>
     fail("no_such_scrimmage", `no scrimmage ${JSON.stringify(id)} for this bot`),
   noSuchBatch: (id: string) => fail("no_such_batch", `no batch test ${JSON.stringify(id)}`),
+  invalidSettlement: (message: string) => fail("invalid_settlement", message),
+  settlementExists: (ladder: string, id: string) =>
+    fail("settlement_exists", `the ladder ${ladder} has settlement ${id}, which has not ended`, { id }),
+  noSettlement: (ladder: string) => fail("no_settlement", `the ladder ${ladder} has no settlement`),
+  noFinalStandings: (ladder: string) =>
+    fail("no_settlement", `the ladder ${ladder} has no published final standings yet`),
+  settlementFinal: (id: string) =>
+    fail("settlement_final", `the final standings of settlement ${id} are published and cannot change`),
   unknownOpponent: (allowed: readonly string[]) =>
     fail(
       "unknown_opponent",

@@ -33,6 +33,7 @@ import { readsFeature } from "./reads/feature.ts";
 import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
 import { scrimmagesFeature } from "./scrimmages/feature.ts";
+import { settlementFeature } from "./settlement/feature.ts";
 import { webFeature } from "./site/feature.ts";
 import { doorsFeature } from "./socket/doors.ts";
 import { hubFeature } from "./socket/feature.ts";
@@ -68,6 +69,7 @@ export const FEATURES: readonly AnyFeature[] = [
   insightFeature,
   dataFeature,
   scrimmagesFeature,
+  settlementFeature,
   replaysFeature,
   replayShareFeature,
   openDataFeature,

@@ -5,7 +5,14 @@
 // document's; pairing.ts and matchmaker.ts fill it in.
 import { z } from "zod";
 
-export const PAIRING_REASONS = ["competitive", "discovery", "contradiction", "priority", "request"] as const;
+export const PAIRING_REASONS = [
+  "competitive",
+  "discovery",
+  "contradiction",
+  "priority",
+  "request",
+  "settlement",
+] as const;
 export type PairingReason = (typeof PAIRING_REASONS)[number];
 
 export const PairingRecord = z
@@ -16,7 +23,8 @@ export const PairingRecord = z
         "competitive: the best-weighted close pair; discovery: an under-tested pair (one start in seven, or " +
           "a fill-in for bots no close pair could place); contradiction: early results between the two " +
           "disagree with their ratings, so more games are asked; priority: a bot had waited 60 s or more; " +
-          "request: the bot asked for this house opponent (an event's opponent request)",
+          "request: the bot asked for this house opponent (an event's opponent request); settlement: an extra " +
+          "rated game of a ladder's settlement phase between rank neighbours of its top K",
       ),
     weight: z
       .number()
@@ -86,6 +94,7 @@ export function pairingSentence(p: PairingRecord, names: readonly [string, strin
     contradiction: `a contradiction test: their ${p.pair_games} games together disagreed with their ratings, so more games were asked`,
     priority: `a priority pairing: a bot had waited over 60 s, which outweighs every other reason (${even})`,
     request: `an opponent request: ${p.requested_by ?? "a bot"} asked to meet this house bot`,
+    settlement: `a settlement game: rank neighbours among the ladder's top bots whose rank intervals overlap, played to settle the final standings`,
   };
   const map = `${p.map.games === 0 ? "a map they had never played together" : `the map they had played least together (${p.map.games} games)`}${p.map.choices > 1 ? `, picked by the seed among ${p.map.choices}` : ""}`;
   return `${a} and ${b} were paired as ${why[p.reason]}${waited ? `; ${waited}` : ""}; on ${map}${p.weight === null ? "" : ` (weight ${Math.round(p.weight)})`}.`;

@@ -35,6 +35,7 @@ import { MCP_OPERATIONS } from "../../server/mcp/routes.ts";
 import { OPS_OPERATIONS } from "../../server/ops/routes.ts";
 import { REPLAY_SHARE_OPERATIONS } from "../../server/replay-share/feature.ts";
 import { SCRIMMAGE_OPERATIONS } from "../../server/scrimmages/routes.ts";
+import { SETTLEMENT_OPERATIONS } from "../../server/settlement/routes.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
 
@@ -255,6 +256,7 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "POST /api/account/bots/:name/scrimmages": { opponent: "kiter", map: "arena-21" },
     "PUT /api/account/bots/:name/scrimmages/opt-in": { allowed: true },
     "POST /api/account/bots/:name/batches": { opponents: ["kiter"], games: 2 },
+    "POST /api/admin/ladders/:id/settlement": { top_k: 3, game_budget: 4, duration_s: 60 },
     "POST /api/account/claim": { token: "bt_unknown" },
     "POST /api/account/mcp/authorization": { authorization_id: "mcpa_unknown", action: "deny" },
     "POST /oauth/register": { client_name: "sweep", redirect_uris: ["https://sweep.example/cb"] },
@@ -326,6 +328,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/events/:id/image.webp", cred: "none", query: [] },
   { method: "GET", path: "/match/:id", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/batch/:id", cred: "none", query: [] },
+  { method: "GET", path: "/ladders/:id/final", cred: "none", query: [] },
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/embed/:id", cred: "none", query: [] },
@@ -499,6 +502,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...ANNOUNCEMENT_OPERATIONS,
     ...OPS_OPERATIONS,
     ...SCRIMMAGE_OPERATIONS,
+    ...SETTLEMENT_OPERATIONS,
     ...REPLAY_SHARE_OPERATIONS,
   ];
   for (const op of ops)

@@ -165,6 +165,14 @@ describe("/openapi.json", () => {
       { path: "/api/ladders", url: "/api/ladders?ladder=public", status: 200 },
       { path: "/api/ladders/{id}/matchups", url: "/api/ladders/public/matchups?top=3", status: 200 },
       { path: "/api/batches/{id}", url: `/api/batches/${batchId}`, status: 200 },
+      // No settlement on this ladder: the documented 404 (test/server/settlement.test.ts checks the answers of a
+      // real settlement against the same schemas).
+      { path: "/api/ladders/{id}/settlement", url: "/api/ladders/public/settlement", status: 404 },
+      {
+        path: "/api/ladders/{id}/settlement/final",
+        url: "/api/ladders/public/settlement/final",
+        status: 404,
+      },
       { path: "/api/events", url: "/api/events", status: 200 },
       { path: "/api/events", url: "/api/events?event=practice", status: 200 },
       { path: "/api/bots/{name}", url: "/api/bots/api-bot", status: 200 },

@@ -1,0 +1,123 @@
+// The settlement phase in headless Chromium (issue 34, part 4): the ladder page of a settling ladder shows the
+// phase notice ("Settling: versions frozen, N of M extra games played"); once a settlement has ended, the ladder
+// page links its final standings, and the final standings page renders every ranked bot with its rank
+// interval, the settled top K marked.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BotRow } from "../../server/store/types.ts";
+import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { HAVE_CHROMIUM, launchBrowser } from "../helpers/browser.ts";
+import { rated } from "../helpers/ladder-games.ts";
+import { ladderDef } from "../helpers/ladders.ts";
+import type { TestServer } from "../helpers/server.ts";
+
+const DESKTOP = { width: 1280, height: 900 };
+const NAMES = ["fin-a", "fin-b", "fin-c"];
+
+describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () => {
+  let srv: TestServer;
+  let browser: Browser;
+  let root: SignedIn;
+
+  const admin = (path: string, body: unknown) => call(srv.url, "POST", path, { token: root.access, body });
+
+  beforeAll(async () => {
+    [srv, browser] = await Promise.all([
+      startAccountServer(
+        { adminEmails: ["root@settle-web.test"] },
+        {
+          manifest: {
+            version: 1,
+            ladders: [
+              ladderDef("public"),
+              ladderDef("season", { name: "Season", house_bots: false }),
+              ladderDef("spring", { name: "Spring", house_bots: false }),
+            ],
+          },
+        },
+      ),
+      launchBrowser(),
+    ]);
+    root = await signUp(srv, "root@settle-web.test", "root");
+    const rows: BotRow[] = [];
+    for (const [i, name] of NAMES.entries()) {
+      const owner = await signUp(srv, `o${i}@settle-web.test`, `o${i}`);
+      const made = await call(srv.url, "POST", "/api/account/bots", { token: owner.access, body: { name } });
+      expect(made.status).toBe(201);
+      const row = (await srv.app.ctx.store.botByName(name))!;
+      await srv.app.ctx.store.ensureVersion(row.id, "v1");
+      rows.push(row);
+    }
+    // Twenty games per pair on both ladders: every version ranked (30), in name order.
+    for (const ladder of ["season", "spring"])
+      for (let i = 0; i < rows.length; i++)
+        for (let j = i + 1; j < rows.length; j++)
+          for (let g = 0; g < 20; g++) await rated(srv, ladder, rows[i]!, rows[j]!, g < 13 ? 1 : 0);
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.stop();
+  });
+
+  async function open(path: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    page.on("pageerror", (err) => {
+      throw err;
+    });
+    await page.goto(`${srv.url}${path}`);
+    return page;
+  }
+
+  it("shows the phase on the ladder page while settling", async () => {
+    const made = await admin("/api/admin/ladders/season/settlement", {
+      top_k: 2,
+      game_budget: 4,
+      duration_s: 3600,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const page = await open("/ladder?ladder=season");
+    const notice = page.getByRole("region", { name: "Settlement" });
+    await notice.waitFor({ state: "visible" });
+    expect(await notice.textContent()).toContain("Settling: versions frozen, 0 of 4 extra games played");
+    expect(await notice.getAttribute("data-state")).toBe("settling");
+    // The ladder page itself is intact beneath it.
+    await page.locator("#leaderboard").waitFor({ state: "visible" });
+    // Another ladder shows nothing.
+    const other = await open("/ladder?ladder=spring");
+    await other.locator("#leaderboard").waitFor({ state: "visible" });
+    expect(await other.locator("#settlement-notice").count()).toBe(0);
+  });
+
+  it("links the final standings, which render with intervals and the settled top K", async () => {
+    // A one-second settlement nobody plays in (no bot is connected): it ends by its time and publishes.
+    const made = await admin("/api/admin/ladders/spring/settlement", {
+      top_k: 2,
+      game_budget: 2,
+      duration_s: 1,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await expect
+      .poll(async () => (await srv.get<{ state: string }>("/api/ladders/spring/settlement")).body.state, {
+        timeout: 30_000,
+        interval: 250,
+      })
+      .toBe("final");
+    const page = await open("/ladder?ladder=spring");
+    const link = page.locator("#final-standings-link");
+    await link.waitFor({ state: "visible" });
+    await link.click();
+    await page.waitForURL(`${srv.url}/ladders/spring/final`);
+    expect(await page.locator("h1").textContent()).toBe("Final standings");
+    const rows = page.locator("#final-standings tbody tr");
+    expect(await rows.count()).toBe(3);
+    const first = await rows.nth(0).textContent();
+    expect(first).toContain("fin-a");
+    expect(first).toContain("top 2");
+    expect(await rows.nth(2).textContent()).not.toContain("top 2");
+    expect(await page.locator("#final-facts").textContent()).toContain("played 0 extra rated games");
+    // Each row's rank interval is shown (a range, not a dash).
+    for (let i = 0; i < 3; i++)
+      expect(await rows.nth(i).locator("td").nth(4).textContent()).toMatch(/\d+–\d+/);
+  });
+});

@@ -246,6 +246,7 @@ export const CODES = {
   },
   no_such_scrimmage: { status: 404, message: "no such scrimmage" },
   no_such_batch: { status: 404, message: "no such batch test" },
+  no_such_tournament: { status: 404, message: "no such tournament" },
   invalid_image: { status: 400, message: "not a usable image" },
 } as const satisfies Record<string, CodeSpec>;
 export type Code = keyof typeof CODES;
@@ -439,6 +440,7 @@ export const errors = {
   noSuchScrimmage: (id: string) =>
     fail("no_such_scrimmage", `no scrimmage ${JSON.stringify(id)} for this bot`),
   noSuchBatch: (id: string) => fail("no_such_batch", `no batch test ${JSON.stringify(id)}`),
+  noSuchTournament: (id: string) => fail("no_such_tournament", `no tournament ${JSON.stringify(id)}`),
   unknownOpponent: (allowed: readonly string[]) =>
     fail(
       "unknown_opponent",

@@ -35,6 +35,7 @@ import { scrimmagesFeature } from "./scrimmages/feature.ts";
 import { doorsFeature } from "./socket/doors.ts";
 import { hubFeature } from "./socket/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
+import { tournamentsFeature } from "./tournaments/feature.ts";
 import { webFeature } from "./web/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
@@ -66,6 +67,7 @@ export const FEATURES: readonly AnyFeature[] = [
   insightFeature,
   dataFeature,
   scrimmagesFeature,
+  tournamentsFeature,
   replaysFeature,
   replayShareFeature,
   openDataFeature,

@@ -31,6 +31,7 @@ const CreateBody = z.object({
   starts_at: z.string().max(40).describe("ISO 8601; a time in the past starts at once"),
   checkin_minutes: z
     .number()
+    .int()
     .min(0)
     .max(24 * 60)
     .default(15)

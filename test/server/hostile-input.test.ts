@@ -35,6 +35,7 @@ import { OPS_OPERATIONS } from "../../server/ops/routes.ts";
 import { REPLAY_SHARE_OPERATIONS } from "../../server/replay-share/feature.ts";
 import { ACCOUNT_OPERATIONS } from "../../server/routes/account.ts";
 import { SCRIMMAGE_OPERATIONS } from "../../server/scrimmages/routes.ts";
+import { TOURNAMENT_OPERATIONS } from "../../server/tournaments/routes.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
 
@@ -255,6 +256,13 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "POST /api/account/bots/:name/scrimmages": { opponent: "kiter", map: "arena-21" },
     "PUT /api/account/bots/:name/scrimmages/opt-in": { allowed: true },
     "POST /api/account/bots/:name/batches": { opponents: ["kiter"], games: 2 },
+    "POST /api/admin/tournaments": {
+      name: "Sweep cup",
+      ladder: "public",
+      format: "swiss",
+      rounds: 2,
+      starts_at: "2030-01-01T00:00:00Z",
+    },
     "POST /api/account/claim": { token: "bt_unknown" },
     "POST /api/account/mcp/authorization": { authorization_id: "mcpa_unknown", action: "deny" },
     "POST /oauth/register": { client_name: "sweep", redirect_uris: ["https://sweep.example/cb"] },
@@ -326,6 +334,9 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/events/:id/image.webp", cred: "none", query: [] },
   { method: "GET", path: "/match/:id", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/batch/:id", cred: "none", query: [] },
+  { method: "GET", path: "/tournaments", cred: "none", query: [] },
+  { method: "GET", path: "/tournaments/:id", cred: "none", query: [] },
+  { method: "GET", path: "/admin/tournaments", cred: "none", query: [] },
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/embed/:id", cred: "none", query: [] },
@@ -499,6 +510,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...ANNOUNCEMENT_OPERATIONS,
     ...OPS_OPERATIONS,
     ...SCRIMMAGE_OPERATIONS,
+    ...TOURNAMENT_OPERATIONS,
     ...REPLAY_SHARE_OPERATIONS,
   ];
   for (const op of ops)

@@ -16,6 +16,11 @@ type TournamentJ = Awaited<ReturnType<TournamentService["get"]>>;
 type ListJ = Awaited<ReturnType<TournamentService["list"]>>;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+const TIE_WORDS: Record<string, string> = {
+  buchholz: "Buchholz",
+  sonneborn_berger: "Sonneborn-Berger (S-B)",
+  wins: "wins",
+};
 const FORMAT = { round_robin: "Round-robin", swiss: "Swiss" } as const;
 const pts = (x: number | null) => (x === null ? "—" : String(x).replace(".5", "½").replace(/^0½$/, "½"));
 
@@ -97,7 +102,7 @@ function live(t: TournamentJ): Html {
   return html`<div id="tournament-live" data-state="${t.state}" data-round="${t.round}">
 <p id="tournament-state">${stateLine(t)}</p>${t.note ? html`<p class="muted" id="tournament-note">${t.note}</p>` : ""}${entrants}
 <section aria-labelledby="h-standings"><h2 id="h-standings">${t.final ? "Final standings" : "Standings"}</h2>${standingsTable(t)}
-<p class="muted small">Tie-breaks in order: ${t.tie_breaks.join(", ")}. Scoring: ${t.scoring}.</p></section>
+<p class="muted small">Tie-breaks in order: ${t.tie_breaks.map((x) => TIE_WORDS[x] ?? x).join(", ")}. Scoring: ${t.scoring}.</p></section>
 <section aria-labelledby="h-rounds"><h2 id="h-rounds">Rounds</h2>${roundsSection(t)}</section></div>`;
 }
 

@@ -246,6 +246,7 @@ export const CODES = {
   },
   no_such_scrimmage: { status: 404, message: "no such scrimmage" },
   no_such_batch: { status: 404, message: "no such batch test" },
+  no_such_tournament: { status: 404, message: "no such tournament" },
   invalid_image: { status: 400, message: "not a usable image" },
   // Settlement phases (server/settlement/).
   invalid_settlement: { status: 400, message: "invalid settlement" },
@@ -452,6 +453,7 @@ export const errors = {
     fail("no_settlement", `the ladder ${ladder} has no published final standings yet`),
   settlementFinal: (id: string) =>
     fail("settlement_final", `the final standings of settlement ${id} are published and cannot change`),
+  noSuchTournament: (id: string) => fail("no_such_tournament", `no tournament ${JSON.stringify(id)}`),
   unknownOpponent: (allowed: readonly string[]) =>
     fail(
       "unknown_opponent",

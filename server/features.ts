@@ -38,6 +38,7 @@ import { webFeature } from "./site/feature.ts";
 import { doorsFeature } from "./socket/doors.ts";
 import { hubFeature } from "./socket/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
+import { tournamentsFeature } from "./tournaments/feature.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
   // The core: what a match needs, from its result back to the socket it is played on.
@@ -70,6 +71,7 @@ export const FEATURES: readonly AnyFeature[] = [
   dataFeature,
   scrimmagesFeature,
   settlementFeature,
+  tournamentsFeature,
   replaysFeature,
   replayShareFeature,
   openDataFeature,

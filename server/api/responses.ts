@@ -235,7 +235,7 @@ export const Ladder = z.object({
 export const Match = z.object({
   id: z.string(),
   ladder_id: z.string(),
-  mode: z.enum(["ranked", "human", "scrimmage"]),
+  mode: z.enum(["ranked", "human", "scrimmage", "tournament"]),
   seed: int,
   map: z.string(),
   started: timestamp.optional(),

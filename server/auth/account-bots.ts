@@ -44,6 +44,8 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     "matchups",
     // Scrimmages and batch tests (server/scrimmages).
     ...["scrimmages", "scrimmage", "opt-in", "batches", "batch"],
+    // Tournaments (server/tournaments).
+    ...["tournaments", "tournament"],
     // The embeddable viewer (server/replay-share) and the open data dumps (server/opendata).
     ...["embed", "data", "dumps"],
     // Words of the SPEC's event, announcement, email and tool-endpoint routes.

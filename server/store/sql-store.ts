@@ -449,7 +449,7 @@ export class SqlStore implements Store {
       // Not scrimmages: their seats go by a coin toss and the live balance never counts them, so a restart
       // must not either (server/scrimmages/).
       `SELECT mb.bot_id, sum(CASE WHEN mb.fighter = 0 THEN 1 ELSE -1 END) AS balance
-       FROM match_bots mb JOIN matches m ON m.id = mb.match_id WHERE m.mode <> 'scrimmage' GROUP BY mb.bot_id`,
+       FROM match_bots mb JOIN matches m ON m.id = mb.match_id WHERE m.mode NOT IN ('scrimmage', 'tournament') GROUP BY mb.bot_id`,
     );
     return new Map(rows.map((r) => [String(r.bot_id), Number(r.balance)]));
   }
@@ -513,7 +513,7 @@ export class SqlStore implements Store {
     const rows = await this.db.query(
       `SELECT mb.bot_id, b.owner, count(*) AS n
        FROM match_bots mb JOIN matches m ON m.id = mb.match_id JOIN bots b ON b.id = mb.bot_id
-       WHERE m.started >= $1::timestamptz AND NOT mb.house AND m.mode <> 'scrimmage'
+       WHERE m.started >= $1::timestamptz AND NOT mb.house AND m.mode NOT IN ('scrimmage', 'tournament')
          AND ($2::text IS NULL OR m.ladder_id = $2::text)
        GROUP BY mb.bot_id, b.owner`,
       [since, ladderId ?? null],

@@ -39,7 +39,7 @@ export interface MatchBotRecord {
  * unrated game an owner asked for (`scrimmage`, server/scrimmages/). Only `ranked` reaches ratings, forecasts,
  * leaderboards and quotas: every reader of those filters on it.
  */
-export type MatchMode = "ranked" | "human" | "scrimmage";
+export type MatchMode = "ranked" | "human" | "scrimmage" | "tournament";
 
 /** A finished match as the runner hands it to storage. */
 export interface MatchRecord {

@@ -36,6 +36,7 @@ import { OPS_OPERATIONS } from "../../server/ops/routes.ts";
 import { REPLAY_SHARE_OPERATIONS } from "../../server/replay-share/feature.ts";
 import { SCRIMMAGE_OPERATIONS } from "../../server/scrimmages/routes.ts";
 import { SETTLEMENT_OPERATIONS } from "../../server/settlement/routes.ts";
+import { TOURNAMENT_OPERATIONS } from "../../server/tournaments/routes.ts";
 import { call, type SignedIn, signIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
 
@@ -257,6 +258,13 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "PUT /api/account/bots/:name/scrimmages/opt-in": { allowed: true },
     "POST /api/account/bots/:name/batches": { opponents: ["kiter"], games: 2 },
     "POST /api/admin/ladders/:id/settlement": { top_k: 3, game_budget: 4, duration_s: 60 },
+    "POST /api/admin/tournaments": {
+      name: "Sweep cup",
+      ladder: "public",
+      format: "swiss",
+      rounds: 2,
+      starts_at: "2030-01-01T00:00:00Z",
+    },
     "POST /api/account/claim": { token: "bt_unknown" },
     "POST /api/account/mcp/authorization": { authorization_id: "mcpa_unknown", action: "deny" },
     "POST /oauth/register": { client_name: "sweep", redirect_uris: ["https://sweep.example/cb"] },
@@ -329,6 +337,9 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/match/:id", cred: "none", query: ["ladder"] },
   { method: "GET", path: "/batch/:id", cred: "none", query: [] },
   { method: "GET", path: "/ladders/:id/final", cred: "none", query: [] },
+  { method: "GET", path: "/tournaments", cred: "none", query: [] },
+  { method: "GET", path: "/tournaments/:id", cred: "none", query: [] },
+  { method: "GET", path: "/admin/tournaments", cred: "none", query: [] },
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/embed/:id", cred: "none", query: [] },
@@ -503,6 +514,7 @@ async function routesToSweep(): Promise<Route[]> {
     ...OPS_OPERATIONS,
     ...SCRIMMAGE_OPERATIONS,
     ...SETTLEMENT_OPERATIONS,
+    ...TOURNAMENT_OPERATIONS,
     ...REPLAY_SHARE_OPERATIONS,
   ];
   for (const op of ops)

@@ -6,6 +6,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELEASE } from "../../engine/versions.ts";
+import type { Caller } from "../../server/auth/accounts.ts";
 import { documentedOperations } from "../../server/openapi.ts";
 import { allOperations } from "../../server/operations.ts";
 import { signUp } from "../helpers/accounts.ts";
@@ -30,6 +31,7 @@ let matchId = "";
 let agentKey = "";
 let unsubscribeToken = "";
 let batchId = "";
+let tournamentId = "";
 
 beforeAll(async () => {
   // A short startup window: the live match is a forfeit, over as soon as the window closes.
@@ -64,6 +66,20 @@ beforeAll(async () => {
     body: JSON.stringify({ opponents: ["kiter"], games: 1 }),
   });
   batchId = ((await batch.json()) as { id: string }).id;
+  // A tournament (GET /api/tournaments/{id} answers it, public), scheduled by the service as staff would.
+  const staff = { account: { id: who.id, handle: "contract" } } as unknown as Caller;
+  tournamentId = (
+    await srv.app.ctx.tournaments.tournaments.create(staff, {
+      name: "Contract cup",
+      ladder: "public",
+      format: "swiss",
+      rounds: 2,
+      games_per_pairing: 1,
+      starts_at: "2030-01-01T00:00:00Z",
+      checkin_minutes: 10,
+      forfeit_after_s: 60,
+    })
+  ).id;
   // The token an announcement email to that account would carry.
   unsubscribeToken = srv.app.ctx.mail.tokens.issue(who.id, "announcements");
 });
@@ -173,6 +189,8 @@ describe("/openapi.json", () => {
         url: "/api/ladders/public/settlement/final",
         status: 404,
       },
+      { path: "/api/tournaments", url: "/api/tournaments", status: 200 },
+      { path: "/api/tournaments/{id}", url: `/api/tournaments/${tournamentId}`, status: 200 },
       { path: "/api/events", url: "/api/events", status: 200 },
       { path: "/api/events", url: "/api/events?event=practice", status: 200 },
       { path: "/api/bots/{name}", url: "/api/bots/api-bot", status: 200 },
@@ -288,6 +306,7 @@ describe("/openapi.json", () => {
       { path: "/api/matches", url: "/api/matches?ladder=nope", status: 404 },
       { path: "/api/matches/{id}", url: "/api/matches/nope", status: 404 },
       { path: "/api/batches/{id}", url: "/api/batches/nope", status: 404 },
+      { path: "/api/tournaments/{id}", url: "/api/tournaments/nope", status: 404 },
       { path: "/api/matches/{id}/stats", url: "/api/matches/nope/stats", status: 404 },
       { path: "/replays/{file}", url: "/replays/nope.jsonl.gz", status: 404 },
       { path: "/api/bots", method: "post", url: "/api/bots", status: 400, body: { name: "a" } },

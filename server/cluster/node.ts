@@ -68,6 +68,8 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
     name: `arena-ladder ${id}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
+  }).catch((err: Error) => {
+    throw new Error(`cannot reach NATS at ${o.url} (--cluster): ${err.message}`);
   });
   void (async () => {
     for await (const s of nc.status()) {

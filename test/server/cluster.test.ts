@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../server/config.ts";
 import { type Child, startChild } from "../helpers/child-server.ts";
 import { type Nats, startNats } from "../helpers/nats.ts";
+import { freePort } from "../helpers/ports.ts";
 import { BotClient, freshDatabaseUrl, startServer } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 
@@ -124,6 +125,36 @@ describe("three nodes on one PostgreSQL and NATS", () => {
     await db?.drop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
+
+  it("a node that cannot reach NATS does not start, and says so in one line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ladder-cluster-nonats-"));
+    const port = await freePort();
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "server/main.ts",
+        "--anonymous-dev",
+        "--port",
+        "0",
+        "--data-dir",
+        dir,
+        "--database-url",
+        db!.url!,
+        "--cluster",
+        `nats://127.0.0.1:${port}`,
+      ],
+      { cwd: ROOT, encoding: "utf8", timeout: 60_000 },
+    );
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        new RegExp(`^cannot start: cannot reach NATS at nats://127\\.0\\.0\\.1:${port} \\(--cluster\\)`),
+      ),
+    ]);
+  }, 60_000);
 
   it("every node lists all three, with each node's figures", async () => {
     const ids = await Promise.all(nodes.map(async (n) => (await clusterOf(n.url)).node));

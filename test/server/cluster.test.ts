@@ -86,6 +86,29 @@ describe("--cluster with the embedded database", () => {
 });
 
 describe("a single server", () => {
+  it("never loads the NATS client nor msgpackr", () => {
+    const run = (control: boolean) => {
+      const dir = mkdtempSync(join(tmpdir(), "ladder-cluster-imports-"));
+      const env = { ...process.env };
+      delete env.DATABASE_URL;
+      const r = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "test/helpers/single-node-imports.ts", dir, ...(control ? ["control"] : [])],
+        { cwd: ROOT, env, encoding: "utf8", timeout: 90_000 },
+      );
+      rmSync(dir, { recursive: true, force: true });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { loaded: string[]; statusKeys: string[] };
+    };
+    const single = run(false);
+    expect(single.loaded).toEqual([]);
+    expect(single.statusKeys).not.toContain("cluster");
+    // The control: the same hook sees the packages once the cluster's node module is loaded.
+    expect(run(true).loaded).toEqual(
+      expect.arrayContaining(["@nats-io/transport-node", "@nats-io/kv", "msgpackr"]),
+    );
+  }, 180_000);
+
   it("has no cluster in its status", async () => {
     const s = await startServer();
     try {

@@ -231,6 +231,7 @@ describe("three nodes on one PostgreSQL and NATS", () => {
       return leases.every((l) => l.holder === id) ? id : null;
     }, "one holder of the public ladder's lease, named by every node");
     const views = await Promise.all(nodes.map((n) => clusterOf(n.url)));
+    const nodeUrls = new Map(views.map((v, i) => [v.node, nodes[i]!.url]));
     const victim = nodes[views.findIndex((v) => v.node === holder)]!;
     const survivors = nodes.filter((n) => n !== victim);
     // Its own heartbeat says so too.
@@ -253,6 +254,29 @@ describe("three nodes on one PostgreSQL and NATS", () => {
     const movedMs = Date.now() - killedAt;
     expect(next).not.toBe(holder);
     expect(movedMs).toBeLessThan(2000);
+
+    // The new holder pairs: two bots queued on its node are matched.
+    const nextNode = survivors.find((n) => n.url === nodeUrls.get(next))!;
+    const bots: BotClient[] = [];
+    try {
+      const hellos = await Promise.all(
+        ["after-a", "after-b"].map(async (name) => {
+          const res = await fetch(`${nextNode.url}/api/bots`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ name, owner: `${name}-owner` }),
+          });
+          const { token } = (await res.json()) as { token: string };
+          const bot = new BotClient(nextNode.wsUrl, token);
+          bots.push(bot);
+          await bot.open();
+          return bot.queueForMatch();
+        }),
+      );
+      for (const h of hellos) expect(h.type).toBe("hello");
+    } finally {
+      for (const b of bots) b.close();
+    }
 
     // The dead node drops out of the survivors' lists once its heartbeat expires.
     for (const n of survivors)

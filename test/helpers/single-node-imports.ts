@@ -1,7 +1,7 @@
 // Run as a child (`node --import tsx test/helpers/single-node-imports.ts <data dir>`): builds a single server on
 // the embedded database, answers one request, stops, and prints as JSON every bare package this process resolved
 // that starts with @nats-io/ or is msgpackr (issue 36: a single server never loads the cluster's libraries).
-// With a second argument `control` it first loads server/cluster/node.ts, to show the hook does see them.
+// With a second argument `control` it only loads server/cluster/node.ts, to show the hook does see them.
 import { registerHooks } from "node:module";
 
 const seen = new Set<string>();
@@ -12,7 +12,11 @@ registerHooks({
   },
 });
 
-if (process.argv[3] === "control") await import("../../server/cluster/node.ts");
+if (process.argv[3] === "control") {
+  await import("../../server/cluster/node.ts");
+  console.log(JSON.stringify({ loaded: [...seen], statusKeys: [] }));
+  process.exit(0);
+}
 const { buildApp } = await import("../../server/app.ts");
 const { testConfig } = await import("../../server/config.ts");
 const { seedPglite } = await import("./pglite-template.ts");

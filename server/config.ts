@@ -19,6 +19,10 @@ const FLAGS = {
   host: { type: "string", help: "address to listen on", def: "0.0.0.0" },
   "data-dir": { type: "string", help: "directory for the embedded database and replays", def: "./data" },
   "database-url": { type: "string", help: "PostgreSQL URL (or DATABASE_URL); embedded PGlite when absent" },
+  cluster: {
+    type: "string",
+    help: "join a cluster of nodes through NATS with JetStream at this address, e.g. nats://127.0.0.1:4222 (needs PostgreSQL)",
+  },
   "public-url": { type: "string", help: "public base address for links (default http://localhost:<port>)" },
   workers: {
     type: "string",
@@ -184,6 +188,10 @@ const Schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "--database-url must start with postgres:// or postgresql://")
     .optional(),
+  cluster: z
+    .string()
+    .regex(/^nats:\/\/[^\s/]+$/, "--cluster must be a NATS address, nats://host:port")
+    .optional(),
   publicUrl: z.url({ error: "--public-url must be an http(s) URL" }).optional(),
   workers: num("workers", 1, 256),
   anonymousDev: z.boolean(),
@@ -327,6 +335,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     host: get("host"),
     dataDir: get("data-dir"),
     databaseUrl: values["database-url"] ?? (env.DATABASE_URL || undefined),
+    cluster: values.cluster,
     publicUrl: values["public-url"],
     workers: get("workers"),
     anonymousDev: values["anonymous-dev"] === true,
@@ -385,6 +394,11 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
         "or start with --anonymous-dev for a local development ladder (anyone may register bots).",
     );
   }
+  // The nodes of a cluster share one database; the embedded PGlite is one process's own.
+  if (c.cluster && !c.databaseUrl)
+    throw new ConfigError(
+      "--cluster needs PostgreSQL (--database-url or DATABASE_URL): the embedded PGlite database is single-node",
+    );
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (c.headersTimeoutMs > c.requestTimeoutMs)
     throw new ConfigError("--headers-timeout must not be longer than --request-timeout");

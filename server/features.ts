@@ -10,6 +10,7 @@ import { accountsFeature, accountsSetUpFeature, identityFeature } from "./auth/a
 import { accountFeature } from "./auth/feature.ts";
 import { botsFeature } from "./bot-api/feature.ts";
 import { botDirectoryFeature } from "./bots/directory-feature.ts";
+import { clusterFeature } from "./cluster/feature.ts";
 import { discoveryFeature } from "./discovery/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
 import { eventsFeature } from "./events/feature.ts";
@@ -62,6 +63,7 @@ export const FEATURES: readonly AnyFeature[] = [
   eventsServiceFeature,
   mailServiceFeature,
   metricsFeature,
+  clusterFeature,
   houseBotsFeature,
   // The APIs and pages.
   mcpFeature,

@@ -93,6 +93,36 @@ export const ApiIndex = z.object({
   endpoints: z.array(z.string()).describe("routes, as `METHOD /path?query=`"),
 });
 
+export const ClusterStatus = z.object({
+  node: z.string().describe("the node that answered"),
+  nodes: z
+    .array(
+      z.object({
+        node: z.string(),
+        release: z.string(),
+        started_at: z.string(),
+        beat_at: z.string().describe("the node's last heartbeat, by its clock"),
+        sockets: z.object({ bot: int, human: int }),
+        matches: int.describe("matches running on the node"),
+        queued: int.describe("bots waiting in the node's queues"),
+        pool: z
+          .object({ threads: int, queued: int })
+          .describe("the node's match workers and waiting matches"),
+        leases: z.array(z.string()).describe("the leases the node holds"),
+      }),
+    )
+    .describe("every node whose heartbeat is current, this one included"),
+  leases: z
+    .array(
+      z.object({
+        name: z.string().describe("matchmaker.<ladder id>: who pairs that ladder's queue"),
+        holder: z.string().nullable().describe("the holder as this node last saw it"),
+        held: z.boolean().describe("this node holds it"),
+      }),
+    )
+    .describe("the leases this node takes part in"),
+});
+
 export const Status = z.object({
   online: z.array(
     z.object({
@@ -115,6 +145,7 @@ export const Status = z.object({
   ),
   capacity: z.object({ running: int, max: int }),
   draining: z.boolean(),
+  cluster: ClusterStatus.optional().describe("cluster mode only (--cluster): the nodes and the leases"),
 });
 
 export const Changelog = z.object({ versions: Versions, markdown: z.string() });
@@ -441,3 +472,4 @@ export type UserT = z.infer<typeof User>;
 export type MatchT = z.infer<typeof Match>;
 export type LadderT = z.infer<typeof Ladder>;
 export type MatchStatsT = z.infer<typeof MatchStatsBody>;
+export type ClusterStatusT = z.infer<typeof ClusterStatus>;

@@ -9,6 +9,7 @@
 import type { QueueRefusal } from "../connection/rules.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
+import type { LeaseGrant } from "../kernel/lease.ts";
 import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
 import type { BotRow } from "../store/types.ts";
@@ -70,6 +71,11 @@ export class Ladders {
   /** Adds a rule on queueing (membership, an event's window); rules are asked in the order they were added. */
   admitWith(rule: QueueRule): void {
     this.rules.push(rule);
+  }
+
+  /** Sets who grants each ladder's matchmaker its lease (cluster mode: one node pairs a ladder at a time). */
+  leaseWith(grant: LeaseGrant): void {
+    for (const l of this.all()) l.matchmaker.lease = grant.lease(`matchmaker.${l.id}`);
   }
 
   /** Sets who answers opponent requests (SPEC 3.9's events): the house bot a waiting bot asked to meet. */

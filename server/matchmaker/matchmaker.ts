@@ -5,6 +5,7 @@
 import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
+import { ALWAYS_HELD, type Lease } from "../kernel/lease.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { type RatingBook, versionKey } from "../ratings/book.ts";
@@ -84,6 +85,8 @@ export class Matchmaker {
   private readonly d: MatchmakerDeps;
   private sinceDiscovery = 0;
   paused = false;
+  /** Pairs only while this is held: always on a single server, one node at a time in a cluster (server/cluster/). */
+  lease: Lease = ALWAYS_HELD;
 
   constructor(d: MatchmakerDeps) {
     this.d = d;
@@ -115,7 +118,7 @@ export class Matchmaker {
   }
 
   private passNow(now: number): void {
-    if (this.paused || !this.d.accepting()) return;
+    if (this.paused || !this.lease.held() || !this.d.accepting()) return;
     const { lobby, ratings, ladderId } = this.d;
     const limits = this.d.limits();
     void this.d.quotas.refresh(now).catch((err) => this.d.log.error({ err }, "quota refresh failed"));

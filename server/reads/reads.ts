@@ -5,6 +5,7 @@
 import { publicStats, type RecordedStatsT } from "../../engine/stats.ts";
 import type {
   BotT,
+  ClusterStatusT,
   LeaderboardRowT,
   LobbyEntryT,
   MatchStatsT,
@@ -53,6 +54,7 @@ export interface ReadsDeps {
 export class LadderReads {
   /** Per-version health, kept up to date from each committed result (noteResult) rather than per read. */
   private readonly health: HealthWindows;
+  private cluster: (() => ClusterStatusT) | null = null;
   /** Each bot snapshot's bots by lowercase name, so a read finds a bot by name without a query. */
   private readonly byName = new WeakMap<BotSnapshot, Map<string, BotRow>>();
 
@@ -145,7 +147,13 @@ export class LadderReads {
         max: this.d.settings.limits(ladderId ?? null).maxConcurrentMatches,
       },
       draining: this.d.draining(),
+      ...(this.cluster ? { cluster: this.cluster() } : {}),
     };
+  }
+
+  /** Shows the cluster in the status (cluster mode only: server/cluster/ fills it). */
+  showCluster(view: () => ClusterStatusT): void {
+    this.cluster = view;
   }
 
   /** A bot by name; a name that cannot be a bot name is as unknown as a missing one (404 no_such_bot). */

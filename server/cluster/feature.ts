@@ -1,0 +1,40 @@
+// Cluster mode as a feature (issue 36, --cluster nats://host:port with PostgreSQL): this node joins the others
+// through NATS with JetStream, beats with its figures, shows the cluster in GET /api/status and /metrics, and
+// takes each ladder's matchmaker lease so one node at a time pairs a ladder. Without --cluster the service is
+// null and nothing here runs: the NATS client is loaded by a dynamic import in cluster mode only, so a single
+// server (embedded PGlite, no NATS) starts and behaves exactly as before.
+import { defineFeature } from "../kernel/feature.ts";
+import type { ClusterNode } from "./node.ts";
+
+declare module "../kernel/feature.ts" {
+  interface Services {
+    /** This node of the cluster (--cluster), or null on a single server. */
+    cluster: ClusterNode | null;
+  }
+}
+
+export const clusterFeature = defineFeature({
+  name: "cluster",
+  needs: ["ladders", "reads", "live", "hub", "humanPlay", "lobby", "meters"],
+  build: async (kernel, { ladders, reads, live, hub, humanPlay, lobby, meters }) => {
+    const url = kernel.config.cluster;
+    if (!url) return null;
+    const { joinCluster } = await import("./node.ts");
+    const node = await joinCluster({
+      url,
+      log: kernel.log.child({ feature: "cluster" }),
+      meters,
+      figures: () => ({
+        sockets: { bot: hub.connections, human: humanPlay.connections },
+        matches: live.running(),
+        queued: ladders.all().reduce((n, l) => n + lobby.waiting(l.id).filter((p) => !p.house).length, 0),
+        pool: { threads: live.pool.threads, queued: live.pool.queued },
+      }),
+    });
+    ladders.leaseWith(node);
+    reads.showCluster(() => node.view());
+    return node;
+  },
+  drain: (node) => node?.releaseLeases(),
+  stop: (node) => node?.stop(),
+});

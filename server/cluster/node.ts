@@ -1,0 +1,233 @@
+// One node of a cluster (issue 36), connected to NATS with JetStream: its id, its heartbeat, the directory of
+// the nodes whose heartbeat is current, and the leases it takes part in. Loaded only in cluster mode (the
+// feature imports this file dynamically), so a single server never loads the NATS client.
+//
+// The heartbeat is a JetStream key-value bucket with one key per node and a TTL: each node rewrites its key every
+// second with its figures (sockets, matches, queue, pool, leases held), and reads the whole bucket back; a node
+// that stops beating drops out of everyone's list when its entry expires (NODE_TTL_MS). The figures are read
+// from the node's own services at each beat (the feature hands in `figures`).
+
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { type KV, Kvm } from "@nats-io/kv";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { Gauge } from "prom-client";
+import type { z } from "zod";
+import { VERSIONS } from "../../engine/versions.ts";
+import type { ClusterStatus } from "../api/responses.ts";
+import type { Lease, LeaseGrant } from "../kernel/lease.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { decodeBeat, encodeBeat, type NodeBeat } from "./codec.ts";
+import { KvLease, LEASE_TIMING, type LeaseBucket } from "./kv-lease.ts";
+
+export const NODES_BUCKET = "arena_nodes";
+export const LEASES_BUCKET = "arena_leases";
+/** Seconds between heartbeats, and how long a silent node stays listed. */
+export const BEAT_MS = 1000;
+export const NODE_TTL_MS = 4000;
+/** How often the leases are looked at (each renews or retries on its own schedule, LEASE_TIMING). */
+const LEASE_STEP_MS = 50;
+
+/** A node's figures, read from its services at each heartbeat. */
+export type Figures = Pick<NodeBeat, "sockets" | "matches" | "queued" | "pool">;
+
+export type ClusterView = z.infer<typeof ClusterStatus>;
+
+export interface ClusterNode extends LeaseGrant {
+  readonly id: string;
+  /** The cluster as this node sees it: what GET /api/status shows under `cluster`. */
+  view(): ClusterView;
+  /** Gives up every lease (the node drains): another node takes them at its next attempt. */
+  releaseLeases(): Promise<void>;
+  /** Leaves the cluster: stops beating, gives up its leases, removes its entry, closes the connection. */
+  stop(): Promise<void>;
+}
+
+export interface JoinOptions {
+  url: string;
+  log: Logger;
+  figures(): Figures;
+  meters: Metrics | null;
+}
+
+/** A node id: the host name (as a key-value key may hold it) and a random suffix, new at each start. */
+function nodeId(): string {
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9_-]/g, "_")
+      .slice(0, 40) || "node";
+  return `${host}-${randomBytes(3).toString("hex")}`;
+}
+
+export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
+  const id = nodeId();
+  const log = o.log.child({ node: id });
+  const nc: NatsConnection = await connect({
+    servers: o.url,
+    name: `arena-ladder ${id}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+  }).catch((err: Error) => {
+    throw new Error(`cannot reach NATS at ${o.url} (--cluster): ${err.message}`);
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect" || s.type === "reconnect") log.warn({ nats: s.type }, "NATS connection");
+    }
+  })().catch(() => {});
+  const kvm = new Kvm(nc);
+  let nodesKv: KV;
+  let leasesKv: KV;
+  try {
+    nodesKv = await kvm.create(NODES_BUCKET, { ttl: NODE_TTL_MS, history: 1 });
+    leasesKv = await kvm.create(LEASES_BUCKET, { ttl: LEASE_TIMING.ttlMs, history: 1 });
+  } catch (err) {
+    await nc.close();
+    throw new Error(
+      `NATS at ${o.url} has no JetStream (start nats-server with -js): ${(err as Error).message}`,
+    );
+  }
+  const startedAt = new Date().toISOString();
+  const leases = new Map<string, KvLease>();
+  let nodes: NodeBeat[] = [];
+  let stopped = false;
+
+  const beat = (): NodeBeat => ({
+    node: id,
+    release: VERSIONS.release,
+    started_at: startedAt,
+    beat_at: new Date().toISOString(),
+    ...o.figures(),
+    leases: [...leases.values()].filter((l) => l.held()).map((l) => l.name),
+  });
+
+  /** Writes this node's entry, then reads every node's back. */
+  const heartbeat = async (): Promise<void> => {
+    await nodesKv.put(id, encodeBeat(beat()));
+    const seen: NodeBeat[] = [];
+    for await (const key of await nodesKv.keys()) {
+      const e = await nodesKv.get(key);
+      if (e?.operation !== "PUT") continue;
+      const b = decodeBeat(e.value);
+      if (b) seen.push(b);
+      else log.warn({ key }, "unreadable heartbeat (another release?)");
+    }
+    nodes = seen.sort((a, b) => a.node.localeCompare(b.node));
+  };
+  await heartbeat();
+  log.info({ nats: o.url, nodes: nodes.length }, "joined the cluster");
+
+  let beating = false;
+  const beatTimer = setInterval(() => {
+    if (beating || stopped) return;
+    beating = true;
+    heartbeat()
+      .catch((err) => log.warn({ err }, "heartbeat failed"))
+      .finally(() => {
+        beating = false;
+      });
+  }, BEAT_MS);
+  const leaseTimer = setInterval(() => {
+    for (const l of leases.values()) void l.step();
+  }, LEASE_STEP_MS);
+  beatTimer.unref();
+  leaseTimer.unref();
+
+  const bucket: LeaseBucket = {
+    create: (k, v) => leasesKv.create(k, v),
+    update: (k, v, rev) => leasesKv.update(k, v, rev),
+    get: (k) => leasesKv.get(k),
+    delete: (k, opts) => leasesKv.delete(k, opts),
+  };
+
+  const node: ClusterNode = {
+    id,
+    lease(name: string): Lease {
+      let l = leases.get(name);
+      if (!l) {
+        l = new KvLease(bucket, name, id, log);
+        leases.set(name, l);
+        void l.step();
+      }
+      return l;
+    },
+    view: () => ({
+      node: id,
+      nodes: nodes.map((n) => ({ ...n })),
+      leases: [...leases.values()].map((l) => ({
+        name: l.name,
+        holder: l.held() ? id : l.holder === id ? null : l.holder,
+        held: l.held(),
+      })),
+    }),
+    async releaseLeases() {
+      await Promise.all([...leases.values()].map((l) => l.release()));
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(beatTimer);
+      clearInterval(leaseTimer);
+      await node.releaseLeases();
+      await nodesKv.delete(id).catch(() => {});
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+  if (o.meters) meterCluster(o.meters, node);
+  return node;
+}
+
+/** The cluster in /metrics: the nodes this one sees, each node's figures, and the leases this node holds. */
+function meterCluster(meters: Metrics, node: ClusterNode): void {
+  const registers = [meters.registry];
+  new Gauge({
+    name: "arena_cluster_nodes",
+    help: "Nodes whose heartbeat is current, as this node sees them (itself included)",
+    registers,
+    collect() {
+      this.set(node.view().nodes.length);
+    },
+  });
+  const perNode = (name: string, help: string, read: (n: ClusterView["nodes"][number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["node"],
+      registers,
+      collect() {
+        this.reset();
+        for (const n of node.view().nodes) this.set({ node: n.node }, read(n));
+      },
+    });
+  perNode(
+    "arena_cluster_node_bot_sockets",
+    "Bot sockets open on each node (its last heartbeat)",
+    (n) => n.sockets.bot,
+  );
+  perNode(
+    "arena_cluster_node_matches",
+    "Matches running on each node (its last heartbeat)",
+    (n) => n.matches,
+  );
+  perNode(
+    "arena_cluster_node_queued",
+    "Bots waiting in each node's queues (its last heartbeat)",
+    (n) => n.queued,
+  );
+  perNode(
+    "arena_cluster_node_pool_queued_tasks",
+    "Matches waiting for a worker thread on each node (its last heartbeat)",
+    (n) => n.pool.queued,
+  );
+  new Gauge({
+    name: "arena_cluster_lease_held",
+    help: "1 for each lease this node holds now (matchmaker.<ladder>: this node pairs that ladder), else 0",
+    labelNames: ["lease"],
+    registers,
+    collect() {
+      this.reset();
+      for (const l of node.view().leases) this.set({ lease: l.name }, l.held ? 1 : 0);
+    },
+  });
+}

@@ -19,6 +19,7 @@ import { AccountStore } from "./account-store.ts";
 import { toBot } from "./bot-row.ts";
 import { IdentityStore } from "./identity-store.ts";
 import { insertMatches } from "./match-insert.ts";
+import { PlannerStats } from "./planner-stats.ts";
 import type {
   AuditEntry,
   BotRow,
@@ -47,7 +48,10 @@ export async function openStore(place: DbPlace, wrap?: (db: Db) => Db): Promise<
   const db = await openDb(place);
   try {
     const schema = await migrate(db);
-    return new SqlStore(wrap ? wrap(db) : db, schema);
+    const store = new SqlStore(wrap ? wrap(db) : db, schema);
+    // The embedded database has no autovacuum: its planner statistics are the store's to keep (planner-stats.ts).
+    await store.plannerStats.analyze();
+    return store;
   } catch (err) {
     await db.close();
     throw err;
@@ -124,6 +128,8 @@ export class SqlStore implements Store {
   readonly reachability: Reachability;
   /** The database as every store of the server sees it (write tracking and reachability included). */
   readonly db: Db;
+  /** ANALYZE on the embedded database as it grows, which autovacuum does on PostgreSQL. */
+  readonly plannerStats: PlannerStats;
 
   constructor(
     raw: Db,
@@ -141,6 +147,7 @@ export class SqlStore implements Store {
     this.mcp = new McpStore(db);
     this.events = new EventStore(db);
     this.mail = new MailStore(db);
+    this.plannerStats = new PlannerStats(db);
   }
 
   // --- Bots and tokens ---
@@ -261,6 +268,7 @@ export class SqlStore implements Store {
     if (batch.length === 0) return;
     const { sql, params } = insertMatches(batch);
     await this.db.query(sql, params);
+    this.plannerStats.wrote(batch.length);
   }
 
   async match(id: string): Promise<StoredMatch | null> {
@@ -618,6 +626,7 @@ export class SqlStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.plannerStats.settled();
     await this.db.close();
   }
 

@@ -37,6 +37,12 @@ export const MatchListQuery = z.object({
     .max(500, "limit must be an integer from 1 to 500")
     .default(50),
   stats: z.enum(["1", "true", "0", "false"], { error: "stats must be 1 or true" }).optional(),
+  before: z
+    .string()
+    .min(1, "before must be a match id")
+    .max(100, "before must be a match id")
+    .describe("a match id: only matches older than it (the next page after a page ending with that match)")
+    .optional(),
 });
 export const MatchIdParams = z.object({ id: z.string().describe("match id") });
 
@@ -120,7 +126,8 @@ export const DATA_OPERATIONS = [
     method: "GET",
     path: "/api/matches",
     operationId: "listMatches",
-    summary: "Finished matches, newest first; with stats=1 each carries its stats",
+    summary:
+      "Finished matches, newest first; with stats=1 each carries its stats; before=<match id> pages to older ones",
     auth: "none",
     query: MatchListQuery,
     errors: { ...BAD_QUERY, ...LADDER_404 },
@@ -131,6 +138,7 @@ export const DATA_OPERATIONS = [
         ...(query.ladder !== undefined ? { ladder: query.ladder } : {}),
         ...(query.bot !== undefined ? { bot: query.bot } : {}),
         stats: query.stats === "1" || query.stats === "true",
+        ...(query.before !== undefined ? { before: query.before } : {}),
       }),
   }),
   defineOperation({

@@ -212,8 +212,20 @@ export class LadderReads {
     const ladder = this.d.ladders.require(ladderId);
     const bot = await this.botNamed(name);
     const since = days === undefined ? null : new Date(Date.now() - days * 86_400_000).toISOString();
-    const rows = await this.d.store.ratingPoints(bot.id, ladder.id, since);
-    return { since, games: rows.length, points: sample(rows, HISTORY_LIMIT).map((r) => ratingPoint(bot, r)) };
+    // The sample is picked from the history's keys (one index of match_bots), then only its games are read:
+    // a house bot's thousands of games cost an index walk, not thousands of joined rows.
+    const keys = await this.d.store.ratingKeys(bot.id, ladder.id, since);
+    const picked = sample(keys, HISTORY_LIMIT);
+    const rows =
+      picked.length === 0
+        ? []
+        : await this.d.store.ratingPoints(
+            bot.id,
+            ladder.id,
+            since,
+            picked.map((k) => k.seq),
+          );
+    return { since, games: keys.length, points: rows.map((r) => ratingPoint(bot, r)) };
   }
 
   /**
@@ -275,21 +287,50 @@ export class LadderReads {
     };
   }
 
-  /** Matches, newest first, of a ladder and/or a bot; with stats when asked. */
   /**
-   * Newest first. Results still in the journal (the database was unreachable when they ended) come first, as
-   * the newest: a bot reconciling after an outage (SPEC 6.2) finds every result it was told.
+   * Matches, newest first, of a ladder and/or a bot; with stats when asked. Results still in the journal (the
+   * database was unreachable when they ended) come first, as the newest: a bot reconciling after an outage
+   * (SPEC 6.2) finds every result it was told. `before` (a match id, say the last of the previous page) is a
+   * keyset cursor: only matches older than that one, so pages neither repeat nor skip a match while new ones
+   * arrive; an id that names no match is a 400.
    */
-  async matches(q: { ladder?: string; bot?: string; limit: number; stats?: boolean }): Promise<MatchT[]> {
+  async matches(q: {
+    ladder?: string;
+    bot?: string;
+    limit: number;
+    stats?: boolean;
+    before?: string;
+  }): Promise<MatchT[]> {
     if (q.ladder !== undefined) this.d.ladders.require(q.ladder);
-    const pending = this.pendingMatches(q).slice(0, q.limit);
+    let pending = this.pendingMatches(q);
+    let beforeSeq: number | undefined;
+    if (q.before !== undefined) {
+      const journal = this.d.journaled();
+      const at = journal.findIndex((m) => m.id === q.before);
+      if (at >= 0) {
+        // A journaled cursor: the journaled results before it, then the stored ones from the newest.
+        const older = new Set(journal.slice(0, at));
+        pending = pending.filter((m) => older.has(m));
+      } else {
+        const seq = await this.d.store.matchSeq(q.before);
+        if (seq === null) throw errors.badRequest(`before: ${JSON.stringify(q.before)} names no match`);
+        // Every journaled result is newer than any stored one.
+        pending = [];
+        beforeSeq = seq;
+      }
+    }
+    pending = pending.slice(0, q.limit);
     const bot = q.bot !== undefined && BOT_NAME.test(q.bot) ? await this.botByName(q.bot) : null;
-    const stored = await this.d.store.matches({
-      limit: q.limit - pending.length,
-      ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
-      ...(q.bot !== undefined ? { botName: q.bot } : {}),
-      ...(bot ? { botId: bot.id } : {}),
-    });
+    const stored =
+      pending.length === q.limit
+        ? []
+        : await this.d.store.matches({
+            limit: q.limit - pending.length,
+            ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
+            ...(q.bot !== undefined ? { botName: q.bot } : {}),
+            ...(bot ? { botId: bot.id } : {}),
+            ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+          });
     const views = pending.map((m) =>
       matchView(storedForm(m), this.base, q.stats ? m.stats && publicStats(m.stats) : undefined),
     );
@@ -373,8 +414,8 @@ function ratingPoint(bot: BotRow, r: RatingPointRow) {
 }
 
 /** An even sample of at most `limit` points that keeps each version's first and last game (SPEC 2). */
-export function sample(rows: RatingPointRow[], limit: number): RatingPointRow[] {
-  if (rows.length <= limit) return rows;
+export function sample<T extends { version: string }>(rows: readonly T[], limit: number): T[] {
+  if (rows.length <= limit) return rows as T[];
   const keep = new Set<number>();
   const firstLast = new Map<string, [number, number]>();
   rows.forEach((r, i) => {

@@ -95,14 +95,16 @@ export function insertMatches(batch: readonly MatchRecord[]): { sql: string; par
        INSERT INTO matches (id, ladder_id, mode, seed, map, started, ended, duration_ms, final_tick, reason,
                             winner_bot_id, voided, note, replay_file, pairing, has_stats)
        VALUES ${matchValues}
-       ON CONFLICT (id) DO NOTHING RETURNING id, seq
+       ON CONFLICT (id) DO NOTHING RETURNING id, seq, ladder_id, mode, voided
      )`,
     botValues &&
       `b AS (
        INSERT INTO match_bots (match_id, seq, fighter, bot_id, name, display_name, version, house, avatar,
-                               rating_before, rating_after)
+                               rating_before, rating_after, rated_ladder)
        SELECT v.match_id, m.seq, v.fighter, v.bot_id, v.name, v.display_name, v.version, v.house, v.avatar,
-              v.rating_before, v.rating_after
+              v.rating_before, v.rating_after,
+              -- The ladder the seat was rated on (migrations/0014): what a rating history is picked by.
+              CASE WHEN m.mode = 'ranked' AND NOT m.voided AND v.rating_after IS NOT NULL THEN m.ladder_id END
        FROM (VALUES ${botValues}) AS v (match_id, fighter, bot_id, name, display_name, version, house, avatar,
                                          rating_before, rating_after)
        JOIN m ON m.id = v.match_id

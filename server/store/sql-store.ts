@@ -15,6 +15,7 @@ import { toBot } from "./bot-row.ts";
 import { IdentityStore } from "./identity-store.ts";
 import { insertMatches } from "./match-insert.ts";
 import type { PairingRecord } from "./pairing-record.ts";
+import { PlannerStats } from "./planner-stats.ts";
 import type {
   AuditEntry,
   BotRow,
@@ -43,7 +44,10 @@ export async function openStore(place: DbPlace, wrap?: (db: Db) => Db): Promise<
   const db = await openDb(place);
   try {
     const schema = await migrate(db);
-    return new SqlStore(wrap ? wrap(db) : db, schema);
+    const store = new SqlStore(wrap ? wrap(db) : db, schema);
+    // The embedded database has no autovacuum: its planner statistics are the store's to keep (planner-stats.ts).
+    await store.plannerStats.analyze();
+    return store;
   } catch (err) {
     await db.close();
     throw err;
@@ -116,6 +120,8 @@ export class SqlStore implements Store {
   readonly reachability: Reachability;
   /** The database as every store of the server sees it (write tracking and reachability included). */
   readonly db: Db;
+  /** ANALYZE on the embedded database as it grows, which autovacuum does on PostgreSQL. */
+  readonly plannerStats: PlannerStats;
 
   constructor(
     raw: Db,
@@ -129,6 +135,7 @@ export class SqlStore implements Store {
     this.driver = db.driver;
     this.accounts = new AccountStore(db);
     this.identity = new IdentityStore(db);
+    this.plannerStats = new PlannerStats(db);
   }
 
   // --- Bots and tokens ---
@@ -249,6 +256,7 @@ export class SqlStore implements Store {
     if (batch.length === 0) return;
     const { sql, params } = insertMatches(batch);
     await this.db.query(sql, params);
+    this.plannerStats.wrote(batch.length);
   }
 
   async match(id: string): Promise<StoredMatch | null> {
@@ -264,6 +272,11 @@ export class SqlStore implements Store {
       where.push(`m.ladder_id = $${params.length}`);
     }
     let rows: Row[];
+    const before = (col: string) => {
+      if (q.beforeSeq === undefined) return "";
+      params.push(q.beforeSeq);
+      return `AND ${col} < $${params.length}`;
+    };
     if (q.botName !== undefined) {
       // A bot's matches follow its id, so they stay found after a rename; a name no current bot carries
       // falls back to the name stored with each match (a renamed-away or deleted bot).
@@ -272,19 +285,23 @@ export class SqlStore implements Store {
       const n = params.length;
       const seat = (alias: string) =>
         bot ? `${alias}.bot_id = $${n}` : `lower(${alias}.name) = lower($${n})`;
+      const cursor = before("mb.seq");
       params.push(q.limit);
       // Walk the bot's (bot_id, seq) index newest first and stop at the limit; the NOT EXISTS keeps a match
       // once should both fighters ever be the same bot.
       rows = await this.db.query(
         `SELECT ${MATCH_COLUMNS} FROM match_bots mb JOIN matches m ON m.id = mb.match_id
-         WHERE ${seat("mb")} ${where.map((w) => `AND ${w}`).join(" ")}
+         WHERE ${seat("mb")} ${where.map((w) => `AND ${w}`).join(" ")} ${cursor}
            AND NOT EXISTS (SELECT 1 FROM match_bots o
                            WHERE o.match_id = mb.match_id AND o.fighter < mb.fighter AND ${seat("o")})
          ORDER BY mb.seq DESC LIMIT $${params.length}`,
         params,
       );
     } else {
+      const cursor = before("m.seq");
+      if (cursor) where.push(cursor.slice(4));
       params.push(q.limit);
+      // Walks matches_seq_key (or matches_ladder_seq_idx with a ladder) newest first from the cursor.
       rows = await this.db.query(
         `SELECT ${MATCH_COLUMNS} FROM matches m ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY m.seq DESC LIMIT $${params.length}`,
@@ -292,6 +309,11 @@ export class SqlStore implements Store {
       );
     }
     return this.withBots(this.db, rows);
+  }
+
+  async matchSeq(id: string): Promise<number | null> {
+    const rows = await this.db.query<{ seq: unknown }>("SELECT seq FROM matches WHERE id = $1", [id]);
+    return rows[0] ? Number(rows[0].seq) : null;
   }
 
   /** Null when there are none, and when the match is voided or its replay was trimmed (the route's 404). */
@@ -465,17 +487,37 @@ export class SqlStore implements Store {
     return new Map(rows.map((r) => [JSON.stringify([String(r.bot_id), String(r.version)]), Number(r.last)]));
   }
 
-  async ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]> {
+  async ratingKeys(botId: string, ladderId: string, since: string | null) {
+    // Without a time: an index-only walk of match_bots_rated_idx (migrations/0014). With one, the matches are
+    // joined for their end time.
+    const rows = await this.db.query<{ seq: unknown; version: string }>(
+      since === null
+        ? `SELECT me.seq, me.version FROM match_bots me
+           WHERE me.bot_id = $1 AND me.rated_ladder = $2 ORDER BY me.seq`
+        : `SELECT me.seq, me.version FROM match_bots me JOIN matches m ON m.id = me.match_id
+           WHERE me.bot_id = $1 AND me.rated_ladder = $2 AND m.ended >= $3::timestamptz ORDER BY me.seq`,
+      since === null ? [botId, ladderId] : [botId, ladderId, since],
+    );
+    return rows.map((r) => ({ seq: Number(r.seq), version: String(r.version) }));
+  }
+
+  async ratingPoints(
+    botId: string,
+    ladderId: string,
+    since: string | null,
+    seqs?: readonly number[],
+  ): Promise<RatingPointRow[]> {
     const rows = await this.db.query(
       `SELECT m.id, m.ended, m.map, m.winner_bot_id, me.version, me.rating_before, me.rating_after,
               op.bot_id AS op_bot, op.name AS op_name, op.display_name AS op_display, op.version AS op_version
        FROM match_bots me
        JOIN matches m ON m.id = me.match_id
        JOIN match_bots op ON op.match_id = me.match_id AND op.fighter <> me.fighter
-       WHERE me.bot_id = $1 AND m.ladder_id = $2 AND m.mode = 'ranked' AND NOT m.voided
-         AND me.rating_after IS NOT NULL AND ($3::timestamptz IS NULL OR m.ended >= $3::timestamptz)
+       WHERE me.bot_id = $1 AND me.rated_ladder = $2
+         AND ($3::timestamptz IS NULL OR m.ended >= $3::timestamptz)
+         AND ($4::bigint[] IS NULL OR me.seq = ANY($4::bigint[]))
        ORDER BY me.seq`,
-      [botId, ladderId, since],
+      [botId, ladderId, since, seqs ? [...seqs] : null],
     );
     return rows.map((r) => ({
       match_id: String(r.id),
@@ -496,13 +538,11 @@ export class SqlStore implements Store {
   }
 
   async ratingTail(botId: string, version: string, ladderId: string, limit: number): Promise<number[]> {
-    // Walks the bot's (bot_id, seq) index newest first and stops at the limit: what the sparkline shows, not
-    // the whole history.
+    // Walks the (bot_id, version, seq) index newest first and stops at the limit: what the sparkline shows, not
+    // the whole history (rated_ladder is the seat's rated ladder, migrations/0014).
     const rows = await this.db.query<{ rating_after: unknown }>(
-      `SELECT me.rating_after
-       FROM match_bots me JOIN matches m ON m.id = me.match_id
-       WHERE me.bot_id = $1 AND me.version = $2 AND m.ladder_id = $3 AND m.mode = 'ranked' AND NOT m.voided
-         AND me.rating_after IS NOT NULL
+      `SELECT me.rating_after FROM match_bots me
+       WHERE me.bot_id = $1 AND me.version = $2 AND me.rated_ladder = $3
        ORDER BY me.seq DESC LIMIT $4`,
       [botId, version, ladderId, limit],
     );
@@ -574,6 +614,7 @@ export class SqlStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.plannerStats.settled();
     await this.db.close();
   }
 

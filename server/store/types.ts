@@ -76,6 +76,12 @@ export interface MatchQuery {
   /** The id of the bot named `botName` when the caller has looked it up already (no second lookup). */
   botId?: string;
   limit: number;
+  /**
+   * Keyset cursor: only matches stored before this one (by insertion order, `seq`), so paging with the id of a
+   * page's last match neither repeats nor skips a match while new ones arrive. Unknown ids are the caller's to
+   * reject first (matchSeq).
+   */
+  beforeSeq?: number;
 }
 
 /** A rated result, as the rating book loads it: fighter 0's version against fighter 1's. */
@@ -179,6 +185,8 @@ export interface Store {
   saveMatches(ms: readonly MatchRecord[]): Promise<void>;
   match(id: string): Promise<StoredMatch | null>;
   matches(q: MatchQuery): Promise<StoredMatch[]>;
+  /** A stored match's insertion order (the list cursor's key); null when no match has the id. */
+  matchSeq(id: string): Promise<number | null>;
   matchStats(id: string): Promise<MatchStatsT | null>;
   /** Stats of the latest `limit` matches a bot version played, for health summaries. */
   versionStats(
@@ -209,7 +217,25 @@ export interface Store {
   seatBalance(): Promise<Map<string, number>>;
   /** Per version of a ladder: the newest rated match's order number (for "the version that last played"). */
   lastRatedPlay(ladderId: string): Promise<Map<string, number>>;
-  ratingPoints(botId: string, ladderId: string, since: string | null): Promise<RatingPointRow[]>;
+  /**
+   * A bot's rated games on a ladder (since a time when given), oldest first; with `seqs` (from ratingKeys) only
+   * those games, each found by the bot's index.
+   */
+  ratingPoints(
+    botId: string,
+    ladderId: string,
+    since: string | null,
+    seqs?: readonly number[],
+  ): Promise<RatingPointRow[]>;
+  /**
+   * Which games a bot's rating history has (insertion order and version), oldest first: read from one index of
+   * match_bots without visiting the matches when no time is given, so a sample is picked before any row is read.
+   */
+  ratingKeys(
+    botId: string,
+    ladderId: string,
+    since: string | null,
+  ): Promise<{ seq: number; version: string }[]>;
   /** A version's latest `limit` ratings after its rated games on a ladder, oldest first (sparklines). */
   ratingTail(botId: string, version: string, ladderId: string, limit: number): Promise<number[]>;
   /**

@@ -1,0 +1,79 @@
+// The embedded database's planner statistics (issue 38): PGlite runs no autovacuum, so the store analyzes it at
+// open and again by autovacuum's rule (50 + 10 % of the matches counted at the last analyze) as matches are
+// written. pg_class.reltuples says when an analyze ran: -1 for a table never analyzed, the table's row count after.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore, type SqlStore } from "../../server/store/sql-store.ts";
+import type { BotRow } from "../../server/store/types.ts";
+import { matchRecord } from "../helpers/match-records.ts";
+import { seedPglite } from "../helpers/pglite-template.ts";
+
+let dir: string;
+let store: SqlStore;
+let a: BotRow;
+let b: BotRow;
+let n = 0;
+
+const reltuples = async (table: string) =>
+  Number(
+    (
+      await store.db.query<{ n: unknown }>("SELECT reltuples AS n FROM pg_class WHERE oid = $1::regclass", [
+        table,
+      ])
+    )[0]?.n,
+  );
+
+async function write(count: number): Promise<void> {
+  const batch = Array.from({ length: count }, () => matchRecord(`ps-${++n}`, [a, b]));
+  await store.saveMatches(batch);
+  await store.plannerStats.settled();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ladder-planner-"));
+  store = (await openStore({ dataDir: seedPglite(dir) })) as SqlStore;
+  a = (await store.createBot({ name: "ps-a", owner: "x", house: false })).bot;
+  b = (await store.createBot({ name: "ps-b", owner: "y", house: false })).bot;
+});
+afterAll(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("planner statistics on the embedded database", () => {
+  it("analyzes at open", async () => {
+    expect(store.plannerStats.active).toBe(true);
+    // Analyzed while empty: 0 rows, not the -1 of a table never analyzed.
+    expect(await reltuples("matches")).toBe(0);
+  });
+
+  it("analyzes again once more than 50 + 10 % of the counted matches were written, not before", async () => {
+    await write(50);
+    expect(await reltuples("matches")).toBe(0);
+    await write(1);
+    expect(await reltuples("matches")).toBe(51);
+    expect(await reltuples("match_bots")).toBe(102);
+    // The next one is due past 50 + 5.1 more.
+    await write(55);
+    expect(await reltuples("matches")).toBe(51);
+    await write(1);
+    expect(await reltuples("matches")).toBe(107);
+  });
+
+  it("stays out of PostgreSQL's way (autovacuum's job there)", async () => {
+    const { PlannerStats } = await import("../../server/store/planner-stats.ts");
+    const calls: string[] = [];
+    const pg = {
+      driver: "pg",
+      exec: async (sql: string) => void calls.push(sql),
+      query: async () => [],
+    } as unknown as ConstructorParameters<typeof PlannerStats>[0];
+    const stats = new PlannerStats(pg);
+    await stats.analyze();
+    stats.wrote(10_000);
+    await stats.settled();
+    expect(calls).toEqual([]);
+  });
+});

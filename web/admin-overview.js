@@ -45,7 +45,15 @@ function renderOverview(o) {
       "ul",
       { class: "plain-list", id: "admin-list" },
       o.admins.map((a) =>
-        el("li", {}, a.handle ?? "(no handle yet)", a.configured ? [" ", badge("configured")] : ""),
+        el(
+          "li",
+          {},
+          // Named as the "You" line names one: the handle, else the email (never a blank "no handle").
+          a.handle
+            ? [a.handle, a.email ? el("span", { class: "muted" }, ` (${a.email})`) : ""]
+            : (a.email ?? "an account without a handle or email"),
+          a.configured ? [" ", badge("configured")] : "",
+        ),
       ),
     ),
   );

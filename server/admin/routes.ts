@@ -66,7 +66,8 @@ async function listed(ctx: AdminServices, a: AccountRow) {
 const admins = async (ctx: AdminServices) =>
   (await ctx.store.accounts.admins())
     .filter((a) => ctx.accounts.adminNow(a))
-    .map((a) => ({ handle: a.handle, configured: ctx.accounts.configuredAdmin(a) }));
+    // The email names an admin who has no handle yet (an admin by --admin-emails usually signs up first).
+    .map((a) => ({ handle: a.handle, email: a.email, configured: ctx.accounts.configuredAdmin(a) }));
 
 export const ADMIN_OPERATIONS = [
   defineOperation({
@@ -107,7 +108,7 @@ export const ADMIN_OPERATIONS = [
     method: "GET",
     path: "/api/admin/admins",
     operationId: "adminAdmins",
-    summary: "The admins, and whether each is one by the configured email list",
+    summary: "The admins (handle and email), and whether each is one by the configured email list",
     auth: "admin",
     handle: async (_input, ctx) => admins(ctx),
   }),

@@ -787,8 +787,8 @@ ${viewerBody({ match_id: null, live: false, replay_url: null, live_url: null, ma
 <div class="viewer-tools">
 <p class="small" id="viewer-source" role="status"></p>
 <p class="small"><label>Open a replay file <input type="file" id="replay-file" accept=".gz,.jsonl,application/gzip"></label> <span class="muted">or drop one on the board: it is read here, nothing is uploaded.</span></p>
-<p class="small"><button type="button" id="btn-copy-link"${config.match_url ? "" : " disabled"}>Copy link to this tick</button> <span id="copy-status" role="status"></span></p>
-<p class="small">Play on from this tick with the <a href="/guide/simulator">simulator</a> (replace a <code>replay</code> with your bot): <code id="fork-cmd"></code> <button type="button" id="btn-copy-fork">Copy command</button></p>
+<p class="small"><button type="button" class="button" id="btn-copy-link"${config.match_url ? "" : " disabled"}>Copy link to this tick</button> <span id="copy-status" role="status"></span></p>
+<p class="small">Play on from this tick with the <a href="/guide/simulator">simulator</a> (replace a <code>replay</code> with your bot): <code id="fork-cmd"></code> <button type="button" class="button" id="btn-copy-fork">Copy command</button></p>
 </div>
 </div>`;
   }

@@ -402,8 +402,8 @@ ${starter(
 ${starter(
   "python",
   "Python",
-  html`Needs Python 3.8 or newer and the <code>websockets</code> package. Change the <code>Strategy</code> class.`,
-  "cd arena-starter-python && python3 -m pip install -r requirements.txt\nARENA_TOKEN='<your bot token>' ARENA_URL='{endpoint}' python3 starter_bot.py",
+  html`Needs Python 3.8 or newer; the commands install the <code>websockets</code> package in a virtual environment of the folder's own (<code>.venv</code>). Change the <code>Strategy</code> class.`,
+  "cd arena-starter-python && python3 -m venv .venv && .venv/bin/python -m pip install -r requirements.txt\nARENA_TOKEN='<your bot token>' ARENA_URL='{endpoint}' .venv/bin/python starter_bot.py",
 )}
 <p><code>${endpoint}</code> is this server's bot socket (<code>bot_endpoint</code> in <a href="/api">GET /api</a>).
 Set <code>BOT_VERSION</code> to start a new rated version and <code>ARENA_LADDER</code> to queue on another ladder.

@@ -48,10 +48,10 @@ function renderOverview(o) {
         el(
           "li",
           {},
-          // Named as the "You" line names one: the handle, else the email (never a blank "no handle").
-          a.handle
-            ? [a.handle, a.email ? el("span", { class: "muted" }, ` (${a.email})`) : ""]
-            : (a.email ?? "an account without a handle or email"),
+          // Named as the "You" line names one: the handle, else (for you) the email you signed in with; no
+          // other admin's address leaves the service.
+          a.handle ?? (a.you ? (whoami()?.email ?? "you (no handle yet)") : "an admin without a handle yet"),
+          a.you ? [" ", badge("you")] : "",
           a.configured ? [" ", badge("configured")] : "",
         ),
       ),

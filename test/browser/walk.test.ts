@@ -6,7 +6,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextFor, watch } from "../helpers/account-pages.ts";
-import { type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
+import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { CHROMIUM_MISSING, launchBrowser } from "../helpers/browser.ts";
 import type { TestServer } from "../helpers/server.ts";
 import { PLAYERS, type SiteWorld, seedSite } from "../helpers/site-world.ts";
@@ -104,6 +104,9 @@ describe("a first walk through the site, at phone and desktop width", () => {
       const text = (await item.textContent()) ?? "";
       expect(text).toContain("root@example.com");
       expect(text).not.toContain("no handle");
+      // The address is the browser's own (the session's), never sent by the server: the overview carries none.
+      const overview = await call(srv.url, "GET", "/api/admin/overview", { token: root.access });
+      expect(JSON.stringify(overview.body)).not.toContain("@example.com");
       await context.close();
     });
 

@@ -104,7 +104,7 @@ describe("a first walk through the site, at phone and desktop width", () => {
       const text = (await item.textContent()) ?? "";
       expect(text).toContain("root@example.com");
       expect(text).not.toContain("no handle");
-      // The address is the browser's own (the session's), never sent by the server: the overview carries none.
+      // The address is the browser's own (its session's), never sent by the server: the overview has none.
       const overview = await call(srv.url, "GET", "/api/admin/overview", { token: root.access });
       expect(JSON.stringify(overview.body)).not.toContain("@example.com");
       await context.close();

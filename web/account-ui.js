@@ -143,8 +143,10 @@ export function starterCommands(botEndpoint, token) {
     ].join("\n"),
     python: [
       `curl -fsSL ${quote(`${base}/download/bots/python.tar.gz`)} | tar -xz`,
-      "cd arena-starter-python && python3 -m pip install -r requirements.txt",
-      `${env} python3 starter_bot.py`,
+      // A virtual environment of its own: a system Python of Debian 12, Ubuntu 23.04 or Homebrew refuses a
+      // plain `pip install` (PEP 668, "externally-managed-environment"), which stopped the pasted command there.
+      "cd arena-starter-python && python3 -m venv .venv && .venv/bin/python -m pip install -r requirements.txt",
+      `${env} .venv/bin/python starter_bot.py`,
     ].join("\n"),
   };
 }

@@ -45,7 +45,15 @@ function renderOverview(o) {
       "ul",
       { class: "plain-list", id: "admin-list" },
       o.admins.map((a) =>
-        el("li", {}, a.handle ?? "(no handle yet)", a.configured ? [" ", badge("configured")] : ""),
+        el(
+          "li",
+          {},
+          // Named as the "You" line names one: the handle, else (for you) the email you signed in with; no
+          // other admin's address leaves the service.
+          a.handle ?? (a.you ? (whoami()?.email ?? "you (no handle yet)") : "an admin without a handle yet"),
+          a.you ? [" ", badge("you")] : "",
+          a.configured ? [" ", badge("configured")] : "",
+        ),
       ),
     ),
   );

@@ -436,15 +436,24 @@ export function createViewer(root, opts = {}) {
     );
   }
 
+  /**
+   * The tick a person reads: counted from 1, so the last frame of a match that ended at tick 164 (the match
+   * page's number) is "tick 164 / 164". The counter, the scrubber's spoken value, the board's words and the
+   * shouts all say it; the address (`#t=`) and the simulator's `--tick` keep the engine's count from 0.
+   */
+  function shownTick(f) {
+    return f.tick + 1;
+  }
+  function shownLast() {
+    return viewer.end?.final_tick ?? viewer.frames[viewer.frames.length - 1].tick + 1;
+  }
+
   function updatePanel() {
     const f = viewer.frames[viewer.frame];
-    if (tickOut)
-      tickOut.textContent = f
-        ? `tick ${f.tick + 1} / ${viewer.end?.final_tick ?? viewer.frames[viewer.frames.length - 1].tick + 1}`
-        : "tick —";
+    if (tickOut) tickOut.textContent = f ? `tick ${shownTick(f)} / ${shownLast()}` : "tick —";
     if (scrub) {
       scrub.value = String(viewer.frame);
-      scrub.setAttribute("aria-valuetext", f ? `tick ${f.tick}` : "no ticks");
+      scrub.setAttribute("aria-valuetext", f ? `tick ${shownTick(f)} of ${shownLast()}` : "no ticks");
     }
     canvas.dataset.frame = String(viewer.frame);
     canvas.dataset.tick = f ? String(f.tick) : "";
@@ -473,7 +482,7 @@ export function createViewer(root, opts = {}) {
         ...shouts.map((s) => {
           const li = document.createElement("li");
           // Shout text is untrusted bot output: textContent only, never markup.
-          li.textContent = `tick ${s.tick} · ${names[s.by]}: ${s.text}`;
+          li.textContent = `tick ${s.tick + 1} · ${names[s.by]}: ${s.text}`;
           return li;
         }),
       );
@@ -528,7 +537,7 @@ export function createViewer(root, opts = {}) {
     const hits = f.events
       .filter((e) => e.type === "hit")
       .map((e) => `${names[e.by]} hits ${names[e.target]} for ${e.damage}`);
-    return `Tick ${f.tick}. ${where}.${hits.length ? ` ${hits.join("; ")}.` : ""}`;
+    return `Tick ${shownTick(f)}. ${where}.${hits.length ? ` ${hits.join("; ")}.` : ""}`;
   }
 
   function show(frame) {

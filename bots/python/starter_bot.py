@@ -452,7 +452,10 @@ async def run_socket():
     try:
         import websockets  # imported here so that --stdio works without the package
     except ImportError:
-        log("the websockets package is missing: pip install websockets (or apt install python3-websockets)")
+        log(
+            "the websockets package is missing: python3 -m venv .venv && .venv/bin/python -m pip install websockets,"
+            " then run with .venv/bin/python (or apt install python3-websockets)"
+        )
         return 2
     delay = BACKOFF_FIRST_S
     while True:

@@ -63,10 +63,18 @@ async function listed(ctx: AdminServices, a: AccountRow) {
   };
 }
 
-const admins = async (ctx: AdminServices) =>
+/**
+ * The admins by handle. Addresses never leave the service, so an admin without a handle yet has none here; in
+ * the overview `you` marks the caller's own entry, which the console names by the email it signed in with.
+ */
+const admins = async (ctx: AdminServices, callerId?: string) =>
   (await ctx.store.accounts.admins())
     .filter((a) => ctx.accounts.adminNow(a))
-    .map((a) => ({ handle: a.handle, configured: ctx.accounts.configuredAdmin(a) }));
+    .map((a) => ({
+      handle: a.handle,
+      configured: ctx.accounts.configuredAdmin(a),
+      ...(callerId === undefined ? {} : { you: a.id === callerId }),
+    }));
 
 export const ADMIN_OPERATIONS = [
   defineOperation({
@@ -79,7 +87,7 @@ export const ADMIN_OPERATIONS = [
       const bots = await ctx.store.allBots();
       return {
         you: { id: caller.account.id, handle: caller.account.handle, via: caller.kind },
-        admins: await admins(ctx),
+        admins: await admins(ctx, caller.account.id),
         status: {
           connected_bots: ctx.hub.connections,
           running_matches: ctx.matches.size,

@@ -78,7 +78,8 @@ export function phaseHint(l: LadderJ, now: number): string {
   if (l.phase === "closed")
     return l.closes_at ? `Closed ${distance(Date.parse(l.closes_at), now)}.` : "Closed.";
   if (l.closes_at) return `Open; closes ${distance(Date.parse(l.closes_at), now)}.`;
-  return "Open.";
+  // The badge beside it already says "open": the hint adds what it does not say.
+  return "No closing date.";
 }
 
 /** The dashboard's ladder facts: phase with its hint, the window in UTC, who may enter. */

@@ -402,8 +402,8 @@ ${starter(
 ${starter(
   "python",
   "Python",
-  html`Needs Python 3.8 or newer and the <code>websockets</code> package. Change the <code>Strategy</code> class.`,
-  "cd arena-starter-python && python3 -m pip install -r requirements.txt\nARENA_TOKEN='<your bot token>' ARENA_URL='{endpoint}' python3 starter_bot.py",
+  html`Needs Python 3.8 or newer; the commands install the <code>websockets</code> package in a virtual environment of the folder's own (<code>.venv</code>). Change the <code>Strategy</code> class.`,
+  "cd arena-starter-python && python3 -m venv .venv && .venv/bin/python -m pip install -r requirements.txt\nARENA_TOKEN='<your bot token>' ARENA_URL='{endpoint}' .venv/bin/python starter_bot.py",
 )}
 <p><code>${endpoint}</code> is this server's bot socket (<code>bot_endpoint</code> in <a href="/api">GET /api</a>).
 Set <code>BOT_VERSION</code> to start a new rated version and <code>ARENA_LADDER</code> to queue on another ladder.
@@ -787,8 +787,8 @@ ${viewerBody({ match_id: null, live: false, replay_url: null, live_url: null, ma
 <div class="viewer-tools">
 <p class="small" id="viewer-source" role="status"></p>
 <p class="small"><label>Open a replay file <input type="file" id="replay-file" accept=".gz,.jsonl,application/gzip"></label> <span class="muted">or drop one on the board: it is read here, nothing is uploaded.</span></p>
-<p class="small"><button type="button" id="btn-copy-link"${config.match_url ? "" : " disabled"}>Copy link to this tick</button> <span id="copy-status" role="status"></span></p>
-<p class="small">Play on from this tick with the <a href="/guide/simulator">simulator</a> (replace a <code>replay</code> with your bot): <code id="fork-cmd"></code> <button type="button" id="btn-copy-fork">Copy command</button></p>
+<p class="small"><button type="button" class="button" id="btn-copy-link"${config.match_url ? "" : " disabled"}>Copy link to this tick</button> <span id="copy-status" role="status"></span></p>
+<p class="small">Play on from this tick with the <a href="/guide/simulator">simulator</a> (replace a <code>replay</code> with your bot): <code id="fork-cmd"></code> <button type="button" class="button" id="btn-copy-fork">Copy command</button></p>
 </div>
 </div>`;
   }

@@ -13,12 +13,34 @@ export interface RatingPoint {
   map: string;
 }
 
-const W = 900;
-const H = 240;
+/** The chart's two drawings: one for a wide column, one for a phone (shown by web/style.css at 640 px or less). */
+const SIZES = [
+  { id: "wide", W: 900, H: 240 },
+  // A phone's column is about 360 px: drawn at its own width, the labels stay at their 12 px instead of
+  // shrinking with a 900-unit drawing to under 5 px.
+  { id: "narrow", W: 360, H: 200 },
+] as const;
 const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
 
 export function ratingChart(points: RatingPoint[], title: string): Html {
   if (points.length === 0) return html`<p class="empty">No rated games yet.</p>`;
+  const ratings = points.map((p) => p.rating);
+  const last = points[points.length - 1]!;
+  const summary = `${points.length} rated games; rating from ${points[0]!.rating} to ${last.rating}, between ${Math.min(...ratings)} and ${Math.max(...ratings)}.`;
+  const versions = [...new Set(points.map((p) => p.version))];
+  return html`<figure class="chart">
+${SIZES.map((size) => drawing(points, versions, title, summary, size))}
+<figcaption>${summary} ${versions.length > 1 ? html`<span class="legend">${versions.map((v, vi) => html`<span class="key s${vi % 6}">${v}</span> `)}</span>` : trusted("")}</figcaption>
+</figure>`;
+}
+
+function drawing(
+  points: RatingPoint[],
+  versions: string[],
+  title: string,
+  summary: string,
+  { id, W, H }: (typeof SIZES)[number],
+): Html {
   const ratings = points.map((p) => p.rating);
   let lo = Math.min(...ratings);
   let hi = Math.max(...ratings);
@@ -33,7 +55,6 @@ export function ratingChart(points: RatingPoint[], title: string): Html {
       ? (W - PAD.left - PAD.right) / 2
       : (i * (W - PAD.left - PAD.right)) / (points.length - 1));
   const y = (r: number) => PAD.top + ((hi - r) * (H - PAD.top - PAD.bottom)) / (hi - lo);
-  const versions = [...new Set(points.map((p) => p.version))];
   const lines = versions.map((v, vi) => {
     const pts = points
       .map((p, i) => (p.version === v ? `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}` : null))
@@ -42,7 +63,7 @@ export function ratingChart(points: RatingPoint[], title: string): Html {
   });
   // Markers with a tooltip each while there are few enough to tell apart (and so one game still shows).
   const markers =
-    points.length > 200
+    points.length > (id === "wide" ? 200 : 80)
       ? []
       : points.map(
           (p, i) =>
@@ -52,20 +73,15 @@ export function ratingChart(points: RatingPoint[], title: string): Html {
     (r) =>
       html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(r).toFixed(1)}" y2="${y(r).toFixed(1)}"></line><text x="${PAD.left - 6}" y="${(y(r) + 4).toFixed(1)}" text-anchor="end">${Math.round(r)}</text></g>`,
   );
-  const last = points[points.length - 1]!;
-  const summary = `${points.length} rated games; rating from ${points[0]!.rating} to ${last.rating}, between ${Math.min(...ratings)} and ${Math.max(...ratings)}.`;
-  return html`<figure class="chart">
-<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title chart-desc">
-<title id="chart-title">${title}</title>
-<desc id="chart-desc">${summary}</desc>
+  return html`<svg class="chart-${id}" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title-${id} chart-desc-${id}">
+<title id="chart-title-${id}">${title}</title>
+<desc id="chart-desc-${id}">${summary}</desc>
 ${ticks}
 ${lines}
 ${markers}
 <text class="axis" x="${PAD.left}" y="${H - 8}">first game</text>
 <text class="axis" x="${W - PAD.right}" y="${H - 8}" text-anchor="end">latest</text>
-</svg>
-<figcaption>${summary} ${versions.length > 1 ? html`<span class="legend">${versions.map((v, vi) => html`<span class="key s${vi % 6}">${v}</span> `)}</span>` : trusted("")}</figcaption>
-</figure>`;
+</svg>`;
 }
 
 const SW = 96;

@@ -27,7 +27,7 @@ describe("ladder page helpers", () => {
   });
 
   it("words each phase from the window", () => {
-    expect(phaseHint(ladder("a"), NOW)).toBe("Open.");
+    expect(phaseHint(ladder("a"), NOW)).toBe("No closing date.");
     expect(phaseHint(ladder("a", { closes_at: "2026-03-04T12:00:00Z" }), NOW)).toBe(
       "Open; closes in 3 days.",
     );

@@ -106,7 +106,7 @@ describe("GET /api", () => {
       "GET /openapi.json",
     ])
       expect(endpoints).toContain(e);
-    expect(endpoints).toContain("GET /api/matches?ladder=&bot=&limit=&stats=");
+    expect(endpoints).toContain("GET /api/matches?ladder=&bot=&limit=&stats=&before=");
     // Each route once (DELETE /api/bots/<name> was listed twice: documented, and again by hand).
     expect(endpoints.filter((e, i) => endpoints.indexOf(e) !== i)).toEqual([]);
     expect(endpoints).toContain("DELETE /api/bots/<name>");

@@ -3,6 +3,7 @@
 // It steers pairing through the lobby's hold (the settling ladder's queued bots wait for it, not for the
 // matchmaker) and starts its games through the live matches as ranked games; the core is not edited for it.
 import { defineFeature } from "../kernel/feature.ts";
+import { settlementAdminPage } from "./admin-page.ts";
 import { noticeHook, settlementPages } from "./pages.ts";
 import { SETTLEMENT_OPERATIONS, type SettlementServices } from "./routes.ts";
 import { SettlementService } from "./service.ts";
@@ -38,10 +39,13 @@ export const settlementFeature = defineFeature({
     await settlement.load();
     deps.lobby.hold({ claims: (p) => settlement.claims(p), queued: () => settlement.queued() });
     noticeHook(kernel.http, settlement);
-    return { settlement };
+    return { settlement, ladders: deps.ladders };
   },
   operations: SETTLEMENT_OPERATIONS,
   listeners: (s) => ({ MatchFinished: (e) => s.settlement.finished(e.match) }),
   jobs: (s) => [{ name: "settlement", nextAt: (now) => now + TICK_MS, run: (now) => s.settlement.tick(now) }],
-  pages: (http, s) => settlementPages(http, s.settlement),
+  pages: (http, s) => {
+    settlementPages(http, s.settlement);
+    settlementAdminPage(http, s.settlement, s.ladders);
+  },
 });

@@ -3,12 +3,15 @@
 import { z } from "zod";
 import { errors } from "../errors.ts";
 import { operationFor } from "../kernel/operation.ts";
+import type { Ladders } from "../ladders/registry.ts";
 import * as S from "./schemas.ts";
 import { MAX_GAME_BUDGET, MAX_TOP_K, type SettlementService } from "./service.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export interface SettlementServices {
   settlement: SettlementService;
+  /** Every ladder (the staff screen lists each one's phase). */
+  ladders: Ladders;
 }
 const defineOperation = operationFor<SettlementServices>();
 

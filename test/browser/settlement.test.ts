@@ -1,14 +1,15 @@
 // The settlement phase in headless Chromium (issue 34, part 4): the ladder page of a settling ladder shows the
 // phase notice ("Settling: versions frozen, N of M extra games played"); once a settlement has ended, the ladder
 // page links its final standings, and the final standings page renders every ranked bot with its rank
-// interval, the settled top K marked.
+// interval, the settled top K marked; the staff screen (/admin/settlement) lists each ladder's phase and schedules
+// a settlement from its form.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BotRow } from "../../server/store/types.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { HAVE_CHROMIUM, launchBrowser } from "../helpers/browser.ts";
-import { rated } from "../helpers/ladder-games.ts";
 import { ladderDef } from "../helpers/ladders.ts";
+import { playRated } from "../helpers/rated-game.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 const DESKTOP = { width: 1280, height: 900 };
@@ -52,7 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () 
     for (const ladder of ["season", "spring"])
       for (let i = 0; i < rows.length; i++)
         for (let j = i + 1; j < rows.length; j++)
-          for (let g = 0; g < 20; g++) await rated(srv, ladder, rows[i]!, rows[j]!, g < 13 ? 1 : 0);
+          for (let g = 0; g < 20; g++) await playRated(srv, rows[i]!, rows[j]!, g < 13 ? 1 : 0, ladder);
   }, 180_000);
   afterAll(async () => {
     await browser?.close();
@@ -119,5 +120,44 @@ describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () 
     // Each row's rank interval is shown (a range, not a dash).
     for (let i = 0; i < 3; i++)
       expect(await rows.nth(i).locator("td").nth(4).textContent()).toMatch(/\d+–\d+/);
+  });
+
+  it("the staff screen lists each ladder's phase and schedules a settlement from its form", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    const session = JSON.stringify({
+      access_token: root.access,
+      refresh_token: root.refresh,
+      expires_at: Math.floor(Date.now() / 1000) + 3000,
+    });
+    await context.addInitScript((x) => localStorage.setItem("arena.session", x), session);
+    const page = await context.newPage();
+    page.on("pageerror", (err) => {
+      throw err;
+    });
+    await page.goto(`${srv.url}/admin/settlement`);
+    const row = (id: string) => page.locator(`#settlement-ladders tr[data-ladder="${id}"]`);
+    // The two settlements above: one settling, one published.
+    expect(await row("season").textContent()).toContain("settling");
+    expect(await row("spring").locator("a").getAttribute("href")).toBe("/ladders/spring/final");
+    expect(await row("public").textContent()).toContain("none");
+    // Schedule one on the public ladder (it never closes, so it needs a length) to start in ten minutes.
+    await page.selectOption("select[name=ladder]", "public");
+    await page.fill("input[name=top_k]", "3");
+    await page.fill("input[name=game_budget]", "12");
+    await page.fill("input[name=starts_in]", "10");
+    await page.fill("input[name=duration]", "30");
+    await Promise.all([page.waitForEvent("load"), page.click("#settlement-form button[type=submit]")]);
+    expect(await row("public").textContent()).toContain("scheduled");
+    const made = (
+      await srv.get<{ state: string; top_k: number; game_budget: number }>("/api/ladders/public/settlement")
+    ).body;
+    expect(made).toMatchObject({ state: "scheduled", top_k: 3, game_budget: 12 });
+    // A second one on the same ladder is refused, and the form says why.
+    await page.click("#settlement-form button[type=submit]");
+    await expect
+      .poll(async () => (await page.locator("#settlement-form-status").textContent()) ?? "", {
+        timeout: 10_000,
+      })
+      .toMatch(/settlement/);
   });
 });

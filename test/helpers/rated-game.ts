@@ -1,6 +1,6 @@
 // One rated game between two bots, saved and announced the way the match runner does it, without playing it:
-// recorded in the main ladder's real rating book, stored through the store and emitted as MatchFinished. The
-// insight tests seed ladders of known strength with it (rank intervals, matchups, the heat map).
+// recorded in the ladder's real rating book (the main ladder unless one is named), stored through the store and
+// emitted as MatchFinished. The insight and settlement tests seed ladders of known strength with it.
 import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { versionKey } from "../../server/ratings/book.ts";
@@ -10,11 +10,17 @@ import type { TestServer } from "./server.ts";
 let seq = 0;
 
 /** Saves and announces one rated game of `x` against `y`; `xScore` is x's result (1 win, 0.5 draw, 0 loss). */
-export async function playRated(srv: TestServer, x: BotRow, y: BotRow, xScore: 0 | 0.5 | 1): Promise<void> {
+export async function playRated(
+  srv: TestServer,
+  x: BotRow,
+  y: BotRow,
+  xScore: 0 | 0.5 | 1,
+  ladder = "public",
+): Promise<void> {
   const { store, bus } = srv.app.ctx;
   const version = (b: BotRow) => (b.house ? HOUSE_BOTS[b.name]!.version : "v1");
   const map = MAP_NAMES[seq % MAP_NAMES.length]!;
-  const change = srv.app.ctx.ladders.main.ratings.record({
+  const change = srv.app.ctx.ladders.require(ladder).ratings.record({
     a: versionKey(x.id, version(x)),
     b: versionKey(y.id, version(y)),
     score: xScore,
@@ -26,8 +32,8 @@ export async function playRated(srv: TestServer, x: BotRow, y: BotRow, xScore: 0
   const ended = new Date().toISOString();
   const winner = xScore === 0.5 ? null : xScore === 1 ? x : y;
   const m: MatchRecord = {
-    id: `insight-${++seq}`,
-    ladder_id: "public",
+    id: `seed-${ladder}-${++seq}`,
+    ladder_id: ladder,
     mode: "ranked",
     seed: seq,
     map,
@@ -54,7 +60,7 @@ export async function playRated(srv: TestServer, x: BotRow, y: BotRow, xScore: 0
     replay_file: null,
   };
   await store.saveMatch(m);
-  bus.emit("MatchFinished", {
+  await bus.emit("MatchFinished", {
     match: m,
     rated: true,
     ratingChange: [

@@ -340,6 +340,7 @@ const PLAIN_ROUTES: Route[] = [
   { method: "GET", path: "/tournaments", cred: "none", query: [] },
   { method: "GET", path: "/tournaments/:id", cred: "none", query: [] },
   { method: "GET", path: "/admin/tournaments", cred: "none", query: [] },
+  { method: "GET", path: "/admin/settlement", cred: "none", query: [] },
   { method: "GET", path: "/view", cred: "none", query: [] },
   { method: "GET", path: "/view/:id", cred: "none", query: [] },
   { method: "GET", path: "/embed/:id", cred: "none", query: [] },

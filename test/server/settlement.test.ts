@@ -13,8 +13,8 @@ import type { EventDefinition } from "../../server/ladders/event-definition.ts";
 import { FinalStandings, Settlement } from "../../server/settlement/schemas.ts";
 import type { BotRow } from "../../server/store/types.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
-import { rated } from "../helpers/ladder-games.ts";
 import { ladderDef } from "../helpers/ladders.ts";
+import { playRated } from "../helpers/rated-game.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
 
 const LADDER = "season";
@@ -152,7 +152,7 @@ beforeAll(async () => {
   for (let i = 0; i < NAMES.length; i++)
     for (let j = i + 1; j < NAMES.length; j++) {
       const [x, y] = [rows.get(NAMES[i]!)!, rows.get(NAMES[j]!)!];
-      for (let g = 0; g < 10; g++) await rated(srv, LADDER, x, y, g < 6 ? 1 : g < 9 ? 0 : 0.5);
+      for (let g = 0; g < 10; g++) await playRated(srv, x, y, g < 6 ? 1 : g < 9 ? 0 : 0.5, LADDER);
     }
 }, 180_000);
 

@@ -46,6 +46,8 @@ export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
     ...["scrimmages", "scrimmage", "opt-in", "batches", "batch"],
     // Tournaments (server/tournaments).
     ...["tournaments", "tournament"],
+    // A ladder's settlement and its final standings (server/settlement).
+    ...["settlement", "final"],
     // The embeddable viewer (server/replay-share) and the open data dumps (server/opendata).
     ...["embed", "data", "dumps"],
     // Words of the SPEC's event, announcement, email and tool-endpoint routes.

@@ -6,6 +6,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BotRow } from "../../server/store/types.ts";
+import { contextFor, watch } from "../helpers/account-pages.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { HAVE_CHROMIUM, launchBrowser } from "../helpers/browser.ts";
 import { ladderDef } from "../helpers/ladders.ts";
@@ -123,17 +124,7 @@ describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () 
   });
 
   it("the staff screen lists each ladder's phase and schedules a settlement from its form", async () => {
-    const context = await browser.newContext({ viewport: DESKTOP });
-    const session = JSON.stringify({
-      access_token: root.access,
-      refresh_token: root.refresh,
-      expires_at: Math.floor(Date.now() / 1000) + 3000,
-    });
-    await context.addInitScript((x) => localStorage.setItem("arena.session", x), session);
-    const page = await context.newPage();
-    page.on("pageerror", (err) => {
-      throw err;
-    });
+    const page = watch(await (await contextFor(browser, root)).newPage());
     await page.goto(`${srv.url}/admin/settlement`);
     const row = (id: string) => page.locator(`#settlement-ladders tr[data-ladder="${id}"]`);
     // The two settlements above: one settling, one published.

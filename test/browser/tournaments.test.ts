@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contextFor, watch } from "../helpers/account-pages.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";
@@ -52,18 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)("tournament pages in headless Chromium", () => {
   });
 
   async function signedIn(who: SignedIn, viewport: { width: number; height: number }): Promise<Page> {
-    const context = await browser.newContext({ viewport });
-    const session = JSON.stringify({
-      access_token: who.access,
-      refresh_token: who.refresh,
-      expires_at: Math.floor(Date.now() / 1000) + 3000,
-    });
-    await context.addInitScript((s) => localStorage.setItem("arena.session", s), session);
-    const page = await context.newPage();
-    page.on("pageerror", (err) => {
-      throw err;
-    });
-    return page;
+    return watch(await (await contextFor(browser, who, viewport)).newPage());
   }
 
   it("schedules from the staff screen and follows the tournament live to its final standings (1280 px)", async () => {

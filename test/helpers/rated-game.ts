@@ -16,9 +16,12 @@ export async function playRated(
   y: BotRow,
   xScore: 0 | 0.5 | 1,
   ladder = "public",
+  /** x's version (default: a house bot's own, a player's v1). */
+  xVersion?: string,
 ): Promise<void> {
   const { store, bus } = srv.app.ctx;
-  const version = (b: BotRow) => (b.house ? HOUSE_BOTS[b.name]!.version : "v1");
+  const version = (b: BotRow) =>
+    b === x && xVersion !== undefined ? xVersion : b.house ? HOUSE_BOTS[b.name]!.version : "v1";
   const map = MAP_NAMES[seq % MAP_NAMES.length]!;
   const change = srv.app.ctx.ladders.require(ladder).ratings.record({
     a: versionKey(x.id, version(x)),

@@ -11,13 +11,13 @@
 // bot_health mail reaches ada's mailbox (bea's is skipped by her preference); the equal version raises nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSE_BOTS } from "../../engine/house/index.ts";
-import { MAP_NAMES } from "../../engine/rules.ts";
 import { Regressions } from "../../server/api/responses.ts";
 import { versionKey } from "../../server/ratings/book.ts";
-import type { BotRow, MatchRecord } from "../../server/store/types.ts";
+import type { BotRow } from "../../server/store/types.ts";
 import { call } from "../helpers/accounts.ts";
 import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
 import { freePort } from "../helpers/ports.ts";
+import { playRated } from "../helpers/rated-game.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
@@ -25,66 +25,9 @@ let sink: Sink;
 const houses: BotRow[] = [];
 const tokens = new Map<string, string>();
 const people: Record<string, { access: string; id: string }> = {};
-let seq = 0;
-
-/** One rated game saved and announced the way the runner does it. */
-async function play(x: BotRow, xVersion: string, y: BotRow, xScore: 0 | 1): Promise<void> {
-  const { store, bus } = srv.app.ctx;
-  const yVersion = HOUSE_BOTS[y.name]!.version;
-  const map = MAP_NAMES[seq % MAP_NAMES.length]!;
-  const change = srv.app.ctx.ladders.main.ratings.record({
-    a: versionKey(x.id, xVersion),
-    b: versionKey(y.id, yVersion),
-    score: xScore,
-    map,
-    aHouse: false,
-    bHouse: true,
-  });
-  await store.ensureVersion(y.id, yVersion);
-  const ended = new Date().toISOString();
-  const winner = xScore === 1 ? x : y;
-  const m: MatchRecord = {
-    id: `regress-${++seq}`,
-    ladder_id: "public",
-    mode: "ranked",
-    seed: seq,
-    map,
-    started: ended,
-    ended,
-    duration_ms: 1000,
-    final_tick: 100,
-    reason: "last_standing",
-    winner_bot_id: winner.id,
-    voided: false,
-    note: null,
-    bots: [
-      [x, xVersion],
-      [y, yVersion],
-    ].map(([bot, version], i) => ({
-      fighter: i,
-      bot_id: (bot as BotRow).id,
-      name: (bot as BotRow).name,
-      display_name: (bot as BotRow).display_name,
-      version: version as string,
-      house: (bot as BotRow).house,
-      avatar: null,
-      rating_before: Math.round(change.before[i]!),
-      rating_after: Math.round(change.after[i]!),
-    })),
-    stats: null,
-    replay_file: null,
-  };
-  await store.saveMatch(m);
-  await bus.emit("MatchFinished", {
-    match: m,
-    rated: true,
-    ratingChange: [
-      m.bots[0]!.rating_after! - m.bots[0]!.rating_before!,
-      m.bots[1]!.rating_after! - m.bots[1]!.rating_before!,
-    ],
-    accounts: [x.account_id, null],
-  });
-}
+/** One rated game of x's version against a house bot, saved and announced the way the runner does it. */
+const play = (x: BotRow, xVersion: string, y: BotRow, xScore: 0 | 1) =>
+  playRated(srv, x, y, xScore, "public", xVersion);
 
 /** `games` results of a version against the house bots in turn, `wins` of each 40 won (spread evenly). */
 async function record(bot: BotRow, version: string, games: number, winsPer40: number): Promise<void> {

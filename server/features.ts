@@ -10,6 +10,7 @@ import { accountsFeature, accountsSetUpFeature, identityFeature } from "./auth/a
 import { accountFeature } from "./auth/feature.ts";
 import { botsFeature } from "./bot-api/feature.ts";
 import { botDirectoryFeature } from "./bots/directory-feature.ts";
+import { botLifecycleFeature } from "./bots/lifecycle-feature.ts";
 import { clusterFeature } from "./cluster/feature.ts";
 import { discoveryFeature } from "./discovery/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
@@ -60,6 +61,7 @@ export const FEATURES: readonly AnyFeature[] = [
   accountsSetUpFeature,
   accountsFeature,
   identityFeature,
+  botLifecycleFeature,
   eventsServiceFeature,
   mailServiceFeature,
   metricsFeature,

@@ -1,6 +1,8 @@
 // Staff administration as a feature (SPEC 4.6: overview, accounts, bots, bans, the audit log, usage): its
-// operations, handed the accounts, the live lobby, hub and matches, the store and the announcements.
+// operations, handed the accounts, the live lobby, hub and matches, the store, the announcements and the
+// moderation service that owns every staff change (moderation.ts).
 import { defineFeature } from "../kernel/feature.ts";
+import { Moderation } from "./moderation.ts";
 import { ADMIN_OPERATIONS, type AdminServices } from "./routes.ts";
 
 declare module "../kernel/feature.ts" {
@@ -12,6 +14,11 @@ declare module "../kernel/feature.ts" {
 export const adminFeature = defineFeature({
   name: "admin",
   needs: ["accounts", "hub", "lobby", "matches", "store", "lifecycle", "announcements"],
-  build: (kernel, deps) => ({ ...deps, bus: kernel.bus, config: kernel.config, settings: kernel.settings }),
+  build: (kernel, deps) => ({
+    ...deps,
+    config: kernel.config,
+    settings: kernel.settings,
+    moderation: new Moderation({ accounts: deps.accounts, store: deps.store, bus: kernel.bus }),
+  }),
   operations: ADMIN_OPERATIONS,
 });

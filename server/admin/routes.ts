@@ -1,7 +1,7 @@
 // Admin operations of SPEC 4.6 for accounts, bots, owners, usage and audit. Each is an operation definition
 // whose auth rule is `admin` (an admin's access token or agent key; checked once, before anything else) and
-// answers privately; a change and its audit entry are one unit of work. A ban is announced as AccountBanned: the bot sockets of the
-// account are closed by the listener that app.ts wires, not here.
+// answers privately. The changes are the moderation service's (moderation.ts: each change and its audit entry one
+// unit of work, then its effect on the live server); these only find the target and shape the answer.
 import { z } from "zod";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
@@ -9,13 +9,14 @@ import { BOT_NAME, HANDLE } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladders/policy.ts";
 import type { AccountRow } from "../store/account-store.ts";
+import type { Moderation } from "./moderation.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AdminServices = Pick<
   Services,
   "accounts" | "hub" | "lobby" | "matches" | "store" | "lifecycle" | "announcements"
 > &
-  Pick<Kernel, "bus" | "config" | "settings">;
+  Pick<Kernel, "config" | "settings"> & { moderation: Moderation };
 const defineOperation = operationFor<AdminServices>();
 
 const RoleBody = z.object({ role: z.enum(["admin", "player"], { error: "role must be admin or player" }) });
@@ -144,18 +145,9 @@ export const ADMIN_OPERATIONS = [
     params: RefParams,
     body: RoleBody,
     handle: async ({ params, body, caller }, ctx) => {
-      const { store, accounts } = ctx;
       const a = await target(ctx, params.ref);
-      // No account changes its own role, and a configured admin's status comes from the list alone.
-      if (a.id === caller.account.id) throw errors.ownRole();
-      if (accounts.configuredAdmin(a)) throw errors.configuredAdmin();
-      if (body.role === "admin" && a.banned_at) throw errors.bannedCannotBeAdmin();
-      const updated = await store.work(async (u) => {
-        const row = await store.accounts.setRole(a.id, body.role, u.q);
-        await u.audit("admin", a.handle ?? a.id, { action: "role", role: body.role, by: caller.account.id });
-        return row;
-      });
-      return { handle: updated.handle, role: updated.role, admin: accounts.adminNow(updated) };
+      const updated = await ctx.moderation.setRole(a, body.role, caller.account.id);
+      return { handle: updated.handle, role: updated.role, admin: ctx.accounts.adminNow(updated) };
     },
   }),
   ...(["ban", "unban"] as const).map((action) =>
@@ -167,19 +159,8 @@ export const ADMIN_OPERATIONS = [
       auth: "admin",
       params: RefParams,
       handle: async ({ params, caller }, ctx) => {
-        const { store, accounts } = ctx;
         const a = await target(ctx, params.ref);
-        if (action === "ban" && accounts.adminNow(a)) throw errors.adminAccount();
-        const updated = await store.work(async (u) => {
-          const row = await store.accounts.setBanned(a.id, action === "ban", u.q);
-          await u.audit("admin", a.handle ?? a.id, { action, by: caller.account.id });
-          return row;
-        });
-        // SPEC 3.6: its bots are disconnected and refused while the ban lasts (the listeners do it; the
-        // answer waits for them, so the ban has taken effect when the admin reads it).
-        if (action === "ban")
-          await ctx.bus.emit("AccountBanned", { accountId: a.id, handle: a.handle, by: caller.account.id });
-        return listed(ctx, updated);
+        return listed(ctx, await ctx.moderation.setBanned(a, action === "ban", caller.account.id));
       },
     }),
   ),
@@ -191,22 +172,9 @@ export const ADMIN_OPERATIONS = [
     auth: "admin",
     params: RefParams,
     handle: async ({ params, caller }, ctx) => {
-      const { store, accounts } = ctx;
       const a = await target(ctx, params.ref);
-      if (accounts.adminNow(a)) throw errors.adminAccount();
-      const bots = await store.accounts.accountBots(a.id);
-      const banned = await store.work(async (u) => {
-        const banned = await store.accounts.deleteAccount(a.id, u.q);
-        await u.audit("admin", a.handle ?? a.id, {
-          action: "delete_account",
-          by: caller.account.id,
-          banned_bots: banned,
-        });
-        return banned;
-      });
-      await accounts.endSessions(a.id, "account_deleted");
-      for (const b of bots) accounts.disconnect(b.id, "banned");
-      return { deleted: a.id, handle: a.handle, banned_bots: banned };
+      const { bannedBots } = await ctx.moderation.deleteAccount(a, caller.account.id);
+      return { deleted: a.id, handle: a.handle, banned_bots: bannedBots };
     },
   }),
   ...(["suspend", "activate", "ban"] as const).map((action) =>
@@ -218,20 +186,9 @@ export const ADMIN_OPERATIONS = [
       auth: "admin",
       params: NameParams,
       handle: async ({ params, caller }, ctx) => {
-        const { store, accounts } = ctx;
-        const bot = BOT_NAME.test(params.name) ? await store.botByName(params.name) : null;
+        const bot = BOT_NAME.test(params.name) ? await ctx.store.botByName(params.name) : null;
         if (!bot || bot.house) throw errors.noSuchBot(params.name);
-        if (bot.status === "retired" || (action !== "ban" && bot.status === "banned"))
-          throw errors.botModerated(bot.status);
-        await store.work(async (u) => {
-          if (action === "ban") await store.accounts.banBot(bot.id, u.q);
-          else await store.setBotStatus(bot.id, action === "suspend" ? "suspended" : "active", u.q);
-          await u.audit("admin", bot.name, { action, by: caller.account.id });
-        });
-        // Committed: close the socket (refused while suspended or banned).
-        if (action !== "activate") accounts.disconnect(bot.id, action === "ban" ? "banned" : "suspended");
-        const now = await store.botById(bot.id);
-        return { name: bot.name, status: now?.status ?? bot.status };
+        return { name: bot.name, status: await ctx.moderation.moderateBot(bot, action, caller.account.id) };
       },
     }),
   ),
@@ -244,13 +201,8 @@ export const ADMIN_OPERATIONS = [
     body: OwnerBody,
     status: 201,
     handle: async ({ body, caller }, ctx) => {
-      const { store, config } = ctx;
-      const made = await store.work(async (u) => {
-        const key = await store.accounts.createOwnerKey(body.name, body.max_bots ?? null, u.q);
-        if (key === "taken") throw errors.ownerTaken(body.name);
-        await u.audit("admin", body.name, { action: "owner_key", by: caller.account.id });
-        return key;
-      });
+      const { config } = ctx;
+      const made = await ctx.moderation.createOwnerKey(body.name, body.max_bots ?? null, caller.account.id);
       return {
         name: made.row.name,
         max_bots: made.row.max_bots,

@@ -1,12 +1,11 @@
-// What the account routes and the registration routes share about bots: name and handle formats, the
-// avatar list, registering a bot for an account (or an anonymous/legacy owner), and the delete-or-retire
-// lifecycle of SPEC 3.4.
+// What the account routes and the registration routes share about bots: the name rule with its reserved words,
+// the avatar list, and who owns a bot being registered (an account, a legacy owner key, an anonymous local bot).
+// The changes themselves are the bot lifecycle's (server/bots/lifecycle.ts).
 import { z } from "zod";
+import type { BotOwner } from "../bots/lifecycle.ts";
 import { errors } from "../errors.ts";
-import type { Kernel, Services } from "../kernel/feature.ts";
+import type { Kernel } from "../kernel/feature.ts";
 import { BOT_NAME, BOT_NAME_RULE } from "../kernel/names.ts";
-import { NameTakenError } from "../store/sql-store.ts";
-import type { BotRow } from "../store/types.ts";
 import { type Accounts, clientOf, type Registrant } from "./accounts.ts";
 
 /**
@@ -16,9 +15,6 @@ import { type Accounts, clientOf, type Registrant } from "./accounts.ts";
  * `constructor`, ...), with which a lookup by name finds the prototype's member instead of a bot.
  * test/server/tester-findings.test.ts checks the path words against the running server's routes.
  */
-/** What registering and removing a bot read: the store, the live lobby, the config and the live limits. */
-export type RegistrationDeps = Pick<Services, "store" | "lobby"> & Pick<Kernel, "config" | "settings">;
-
 export const RESERVED_BOT_NAMES: ReadonlySet<string> = new Set(
   [
     // Path words of the running routes and sockets.
@@ -96,96 +92,38 @@ export const AVATARS = [
   "luchador",
 ] as const;
 
-const NOTE =
-  "Keep this token secret: it is shown once. Connect with the header Authorization: Bearer <token>.";
-
 /**
- * Registers a bot for whoever the registrant is. For an account, the owner is always its handle (an `owner`
- * field proves nothing); anonymous and legacy-owner registrations exist only on anonymous local ladders.
+ * Who owns a bot being registered, and its limit: for an account, always its handle (an `owner` field proves
+ * nothing), throttled per account; anonymous and legacy-owner registrations exist only on anonymous local
+ * ladders. The bot lifecycle (server/bots/lifecycle.ts) registers it.
  */
-export async function registerBot(
-  ctx: RegistrationDeps,
+export async function ownerOf(
+  ctx: Pick<Kernel, "config" | "settings">,
   accounts: Accounts | null,
   who: Registrant,
   name: string,
   anonymousOwner?: string,
-) {
-  const { store, config } = ctx;
-  let owner: string;
-  let limit = ctx.settings.limits().maxBotsPerOwner;
-  let accountId: string | null = null;
-  let actor: string;
+): Promise<BotOwner> {
+  const limits = ctx.settings.limits();
   if (who.kind === "session" || who.kind === "agent_key" || who.kind === "mcp_client") {
-    owner = who.account.handle!;
-    accountId = who.account.id;
-    limit = who.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
-    actor = clientOf(who);
-    await accounts?.throttle("bot registrations", who.account.id, config.registrationRateLimit, 3600_000);
-  } else if (who.kind === "owner_key") {
-    owner = who.owner.name;
-    limit = who.owner.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
-    actor = `owner_key:${who.owner.id}`;
-  } else {
-    // Without an owner, a bot owns itself: bots of one owner never meet, so a shared "anonymous" owner
-    // would keep every anonymous bot from playing another.
-    owner = anonymousOwner ?? name;
-    if (owner.toLowerCase() === "house") throw errors.invalidBot("the owner name house is reserved");
-    actor = "anonymous";
-  }
-  const count = accountId ? await store.accounts.countBots(accountId) : await store.countActiveBots(owner);
-  if (count >= limit) throw errors.botLimit(limit);
-  try {
-    const { bot, token } = await store.work(async (u) => {
-      const made = await store.createBot({ name, owner, house: false, account_id: accountId }, u.q);
-      await u.audit("registration", made.bot.name, { owner, client: actor });
-      return made;
-    });
+    await accounts?.throttle("bot registrations", who.account.id, ctx.config.registrationRateLimit, 3600_000);
     return {
-      name: bot.name,
-      token: token!,
-      bot_endpoint: `${config.publicUrl.replace(/^http/, "ws")}/bot`,
-      note: NOTE,
+      name: who.account.handle!,
+      accountId: who.account.id,
+      limit: who.account.max_bots ?? limits.maxBotsPerOwner,
+      client: clientOf(who),
     };
-  } catch (err) {
-    if (err instanceof NameTakenError) throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
-    throw err;
   }
-}
-
-/**
- * SPEC 3.4. "retire" (DELETE /api/account/bots): a bot that never played is deleted, one that played is
- * retired. "delete" (DELETE /api/bots): only a bot that never played is deleted; a played one is refused
- * with bot_has_played unless it is retired already. Moderated bots cannot be removed.
- */
-export async function removeBot(
-  ctx: RegistrationDeps,
-  accounts: Accounts,
-  bot: BotRow,
-  mode: "retire" | "delete",
-  actor: string,
-): Promise<{ name: string; outcome: "deleted" | "retired" }> {
-  const { store } = ctx;
-  if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
-  if (bot.status === "retired") return { name: bot.name, outcome: "retired" };
-  // A bot in its first match has played, even though the result is not stored yet.
-  const played = accounts.inMatch(bot.id) || (await store.accounts.hasPlayed(bot.id));
-  const deleted =
-    !played &&
-    (await store.work(async (u) => {
-      const gone = await store.accounts.deleteUnplayedBot(bot.id, u.q);
-      if (gone) await u.audit("bot_deleted", bot.name, { client: actor });
-      return gone;
-    }));
-  if (deleted) {
-    accounts.disconnect(bot.id, "invalid_token");
-    ctx.lobby.leaveIfGone(bot.id);
-    return { name: bot.name, outcome: "deleted" };
-  }
-  if (mode === "delete") throw errors.botHasPlayed(bot.name);
-  await store.work(async (u) => {
-    await store.setBotStatus(bot.id, "retired", u.q);
-    await u.audit("bot_retired", bot.name, { client: actor });
-  });
-  accounts.disconnect(bot.id, "retired");
-  return { name: bot.name, outcome: "retired" };
+  if (who.kind === "owner_key")
+    return {
+      name: who.owner.name,
+      accountId: null,
+      limit: who.owner.max_bots ?? limits.maxBotsPerOwner,
+      client: `owner_key:${who.owner.id}`,
+    };
+  // Without an owner, a bot owns itself: bots of one owner never meet, so a shared "anonymous" owner would keep
+  // every anonymous bot from playing another.
+  const owner = anonymousOwner ?? name;
+  if (owner.toLowerCase() === "house") throw errors.invalidBot("the owner name house is reserved");
+  return { name: owner, accountId: null, limit: limits.maxBotsPerOwner, client: "anonymous" };
 }

@@ -10,15 +10,16 @@ import { BOT_NAME, HANDLE } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
-import { AVATARS, NewBotName, registerBot, removeBot } from "./account-bots.ts";
+import { AVATARS, NewBotName, ownerOf } from "./account-bots.ts";
+import type { AccountChanges } from "./account-changes.ts";
 import { type Caller, clientOf } from "./accounts.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AccountServices = Pick<
   Services,
-  "accounts" | "humanPlay" | "insight" | "lobby" | "mcp" | "store"
+  "accounts" | "botLifecycle" | "humanPlay" | "insight" | "lobby" | "mcp" | "store"
 > &
-  Pick<Kernel, "config" | "settings">;
+  Pick<Kernel, "config" | "settings"> & { changes: AccountChanges };
 const defineOperation = operationFor<AccountServices>();
 
 const HandleBody = z.object({
@@ -143,20 +144,8 @@ export const ACCOUNT_OPERATIONS = [
     auth: "session",
     body: HandleBody,
     invalid: errors.invalidHandle,
-    handle: async ({ caller, body }, ctx) => {
-      const { store, accounts } = ctx;
-      const { handle } = body;
-      if (handle.toLowerCase() === "house") throw errors.handleTaken(handle);
-      const r = await store.work(async (u) => {
-        const r = await store.accounts.setHandle(caller.account.id, handle, u.q);
-        // Thrown inside the unit: on PostgreSQL a clash may have aborted the transaction, which must roll back.
-        if (r === "taken") throw errors.handleTaken(handle);
-        await u.audit("handle", handle, { account: caller.account.id, previous: caller.account.handle });
-        return r;
-      });
-      for (const b of await store.accounts.accountBots(caller.account.id)) accounts.refreshLive(b);
-      return view(ctx, { ...caller, account: r });
-    },
+    handle: async ({ caller, body }, ctx) =>
+      view(ctx, { ...caller, account: await ctx.changes.setHandle(caller.account, body.handle) }),
   }),
   defineOperation({
     method: "PUT",
@@ -191,7 +180,8 @@ export const ACCOUNT_OPERATIONS = [
     body: NameBody,
     invalid: errors.invalidBot,
     status: 201,
-    handle: async ({ caller, body }, ctx) => registerBot(ctx, ctx.accounts, caller, body.name),
+    handle: async ({ caller, body }, ctx) =>
+      ctx.botLifecycle.register(await ownerOf(ctx, ctx.accounts, caller, body.name), body.name),
   }),
   defineOperation({
     method: "PUT",
@@ -202,22 +192,8 @@ export const ACCOUNT_OPERATIONS = [
     params: NameParams,
     body: NameBody,
     invalid: errors.invalidBot,
-    handle: async ({ caller, params, body }, ctx) => {
-      const { store, accounts } = ctx;
-      const bot = await ownBot(ctx, caller, params.name);
-      const { name } = body;
-      if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
-      if (accounts.inMatch(bot.id)) throw errors.botInMatch(bot.name);
-      if (name === bot.name) return { name };
-      const renamed = await store.work(async (u) => {
-        const row = await store.accounts.renameBot(bot.id, name, u.q);
-        if (row === "taken") throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
-        await u.audit("rename", row.name, { from: bot.name, account: caller.account.id });
-        return row;
-      });
-      accounts.refreshLive(renamed);
-      return { name: renamed.name };
-    },
+    handle: async ({ caller, params, body }, ctx) =>
+      ctx.botLifecycle.rename(await ownBot(ctx, caller, params.name), body.name, caller.account.id),
   }),
   defineOperation({
     method: "POST",
@@ -227,16 +203,12 @@ export const ACCOUNT_OPERATIONS = [
     auth: "session_handle",
     params: NameParams,
     handle: async ({ caller, params }, ctx) => {
-      const { store, accounts } = ctx;
       const bot = await ownBot(ctx, caller, params.name);
       if (bot.status === "banned") throw errors.botModerated(bot.status);
-      const token = await store.work(async (u) => {
-        const t = await store.rotateToken(bot.id, u.q);
-        await u.audit("token_rotated", bot.name, { account: caller.account.id });
-        return t;
-      });
-      accounts.disconnect(bot.id, "invalid_token");
-      return { name: bot.name, token };
+      return {
+        name: bot.name,
+        token: await ctx.botLifecycle.rotateToken(bot, { account: caller.account.id }),
+      };
     },
   }),
   defineOperation({
@@ -252,8 +224,7 @@ export const ACCOUNT_OPERATIONS = [
       const { avatar } = body;
       if (avatar !== null && !(AVATARS as readonly string[]).includes(avatar))
         throw errors.unknownAvatar(AVATARS);
-      await ctx.store.accounts.setAvatar(bot.id, avatar);
-      ctx.accounts.refreshLive({ ...bot, avatar });
+      await ctx.botLifecycle.setAvatar(bot, avatar);
       return { name: bot.name, avatar };
     },
   }),
@@ -274,7 +245,7 @@ export const ACCOUNT_OPERATIONS = [
     ],
     handle: async ({ caller, params }, ctx) => {
       const bot = await ownBot(ctx, caller, params.name);
-      return removeBot(ctx, ctx.accounts, bot, "retire", clientOf(caller));
+      return ctx.botLifecycle.remove(bot, "retire", clientOf(caller));
     },
   }),
   defineOperation({
@@ -285,21 +256,12 @@ export const ACCOUNT_OPERATIONS = [
     auth: "session_handle",
     body: ClaimBody,
     handle: async ({ caller, body }, ctx) => {
-      const { store, accounts } = ctx;
-      const bot = await store.botByToken(body.token);
+      const bot = await ctx.store.botByToken(body.token);
       if (!bot) throw errors.invalidToken();
       if (bot.account_id === caller.account.id) return { name: bot.name, owner: caller.account.handle };
-      if (bot.account_id !== null || bot.house) throw errors.alreadyClaimed();
-      const limit = caller.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
-      if (bot.status !== "retired" && (await store.accounts.countBots(caller.account.id)) >= limit)
-        throw errors.botLimit(limit);
       const handle = caller.account.handle!;
-      await store.work(async (u) => {
-        if (!(await store.accounts.claimBot(bot.id, caller.account.id, handle, u.q)))
-          throw errors.alreadyClaimed();
-        await u.audit("claim", bot.name, { account: caller.account.id, previous_owner: bot.owner });
-      });
-      accounts.refreshLive({ ...bot, account_id: caller.account.id, owner: handle });
+      const limit = caller.account.max_bots ?? ctx.settings.limits().maxBotsPerOwner;
+      await ctx.botLifecycle.claim(bot, { id: caller.account.id, handle }, limit);
       return { name: bot.name, owner: handle };
     },
   }),
@@ -312,19 +274,11 @@ export const ACCOUNT_OPERATIONS = [
     body: KeyBody,
     status: 201,
     handle: async ({ caller, body }, ctx) => {
-      const { store, config, accounts } = ctx;
-      await accounts.throttle("key creations", caller.account.id, config.registrationRateLimit, 3600_000);
-      const made = await store.work(async (u) => {
-        const made = await store.accounts.createKey(
-          caller.account.id,
-          body.label ?? "",
-          body.expires_in_days ?? null,
-          u.q,
-        );
-        if (made === "limit") throw errors.keyLimit(MAX_AGENT_KEYS);
-        await u.audit("agent_key", made.row.id, { account: caller.account.id, action: "created" });
-        return made;
-      });
+      const made = await ctx.changes.createKey(
+        caller.account.id,
+        body.label ?? "",
+        body.expires_in_days ?? null,
+      );
       return {
         id: made.row.id,
         label: made.row.label,
@@ -352,11 +306,7 @@ export const ACCOUNT_OPERATIONS = [
     auth: "session",
     params: IdParams,
     handle: async ({ caller, params }, ctx) => {
-      await ctx.store.work(async (u) => {
-        if (!(await ctx.store.accounts.revokeKey(caller.account.id, params.id, u.q)))
-          throw errors.noSuchKey(params.id);
-        await u.audit("agent_key", params.id, { account: caller.account.id, action: "revoked" });
-      });
+      await ctx.changes.revokeKey(caller.account.id, params.id);
       return { revoked: params.id };
     },
   }),

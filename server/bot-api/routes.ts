@@ -3,7 +3,7 @@
 import { z } from "zod";
 import * as R from "../api/responses.ts";
 import { myBotView, versionView } from "../api/views.ts";
-import { NewBotName, registerBot, removeBot } from "../auth/account-bots.ts";
+import { NewBotName, ownerOf } from "../auth/account-bots.ts";
 import { clientOf } from "../auth/accounts.ts";
 import { useVersion, VersionLimitError } from "../bots/versions.ts";
 import { errors } from "../errors.ts";
@@ -14,7 +14,10 @@ import { versionKey } from "../ratings/book.ts";
 import type { BotRow, VersionRow } from "../store/types.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type BotServices = Pick<Services, "accounts" | "hub" | "insight" | "ladders" | "lobby" | "store"> &
+export type BotServices = Pick<
+  Services,
+  "accounts" | "botLifecycle" | "insight" | "ladders" | "lobby" | "store"
+> &
   Pick<Kernel, "config" | "settings">;
 const defineOperation = operationFor<BotServices>();
 
@@ -70,7 +73,16 @@ export const BOT_OPERATIONS = [
     },
     doc: { tag: "registration", ok: R.RegisteredBot },
     handle: async ({ body, caller }, ctx) =>
-      registerBot(ctx, ctx.accounts, caller, body.name, caller.kind === "anonymous" ? body.owner : undefined),
+      ctx.botLifecycle.register(
+        await ownerOf(
+          ctx,
+          ctx.accounts,
+          caller,
+          body.name,
+          caller.kind === "anonymous" ? body.owner : undefined,
+        ),
+        body.name,
+      ),
   }),
   // SPEC 3.4: an agent key deletes its account's bot that never played; a played one must be retired.
   defineOperation({
@@ -101,7 +113,7 @@ export const BOT_OPERATIONS = [
     handle: async ({ params, caller }, ctx) => {
       const bot = await ctx.store.botByName(params.name);
       if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(params.name);
-      return removeBot(ctx, ctx.accounts, bot, "delete", clientOf(caller));
+      return ctx.botLifecycle.remove(bot, "delete", clientOf(caller));
     },
   }),
   defineOperation({
@@ -189,14 +201,7 @@ export const BOT_OPERATIONS = [
     errors: BOT_AUTH,
     doc: { tag: "bot", ok: R.NewToken },
     handle: async ({ caller: bot }, ctx) => {
-      const token = await ctx.store.work(async (u) => {
-        const token = await ctx.store.rotateToken(bot.id, u.q);
-        await u.audit("token_rotated", bot.name, { client: "bot_token" });
-        return token;
-      });
-      // The old token stops working at once, including for a connected socket.
-      ctx.hub.disconnect(bot.id, "invalid_token");
-      return { token };
+      return { token: await ctx.botLifecycle.rotateToken(bot, { client: "bot_token" }) };
     },
   }),
 ];

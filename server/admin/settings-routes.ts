@@ -144,18 +144,8 @@ export const SETTINGS_OPERATIONS = [
     handle: async ({ body, caller }, ctx) => {
       const { settings, store, ladderTables } = ctx;
       const by = caller.account.handle ?? caller.account.id;
-      const current = settings.current;
-      await store.work(async (u) => {
-        const stored = await ladderTables.settings(u.q);
-        if ((stored?.revision ?? 0) !== body.revision) throw errors.staleRevision(stored?.revision ?? 0);
-        await ladderTables.savePreset(u.q, body.name, current.overrides, by);
-        await u.audit("settings_preset", body.name, {
-          revision: body.revision,
-          by,
-          overrides: current.overrides,
-        });
-      });
-      return { name: body.name, revision: body.revision, overrides: current.overrides };
+      const overrides = await settings.savePreset(store, ladderTables, body.revision, body.name, by);
+      return { name: body.name, revision: body.revision, overrides };
     },
   }),
 ];

@@ -22,6 +22,11 @@ export interface SettingsStorage {
   writeSettings(q: Queryable, expected: number, overrides: unknown, by: string): Promise<number | null>;
 }
 
+/** Where named presets of the overrides are kept (the same table's keeper). */
+export interface PresetStorage extends SettingsStorage {
+  savePreset(q: Queryable, name: string, overrides: Overrides, by: string): Promise<unknown>;
+}
+
 /** Where the write and its audit entry are one unit of work (the store). */
 export interface SettingsWork {
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
@@ -309,5 +314,26 @@ export class Settings {
     this.apply({ revision: next, overrides, updated: new Date().toISOString(), updated_by: by });
     bus.emit("SettingsChanged", { revision: next, by });
     return this.state;
+  }
+
+  /**
+   * Saves the overrides in force under a name, if `revision` is still current (else 409 stale_revision, nothing
+   * saved): one unit of work with its audit entry. Answers the overrides saved.
+   */
+  async savePreset(
+    store: SettingsWork,
+    table: PresetStorage,
+    revision: number,
+    name: string,
+    by: string,
+  ): Promise<Overrides> {
+    const { overrides } = this.state;
+    await store.work(async (u) => {
+      const stored = await table.settings(u.q);
+      if ((stored?.revision ?? 0) !== revision) throw errors.staleRevision(stored?.revision ?? 0);
+      await table.savePreset(u.q, name, overrides, by);
+      await u.audit("settings_preset", name, { revision, by, overrides });
+    });
+    return overrides;
   }
 }

@@ -3,7 +3,8 @@
 // start begins the health monitor's sampling of sockets, matches, the pool and a database round trip.
 import { defineFeature } from "../kernel/feature.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
-import { OPS_OPERATIONS, type OpsServices, REPLAYS_KEPT } from "./routes.ts";
+import { trimReplays } from "./replay-trim.ts";
+import { OPS_OPERATIONS, type OpsServices } from "./routes.ts";
 
 declare module "../kernel/feature.ts" {
   interface Services {
@@ -14,7 +15,7 @@ declare module "../kernel/feature.ts" {
 const TRIM_EVERY_MS = 10 * 60_000;
 
 /** Every ten minutes, each bot's replays beyond its newest REPLAYS_KEPT are deleted (rows, then files). */
-function replayTrim({ store, replays, log }: OpsServices): ScheduledJob {
+function replayTrim(svc: OpsServices): ScheduledJob {
   return {
     name: "replay trim",
     nextAt: (now) => now + TRIM_EVERY_MS,
@@ -22,9 +23,9 @@ function replayTrim({ store, replays, log }: OpsServices): ScheduledJob {
     run: () => {
       void (async () => {
         try {
-          await replays.remove(await store.trimReplays(REPLAYS_KEPT));
+          await trimReplays(svc, null);
         } catch (err) {
-          log.error({ err }, "replay trimming failed");
+          svc.log.error({ err }, "replay trimming failed");
         }
       })();
     },

@@ -4,13 +4,11 @@ import { z } from "zod";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { analytics, analyticsRange } from "./analytics.ts";
+import { REPLAYS_KEPT, trimReplays } from "./replay-trim.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type OpsServices = Pick<Services, "health" | "replays" | "store"> & Pick<Kernel, "log">;
 const defineOperation = operationFor<OpsServices>();
-
-/** The newest replays kept per bot (SPEC 8 replaysPerBot). */
-export const REPLAYS_KEPT = 200;
 
 const AnalyticsQuery = z.object({ from: z.string().max(20).optional(), to: z.string().max(20).optional() });
 
@@ -38,16 +36,9 @@ export const OPS_OPERATIONS = [
     operationId: "adminTrimReplays",
     summary: "Delete old replay files, keeping each bot's newest 200",
     auth: "admin",
-    handle: async ({ caller }, ctx) => {
-      const files = await ctx.store.work(async (u) => {
-        const trimmed = await ctx.store.trimReplays(REPLAYS_KEPT, u.q);
-        await u.audit("admin", "replays", { action: "trim", trimmed: trimmed.length, by: caller.account.id });
-        return trimmed;
-      });
-      // The rows say "trimmed" once committed; the files go after (a crash in between leaves files the next
-      // trim or start-up sweep removes).
-      await ctx.replays.remove(files);
-      return { trimmed: files.length, kept_per_bot: REPLAYS_KEPT };
-    },
+    handle: async ({ caller }, ctx) => ({
+      trimmed: await trimReplays(ctx, caller.account.id),
+      kept_per_bot: REPLAYS_KEPT,
+    }),
   }),
 ];

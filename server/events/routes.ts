@@ -149,7 +149,7 @@ export const EVENT_OPERATIONS = [
     auth: "session",
     params: EventParams,
     errors: { ...SESSION_ERRORS, ...EVENT_404 },
-    handle: async ({ params, caller }, ctx) => ctx.events.achievements(caller.account, params.event),
+    handle: async ({ params, caller }, ctx) => ctx.events.awards.achievements(caller.account, params.event),
   }),
   defineOperation({
     method: "POST",
@@ -164,7 +164,8 @@ export const EVENT_OPERATIONS = [
       404: "`unknown_event`, `unknown_achievement`",
       503: "`flags_unavailable` (the operator configured no flag)",
     },
-    handle: async ({ params, caller }, ctx) => ctx.events.reveal(caller.account, params.event, params.id),
+    handle: async ({ params, caller }, ctx) =>
+      ctx.events.awards.reveal(caller.account, params.event, params.id),
   }),
   defineOperation({
     method: "POST",
@@ -184,8 +185,10 @@ export const EVENT_OPERATIONS = [
       429: "`request_cooldown` (one request per 30 s)",
       503: "`opponents_unavailable`",
     },
-    handle: async ({ params, body, caller }, ctx) =>
-      ctx.events.requestOpponent(caller.account, params.event, body.bot_id, body.opponent),
+    handle: async ({ params, body, caller }, ctx) => {
+      await ctx.events.requests.request(caller.account, params.event, body.bot_id, body.opponent);
+      return ctx.events.awards.achievements(caller.account, params.event);
+    },
   }),
   defineOperation({
     method: "DELETE",
@@ -195,7 +198,10 @@ export const EVENT_OPERATIONS = [
     auth: "session",
     params: EventParams,
     errors: { ...SESSION_ERRORS, ...EVENT_404 },
-    handle: async ({ params, caller }, ctx) => ctx.events.cancelRequest(caller.account, params.event),
+    handle: async ({ params, caller }, ctx) => {
+      await ctx.events.requests.cancel(caller.account, params.event);
+      return ctx.events.awards.achievements(caller.account, params.event);
+    },
   }),
   defineOperation({
     method: "GET",
@@ -203,7 +209,7 @@ export const EVENT_OPERATIONS = [
     operationId: "adminEvents",
     summary: "Every event: readiness, definition, image upload and flags availability, award counts",
     auth: "admin",
-    handle: async (_input, ctx) => ctx.events.adminList(true),
+    handle: async (_input, ctx) => ctx.events.staff.adminList(true),
   }),
   defineOperation({
     method: "PUT",
@@ -219,7 +225,7 @@ export const EVENT_OPERATIONS = [
       409: "`window_started`, `window_closed`, `window_past`",
     },
     handle: async ({ params, body, caller }, ctx) =>
-      ctx.events.schedule(caller.account, params.event, body.opens_at, body.closes_at),
+      ctx.events.staff.schedule(caller.account, params.event, body.opens_at, body.closes_at),
   }),
   defineOperation({
     method: "PUT",
@@ -231,7 +237,7 @@ export const EVENT_OPERATIONS = [
     body: SubmissionBody,
     errors: { ...EVENT_404, 400: "`bad_request`" },
     handle: async ({ params, body, caller }, ctx) =>
-      ctx.events.submission(
+      ctx.events.staff.submission(
         caller.account,
         params.event,
         body.submission_url ?? null,
@@ -256,7 +262,7 @@ export const EVENT_OPERATIONS = [
       ctx.events.require(params.event);
       const alt = altText(req.headers[ALT_HEADER]);
       const img = await normaliseImage(req.headers["content-type"], body);
-      return ctx.events.setImage(caller.account, params.event, { ...img, alt });
+      return ctx.events.staff.setImage(caller.account, params.event, { ...img, alt });
     },
   }),
   defineOperation({
@@ -267,7 +273,7 @@ export const EVENT_OPERATIONS = [
     auth: "admin",
     params: EventParams,
     errors: EVENT_404,
-    handle: async ({ params, caller }, ctx) => ctx.events.deleteImage(caller.account, params.event),
+    handle: async ({ params, caller }, ctx) => ctx.events.staff.deleteImage(caller.account, params.event),
   }),
   defineOperation({
     method: "GET",
@@ -279,7 +285,7 @@ export const EVENT_OPERATIONS = [
     errors: { 404: "`unknown_event`, `no_such_account`" },
     handle: async ({ params }, ctx) => {
       ctx.events.require(params.event);
-      return ctx.events.accountDetail(params.event, await account(ctx, params.account));
+      return ctx.events.awards.accountDetail(params.event, await account(ctx, params.account));
     },
   }),
   defineOperation({
@@ -297,7 +303,7 @@ export const EVENT_OPERATIONS = [
     handle: async ({ params, body, caller }, ctx) => {
       ctx.events.require(params.event);
       const target = await account(ctx, params.account);
-      return ctx.events.revoke(caller.account, params.event, target, params.id, body.reason);
+      return ctx.events.awards.revoke(caller.account, params.event, target, params.id, body.reason);
     },
   }),
   defineOperation({
@@ -311,6 +317,6 @@ export const EVENT_OPERATIONS = [
     body: ReconcileBody,
     errors: EVENT_404,
     handle: async ({ params, body, caller }, ctx) =>
-      ctx.events.reconcile(caller.account, params.event, body.apply),
+      ctx.events.awards.reconcile(caller.account, params.event, body.apply),
   }),
 ];

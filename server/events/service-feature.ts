@@ -26,14 +26,14 @@ export const eventsServiceFeature = defineFeature({
     await events.load(ladders.manifest);
     ladders.admitWith((bot, ladderId) => events.mayQueue(bot, ladderId));
     ladders.requestOpponentsWith({
-      requested: (botId, ladderId) => events.requested(botId, ladderId),
-      served: (botId) => events.served(botId),
+      requested: (botId, ladderId) => events.requests.requested(botId, ladderId),
+      served: (botId) => events.requests.served(botId),
     });
     return events;
   },
   listeners: (events) => ({
-    MatchFinished: (e) => events.onMatch(e),
-    LadderWindowMoved: (e) => events.windowMoved(e),
+    MatchFinished: (e) => events.awards.onMatch(e),
+    LadderWindowMoved: (e) => events.staff.windowMoved(e),
   }),
   jobs: (events) => [events.phaseJob()],
 });

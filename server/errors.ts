@@ -4,6 +4,8 @@
 // (made by the factories below, which take status and code from the catalog); one handler renders
 // `{error, code}`; the sockets send `{type: "error", code, message}`; the starter bots' stop lists are
 // tested against STOP_CODES.
+// Longer than 500 lines: the catalog is one list on purpose (one error catalog: each code has one home, and the
+// OpenAPI document, the sockets and the starters read it from here); each entry is a line or two.
 
 export interface CodeSpec {
   /** HTTP status when the code is an HTTP answer; null for socket-only codes. */

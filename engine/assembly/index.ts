@@ -1,6 +1,9 @@
 // The match engine: one instance plays one match. Pure integer state, one seeded PRNG, no clock, no I/O.
 // The host writes params, map and turns into the regions of layout.ts and reads state, events and
 // observations back; every export takes and returns numbers only. Tick order: docs/adr/0001-tick-order.md.
+// Longer than 500 lines: the tick is one sequence of steps over the module's scratch arrays, kept in one file so
+// that step() and the steps it calls read top to bottom in the order they run (the regions are layout.ts and
+// state.ts; nothing else here stands alone).
 
 import {
   A_STRIDE, ATTACK_COUNT, ATTACK_FROSTBURST, ATTACK_RANGED, ATTACK_REPULSOR, BOARD, DANGER_FROSTBURST,

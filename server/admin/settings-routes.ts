@@ -5,7 +5,7 @@ import { z } from "zod";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
-import { LADDER_LIMITS, LIMIT_INFO, type Limits, type Overrides } from "../kernel/settings.ts";
+import type { Limits, Overrides } from "../kernel/settings.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type SettingsServices = Pick<Services, "ladders" | "ladderTables" | "store"> &
@@ -55,13 +55,12 @@ async function view(ctx: SettingsServices) {
     updated_by: s.updated_by,
     defaults: settings.defaults,
     overrides: s.overrides,
-    ladder_limits: LADDER_LIMITS,
+    ladder_limits: settings.ladderLimits,
     // What a form needs to offer each limit: its bounds, unit and meaning, and whether a ladder may set it.
-    limits: (Object.keys(LIMIT_INFO) as (keyof Limits)[]).map((name) => ({
-      name,
-      ...LIMIT_INFO[name],
-      ladder: (LADDER_LIMITS as readonly string[]).includes(name),
-    })),
+    limits: (Object.keys(settings.specs) as (keyof Limits)[]).map((name) => {
+      const { min, max, unit, about, ladder } = settings.specs[name];
+      return { name, min, max, unit, about, ladder };
+    }),
     effective: {
       global: settings.limits(),
       ladders: Object.fromEntries(ladders.all().map((l) => [l.id, settings.limits(l.id)])),

@@ -12,7 +12,7 @@ import { Zip, ZipDeflate } from "fflate";
 import { RELEASE, SIMULATOR_PACKAGE } from "../../engine/versions.ts";
 import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
-import type { Kernel, Services } from "../kernel/feature.ts";
+import type { Kernel } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
 import { REPO_ROOT } from "./catalog.ts";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { jsonSchemas, rulesDocument } from "../../engine/docs-gen.ts";
 import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
-import type { Kernel, Services } from "../kernel/feature.ts";
+import type { Kernel } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { publicBase } from "../public-address.ts";
 import { webAssets } from "../web/assets.ts";

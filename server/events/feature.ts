@@ -1,6 +1,6 @@
 // Timed events' API as a feature (SPEC 3.1's events, 4.1 and 4.6's event routes, 6's achievements and flags):
 // its operations and pages, handed the events service, the reads and the store.
-import { defineFeature, type Services } from "../kernel/feature.ts";
+import { defineFeature } from "../kernel/feature.ts";
 import { imageBodies } from "./image.ts";
 import { eventPageRoutes } from "./pages.ts";
 import { EVENT_OPERATIONS, type EventServices } from "./routes.ts";

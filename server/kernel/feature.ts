@@ -19,7 +19,7 @@ import type { Db } from "../db/db.ts";
 import type { EventBus, EventName, Listener } from "./bus.ts";
 import { type AnyOperation, type Authenticate, mountOperations } from "./operation.ts";
 import type { ScheduledJob, Scheduler } from "./scheduler.ts";
-import type { Settings } from "./settings.ts";
+import type { CoreLimits, FeatureLimit, Limits, Settings } from "./settings.ts";
 import type { Unit } from "./unit-of-work.ts";
 
 /** Every feature's services by feature name; each feature adds its own entry (see the header). */
@@ -75,6 +75,11 @@ export interface FeatureDef<N extends keyof Services, D extends keyof Services> 
   build(kernel: Kernel, deps: Pick<Services, D>): Services[N] | Promise<Services[N]>;
   /** Routes, each handed this feature's services (never the whole server's context). */
   operations?: readonly AnyOperation<Services[N]>[];
+  /**
+   * The live limits this feature adds (their keys added to `Limits` in kernel/settings.ts by declaration merging):
+   * bounds, unit, meaning, default and whether a ladder may set it. Staff change them like every other limit.
+   */
+  settings?: { readonly [K in Exclude<keyof Limits, keyof CoreLimits>]?: FeatureLimit };
   /** What this feature does when another announces something on the bus. */
   listeners?(services: Services[N], kernel: Kernel, deps: Pick<Services, D>): BusListeners;
   /** Pages and other routes that are not operations (HTML, files, OAuth), mounted after every operation. */
@@ -95,6 +100,13 @@ export interface FeatureDef<N extends keyof Services, D extends keyof Services> 
 /** A feature of any name, as the feature list holds them. */
 // biome-ignore lint/suspicious/noExplicitAny: the list mixes features whose names and needs differ
 export type AnyFeature = FeatureDef<any, any>;
+
+/** The limits the features declare, in list order (the settings service is built with them). */
+export function featureLimits(features: readonly AnyFeature[]): Record<string, FeatureLimit> {
+  const out: Record<string, FeatureLimit> = {};
+  for (const f of features) Object.assign(out, f.settings ?? {});
+  return out;
+}
 
 /** Keeps a feature's literal name and needs, so `build` sees exactly the services it named. */
 export function defineFeature<N extends keyof Services, D extends keyof Services = never>(

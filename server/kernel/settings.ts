@@ -32,8 +32,8 @@ export interface SettingsWork {
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
 }
 
-/** Limits by their SPEC 8 / operational_policy names. */
-export interface Limits {
+/** The core's limits by their SPEC 8 / operational_policy names (start-up flags are their defaults). */
+export interface CoreLimits {
   startup_ms: number;
   tick_ms: number;
   match_budget_ms: number;
@@ -47,14 +47,29 @@ export interface Limits {
   newVersionsPerDay: number;
   /** Time between two email submissions of the outbox sender (SPEC 8 item 5: at most one per second). */
   emailIntervalMs: number;
-  /** Scrimmages and batch-test games (server/scrimmages/) an owner may have running at once. */
-  scrimmagesAtOncePerOwner: number;
-  /** Scrimmages and batch-test games an owner may start (or ask for) per hour. */
-  scrimmagesPerHourPerOwner: number;
 }
 
-/** Each limit's bounds (the same as its flag's), unit and meaning: the schemas, the console's form and docs. */
-export const LIMIT_INFO = {
+/**
+ * Every limit: the core's, and the ones features declare. A feature adds its keys here by module augmentation
+ * (`declare module "../kernel/settings.ts" { interface Limits { ... } }`) and their bounds and defaults as its
+ * `settings` (server/kernel/feature.ts), so the settings service, its checks and the console's form know them.
+ */
+export interface Limits extends CoreLimits {}
+
+/** One limit's bounds (the same as its flag's, if it has one), unit and meaning; `ladder`: a ladder may set it. */
+export interface LimitSpec {
+  min: number;
+  max: number;
+  unit: "ms" | null;
+  about: string;
+  ladder: boolean;
+}
+
+/** A limit a feature declares: its spec and its default (features' limits have no start-up flag). */
+export type FeatureLimit = Omit<LimitSpec, "ladder"> & { default: number; ladder?: boolean };
+
+/** Each core limit's bounds (the same as its flag's), unit and meaning: the schemas, the console's form and docs. */
+const CORE_LIMIT_INFO = {
   startup_ms: { min: 10, max: 600_000, unit: "ms", about: "time a bot has to send ready" },
   tick_ms: { min: 10, max: 600_000, unit: "ms", about: "deadline for each turn" },
   match_budget_ms: { min: 10, max: 86_400_000, unit: "ms", about: "reply time a bot may use in one match" },
@@ -98,30 +113,13 @@ export const LIMIT_INFO = {
     about:
       "time from the end of one email the outbox sends to the start of the next (at most one per second)",
   },
-  scrimmagesAtOncePerOwner: {
-    min: 0,
-    max: 1000,
-    unit: null,
-    about: "unrated scrimmages and batch-test games running at once per owner (0 turns them off)",
-  },
-  scrimmagesPerHourPerOwner: {
-    min: 0,
-    max: 100_000,
-    unit: null,
-    about: "unrated scrimmages and batch-test games per hour per owner (0 turns them off)",
-  },
-} as const satisfies Record<keyof Limits, { min: number; max: number; unit: "ms" | null; about: string }>;
-
-/** What may be overridden, with the same bounds as the flags. */
-export const LIMIT_SCHEMAS = Object.fromEntries(
-  Object.entries(LIMIT_INFO).map(([k, i]) => [k, z.number().int().min(i.min).max(i.max)]),
-) as { [K in keyof Limits]: z.ZodNumber };
+} as const satisfies Record<keyof CoreLimits, Omit<LimitSpec, "ladder">>;
 
 /**
- * Limits that a ladder may set for itself. Bots, versions and owners are shared by every ladder, so their
+ * Core limits that a ladder may set for itself. Bots, versions and owners are shared by every ladder, so their
  * limits are global only; a ladder's maxConcurrentMatches is its share of the server's capacity.
  */
-export const LADDER_LIMITS = [
+const CORE_LADDER_LIMITS = [
   "startup_ms",
   "tick_ms",
   "match_budget_ms",
@@ -131,28 +129,52 @@ export const LADDER_LIMITS = [
   "maxConcurrentPerOwner",
   "matchesPerHourPerBot",
   "matchesPerDayPerOwner",
-] as const satisfies readonly (keyof Limits)[];
+] as const satisfies readonly (keyof CoreLimits)[];
 
-export const GlobalOverrides = z.object(LIMIT_SCHEMAS).partial().strict();
-export const LadderOverrides = z
-  .object(
-    Object.fromEntries(LADDER_LIMITS.map((k) => [k, LIMIT_SCHEMAS[k]])) as {
-      [K in (typeof LADDER_LIMITS)[number]]: (typeof LIMIT_SCHEMAS)[K];
-    },
-  )
-  .partial()
-  .strict();
-export const Overrides = z
-  .object({
-    global: GlobalOverrides.default({}),
-    ladders: z.record(z.string(), LadderOverrides).default({}),
-    /** false turns the tool endpoint (/mcp) off at once; absent or true leaves it as the start-up flag says. */
-    mcp: z.boolean({ error: "mcp must be true or false" }).optional(),
-  })
-  .strict();
-export type Overrides = z.infer<typeof Overrides>;
+/** The overrides staff set live: server-wide, per ladder (the limits a ladder may set), and the tool endpoint. */
+export interface Overrides {
+  global: Partial<Limits>;
+  ladders: Record<string, Partial<Limits>>;
+  /** false turns the tool endpoint (/mcp) off at once; absent or true leaves it as the start-up flag says. */
+  mcp?: boolean;
+}
 
-export function defaultLimits(config: Config): Limits {
+/** Every limit's spec, the core's first and then each feature's in the feature list's order. */
+export function limitSpecs(
+  features: Readonly<Record<string, FeatureLimit>> = {},
+): Record<keyof Limits, LimitSpec> {
+  const specs: Record<string, LimitSpec> = {};
+  for (const [k, i] of Object.entries(CORE_LIMIT_INFO))
+    specs[k] = { ...i, ladder: (CORE_LADDER_LIMITS as readonly string[]).includes(k) };
+  for (const [k, f] of Object.entries(features)) {
+    if (specs[k]) throw new Error(`the limit ${k} is declared twice`);
+    specs[k] = { min: f.min, max: f.max, unit: f.unit, about: f.about, ladder: f.ladder ?? false };
+  }
+  return specs as Record<keyof Limits, LimitSpec>;
+}
+
+/** The overrides' schema for these limits: each within its bounds, a ladder's only the ones a ladder may set. */
+function overridesSchema(specs: Record<string, LimitSpec>) {
+  const number = (i: LimitSpec) => z.number().int().min(i.min).max(i.max);
+  const entries = Object.entries(specs);
+  const global = z
+    .object(Object.fromEntries(entries.map(([k, i]) => [k, number(i)])))
+    .partial()
+    .strict();
+  const ladder = z
+    .object(Object.fromEntries(entries.filter(([, i]) => i.ladder).map(([k, i]) => [k, number(i)])))
+    .partial()
+    .strict();
+  return z
+    .object({
+      global: global.default({}),
+      ladders: z.record(z.string(), ladder).default({}),
+      mcp: z.boolean({ error: "mcp must be true or false" }).optional(),
+    })
+    .strict();
+}
+
+export function defaultLimits(config: Config): CoreLimits {
   return {
     startup_ms: config.startupMs,
     tick_ms: config.tickMs,
@@ -166,9 +188,6 @@ export function defaultLimits(config: Config): Limits {
     maxBotsPerOwner: config.maxBots,
     newVersionsPerDay: config.newVersionsPerDay,
     emailIntervalMs: 1000,
-    // No start-up flags: set live (GET/PUT /api/admin/settings) like every other limit.
-    scrimmagesAtOncePerOwner: 2,
-    scrimmagesPerHourPerOwner: 120,
   };
 }
 
@@ -205,8 +224,23 @@ export class Settings {
     updated_by: null,
   };
   private cache = new Map<string | null, Limits>();
+  /** Every limit's bounds, unit, meaning and whether a ladder may set it: the core's, then the features'. */
+  readonly specs: Record<keyof Limits, LimitSpec>;
+  /** The limits a ladder may set for itself. */
+  readonly ladderLimits: (keyof Limits)[];
+  readonly defaults: Limits;
+  private readonly schema: ReturnType<typeof overridesSchema>;
 
-  constructor(readonly defaults: Limits) {}
+  /** `core`: the core's defaults (start-up flags); `features`: the limits the features declare. */
+  constructor(core: CoreLimits, features: Readonly<Record<string, FeatureLimit>> = {}) {
+    this.specs = limitSpecs(features);
+    this.ladderLimits = (Object.keys(this.specs) as (keyof Limits)[]).filter((k) => this.specs[k].ladder);
+    this.defaults = {
+      ...core,
+      ...Object.fromEntries(Object.entries(features).map(([k, f]) => [k, f.default])),
+    } as Limits;
+    this.schema = overridesSchema(this.specs);
+  }
 
   /** The limits in force, server-wide (null) or on one ladder. */
   limits(ladderId: string | null = null): Limits {
@@ -237,8 +271,8 @@ export class Settings {
   async load(table: SettingsStorage, ladderIds: readonly string[]): Promise<void> {
     const stored = await table.settings();
     if (!stored) return;
-    const parsed = Overrides.safeParse(stored.overrides);
-    const overrides = parsed.success ? parsed.data : { global: {}, ladders: {} };
+    const parsed = this.schema.safeParse(stored.overrides);
+    const overrides: Overrides = parsed.success ? (parsed.data as Overrides) : { global: {}, ladders: {} };
     for (const id of Object.keys(overrides.ladders))
       if (!ladderIds.includes(id)) delete overrides.ladders[id];
     this.apply({
@@ -257,7 +291,7 @@ export class Settings {
       const message = "an object is required ({} clears every override)";
       throw errors.invalidSettings(`overrides: ${message}`, [{ path: "", message }]);
     }
-    const parsed = Overrides.safeParse(body);
+    const parsed = this.schema.safeParse(body);
     if (!parsed.success) {
       // Each problem with its path ("ladders.club.tick_ms"), so a form can show it next to its field.
       const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
@@ -268,7 +302,7 @@ export class Settings {
     }
     for (const id of Object.keys(parsed.data.ladders))
       if (!ladderIds.includes(id)) throw errors.unknownLadder(id);
-    return parsed.data;
+    return parsed.data as Overrides;
   }
 
   /** What would change, server-wide and on each named ladder, if `overrides` replaced the current ones. */

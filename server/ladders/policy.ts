@@ -3,12 +3,12 @@
 // come live from the settings service; the rest are fixed constants and start-up facts.
 import type { Config } from "../config.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, MESSAGES_PER_TICK } from "../connection/rules.ts";
-import type { Limits } from "../kernel/settings.ts";
+import type { CoreLimits } from "../kernel/settings.ts";
 import { DISCOVERY_EVERY, REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
 import { QUALIFYING_GAMES } from "../ratings/book.ts";
 
 /** `ladder` names whose limits these are (a ladder may override some live); null for the server-wide ones. */
-export function operationalPolicy(config: Config, limits: Limits, ladder: string | null = null) {
+export function operationalPolicy(config: Config, limits: CoreLimits, ladder: string | null = null) {
   return {
     ladder,
     startup_ms: limits.startup_ms,

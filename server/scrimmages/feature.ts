@@ -3,6 +3,7 @@
 // (requests, holds, limits, results) and `unrated`, the starter of unrated matches between two chosen
 // connected bots, which a tournament feature can need in turn.
 import { defineFeature } from "../kernel/feature.ts";
+import { SCRIMMAGE_LIMITS } from "./limits.ts";
 import { batchPages } from "./pages.ts";
 import { SCRIMMAGE_OPERATIONS, type ScrimmageServices } from "./routes.ts";
 import { ScrimmageService } from "./service.ts";
@@ -46,6 +47,7 @@ export const scrimmagesFeature = defineFeature({
     return { scrimmages, unrated };
   },
   operations: SCRIMMAGE_OPERATIONS,
+  settings: SCRIMMAGE_LIMITS,
   listeners: (s) => ({ MatchFinished: (e) => s.scrimmages.finished(e) }),
   jobs: (s) => [
     {

@@ -14,7 +14,7 @@ const LONG_FILES = new Set([
   "server/tournaments/service.ts",
   "server/runner/match-runner.ts",
   "server/scrimmages/service.ts",
-  "server/auth/account-pages.ts",
+  "server/accounts/account-pages.ts",
   "server/settlement/service.ts",
 ]);
 

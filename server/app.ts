@@ -4,7 +4,7 @@
 // feature does when the server starts, drains or stops is in its feature definition (server/kernel/feature.ts).
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
-import { authenticateWith } from "./auth/callers.ts";
+import { authenticateWith } from "./accounts/callers.ts";
 import type { Config } from "./config.ts";
 import type { ConnectionCap } from "./connection-cap.ts";
 import { timeQueries } from "./db/timed.ts";

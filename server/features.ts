@@ -3,11 +3,11 @@
 // (results, matches, ladders, sockets, accounts, events, mail), the second the APIs and pages built on it; the
 // second part's order is also the order of the operations in /openapi.json and of the MCP tool list.
 
+import { accountsFeature, accountsSetUpFeature, identityFeature } from "./accounts/accounts-feature.ts";
+import { accountFeature } from "./accounts/feature.ts";
 import { adminFeature } from "./admin/feature.ts";
 import { settingsFeature } from "./admin/settings-feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
-import { accountsFeature, accountsSetUpFeature, identityFeature } from "./auth/accounts-feature.ts";
-import { accountFeature } from "./auth/feature.ts";
 import { botsFeature } from "./bot-api/feature.ts";
 import { botDirectoryFeature } from "./bots/directory-feature.ts";
 import { botLifecycleFeature } from "./bots/lifecycle-feature.ts";

@@ -1,10 +1,10 @@
 // Bot registration and deletion (SPEC 4.2, 3.4) and the bot-token routes of SPEC 4.3, as operation
 // definitions: each yields its route, its auth rule and its /openapi.json entry.
 import { z } from "zod";
+import { NewBotName, ownerOf } from "../accounts/account-bots.ts";
+import { clientOf } from "../accounts/accounts.ts";
 import * as R from "../api/responses.ts";
 import { myBotView, versionView } from "../api/views.ts";
-import { NewBotName, ownerOf } from "../auth/account-bots.ts";
-import { clientOf } from "../auth/accounts.ts";
 import { useVersion, VersionLimitError } from "../bots/versions.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";

@@ -11,7 +11,7 @@ import type { Kernel, Services } from "../kernel/feature.ts";
 import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow } from "../store/types.ts";
 
-/** What a bot change does to the live server: the accounts service provides it (server/auth/accounts.ts). */
+/** What a bot change does to the live server: the accounts service provides it (server/accounts/accounts.ts). */
 export interface LiveBotControl {
   /** Closes a connected bot's socket with a connection error. */
   disconnect(botId: string, code: SocketErrorCode): void;

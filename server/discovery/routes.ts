@@ -4,8 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { SIMULATOR_PACKAGE, VERSIONS } from "../../engine/versions.ts";
+import { type AccountsInfo, accountsInfo } from "../accounts/discovery-info.ts";
 import * as R from "../api/responses.ts";
-import { type AccountsInfo, accountsInfo } from "../auth/discovery-info.ts";
 import { publishedDocs } from "../docs/catalog.ts";
 import { crawlerRoutes } from "../docs/crawler.ts";
 import { downloadRoutes } from "../docs/downloads.ts";

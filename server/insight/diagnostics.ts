@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FighterStatsT } from "../../engine/protocol.ts";
 import type { DeadlineMiss, FighterDiagnostics, RefusalRun } from "../../engine/stats.ts";
-import type { Accounts, Caller } from "../auth/accounts.ts";
+import type { Accounts, Caller } from "../accounts/accounts.ts";
 import { turnFigures } from "../bots/health.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";

@@ -2,7 +2,7 @@
 // match of their bot. Thin: parse, ask the service, return what it answers; the definition yields the route,
 // its /openapi.json entry and (for the diagnostics) the MCP tool.
 import { z } from "zod";
-import type { Caller } from "../auth/accounts.ts";
+import type { Caller } from "../accounts/accounts.ts";
 import { operationFor } from "../kernel/operation.ts";
 import type { BoardInsight } from "./board.ts";
 import type { DiagnosticsService } from "./diagnostics.ts";

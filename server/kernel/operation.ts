@@ -9,10 +9,10 @@ import type { ApiError } from "../errors.ts";
 import { parseInput } from "./input.ts";
 
 /**
- * What each auth rule resolves the caller to. Declared by the accounts domain (server/auth/callers.ts) by module
+ * What each auth rule resolves the caller to. Declared by the accounts domain (server/accounts/callers.ts) by module
  * augmentation, so the kernel checks rules without importing the domain that defines accounts and bots.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in server/auth/callers.ts
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation in server/accounts/callers.ts
 export interface Callers {}
 
 /**

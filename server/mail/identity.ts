@@ -1,7 +1,7 @@
 // The identity provider's emails (sign-up confirmation, password reset) enter the durable outbox here, so
 // they are paced with every other mail (one submission per `emailIntervalMs`), survive a restart, and a hung
 // mail server shows up as an incident instead of a stalled sign-up request. It is a Mailer in shape, so
-// the identity provider's LinkMail (server/auth/links.ts) keeps using it as it used the transport: `send`
+// the identity provider's LinkMail (server/accounts/links.ts) keeps using it as it used the transport: `send`
 // resolves once the mail is committed to the outbox (not once it is sent) and throws when it could not be.
 
 import type { Store } from "../store/types.ts";

@@ -8,7 +8,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { VERSIONS } from "../../engine/versions.ts";
-import { classify } from "../auth/accounts.ts";
+import { classify } from "../accounts/accounts.ts";
 import { ApiError, errors } from "../errors.ts";
 import type { BoundOperation, Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_SCOPE, grantScopes, MANAGE } from "./scopes.ts";

@@ -2,7 +2,7 @@
 // with its own signing key (kept in the data dir beside the identity provider's, so tokens survive restarts),
 // the /mcp route and the OAuth routes as its pages, the consent operations, and the hourly sweep. A ladder
 // without accounts has no tool endpoint: the service is null and `GET /api` reports `mcp: null`.
-import { loadIdentitySecrets } from "../auth/signing-keys.ts";
+import { loadIdentitySecrets } from "../accounts/signing-keys.ts";
 import { defineFeature } from "../kernel/feature.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
 import { type EndpointDeps, mcpEndpoint } from "./endpoint.ts";

@@ -7,8 +7,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createLocalJWKSet, type JWTVerifyGetKey, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
-import { type Caller, clientOf } from "../auth/accounts.ts";
-import type { IdentitySecrets } from "../auth/signing-keys.ts";
+import { type Caller, clientOf } from "../accounts/accounts.ts";
+import type { IdentitySecrets } from "../accounts/signing-keys.ts";
 import type { Config } from "../config.ts";
 import { hashToken } from "../db/rows.ts";
 import { errors } from "../errors.ts";

@@ -3,7 +3,7 @@
 // requirements, its handler and so its limits and error codes. Nothing here restates a rule of a route.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { Caller } from "../auth/accounts.ts";
+import type { Caller } from "../accounts/accounts.ts";
 import { errors } from "../errors.ts";
 import type { BoundOperation } from "../kernel/feature.ts";
 import { parseInput } from "../kernel/input.ts";

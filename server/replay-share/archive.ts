@@ -11,7 +11,7 @@ import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import { Zip, ZipPassThrough } from "fflate";
 import { z } from "zod";
-import type { Caller } from "../auth/accounts.ts";
+import type { Caller } from "../accounts/accounts.ts";
 import type { Db } from "../db/db.ts";
 import { errors } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";

@@ -5,7 +5,7 @@
 // result when its MatchFinished arrives. Games are stored as matches of mode `scrimmage`: rated nowhere.
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import type { Caller } from "../auth/accounts.ts";
+import type { Caller } from "../accounts/accounts.ts";
 import { errors } from "../errors.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
 import { BOT_NAME } from "../kernel/names.ts";

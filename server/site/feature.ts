@@ -2,7 +2,7 @@
 // /play and /account): mounted after every operation, handed the accounts, the ladders, the running matches,
 // the reads, the identity provider's address and the config.
 
-import { accountPageRoutes } from "../auth/account-pages.ts";
+import { accountPageRoutes } from "../accounts/account-pages.ts";
 import { defineFeature, type Kernel, type Services } from "../kernel/feature.ts";
 import { pageRoutes } from "./pages.ts";
 import { playPageRoutes } from "./play-page.ts";

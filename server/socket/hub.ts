@@ -294,7 +294,7 @@ export class BotHub {
     this.d.poke();
   }
 
-  /** Adds a rule every authenticated bot must pass, in the order added (server/auth/accounts-feature.ts). */
+  /** Adds a rule every authenticated bot must pass, in the order added (server/accounts/accounts-feature.ts). */
   admitWith(gate: BotGate): void {
     this.gates.push(gate);
   }

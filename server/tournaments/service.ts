@@ -23,7 +23,7 @@
 //   quota (a `rated` tournament is not offered).
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
-import type { Caller } from "../auth/accounts.ts";
+import type { Caller } from "../accounts/accounts.ts";
 import { errors } from "../errors.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
 import type { Settings } from "../kernel/settings.ts";

@@ -93,7 +93,7 @@ export const MODULES: Record<string, MutationModule> = {
   },
   accounts: {
     // Password storage and checking, and how a presented secret is classified.
-    mutate: ["server/auth/passwords.ts", "server/auth/accounts.ts:22-29"],
+    mutate: ["server/accounts/passwords.ts", "server/accounts/accounts.ts:22-29"],
     tests: ["test/unit/credentials.test.ts"],
     rules: "the accounts' credential rules: scrypt storage, constant-time check, token kinds (SPEC 5)",
   },

@@ -22,10 +22,10 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { ACCOUNT_OPERATIONS } from "../../server/accounts/account-routes.ts";
 import { ADMIN_OPERATIONS } from "../../server/admin/routes.ts";
 import { SETTINGS_OPERATIONS } from "../../server/admin/settings-routes.ts";
 import { ANNOUNCEMENT_OPERATIONS } from "../../server/announcements/routes.ts";
-import { ACCOUNT_OPERATIONS } from "../../server/auth/account-routes.ts";
 import { EVENT_OPERATIONS } from "../../server/events/routes.ts";
 import type { AnyOperation } from "../../server/kernel/operation.ts";
 import { DATA_OPERATIONS } from "../../server/ladders/data-routes.ts";

@@ -1,8 +1,8 @@
-// The per-account guessing delay on its own (server/auth/guessing.ts): a few free attempts, then a delay that
+// The per-account guessing delay on its own (server/accounts/guessing.ts): a few free attempts, then a delay that
 // doubles up to a cap, never a lockout: it fades after a quiet spell, a right password takes its attempt back,
 // and emails are counted apart, in any letter case.
 import { describe, expect, it } from "vitest";
-import { GuessThrottle } from "../../server/auth/guessing.ts";
+import { GuessThrottle } from "../../server/accounts/guessing.ts";
 
 const policy = { free: 3, baseMs: 1_000, maxMs: 8_000, forgetMs: 60_000 };
 

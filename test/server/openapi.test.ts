@@ -6,7 +6,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RELEASE } from "../../engine/versions.ts";
-import type { Caller } from "../../server/auth/accounts.ts";
+import type { Caller } from "../../server/accounts/accounts.ts";
 import { documentedOperations } from "../../server/openapi.ts";
 import { allOperations } from "../../server/operations.ts";
 import { signUp } from "../helpers/accounts.ts";

@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RESERVED_BOT_NAMES } from "../../server/auth/account-bots.ts";
+import { RESERVED_BOT_NAMES } from "../../server/accounts/account-bots.ts";
 import { call, freePort, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
 import { seededDataDir } from "../helpers/pglite-template.ts";
 import { BotClient, type TestServer } from "../helpers/server.ts";

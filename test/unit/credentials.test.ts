@@ -2,8 +2,8 @@
 // random salt, checked in constant time after NFKC normalisation, and anything malformed never matches;
 // a presented secret is classified by its prefix (agent key, bot token, owner key) or its JWT shape.
 import { describe, expect, it } from "vitest";
-import { classify } from "../../server/auth/accounts.ts";
-import { checkPassword, DUMMY_HASH_PROMISE, hashPassword } from "../../server/auth/passwords.ts";
+import { classify } from "../../server/accounts/accounts.ts";
+import { checkPassword, DUMMY_HASH_PROMISE, hashPassword } from "../../server/accounts/passwords.ts";
 
 describe("passwords", () => {
   it("stores scrypt with N=16384, r=8, p=1, a 16-byte salt and a 32-byte key", async () => {

@@ -1,4 +1,4 @@
-// The built-in identity provider's inputs and answers in GoTrue's shape (server/auth/identity-provider.ts): its
+// The built-in identity provider's inputs and answers in GoTrue's shape (server/accounts/identity-provider.ts): its
 // error constructor (`msg` and `error_code` beside the service's `{error, code}`), the request schemas with
 // GoTrue's validation rules, the password strength check, and the user views it answers with.
 import { createHash, randomUUID } from "node:crypto";

@@ -1,4 +1,4 @@
-// The built-in identity provider's sessions as tokens (server/auth/identity-provider.ts): a new session or new
+// The built-in identity provider's sessions as tokens (server/accounts/identity-provider.ts): a new session or new
 // tokens for one (an ES256 access token naming its session, one hour; the refresh token the store rotates),
 // refused to a banned account; and the user and live session behind a presented access token.
 import type { FastifyRequest } from "fastify";

@@ -6,9 +6,8 @@ import type { Logger } from "pino";
 import type { QueueRefusal } from "../connection/rules.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
-import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { ScheduledJob, Scheduler } from "../kernel/scheduler.ts";
-import type { EventDefinition } from "../ladders/event-definition.ts";
+import { type EventDefinition, ownsWindow } from "../ladders/event-definition.ts";
 import { type Manifest, type Phase, phaseAt } from "../ladders/manifest.ts";
 import type { Membership } from "../ladders/membership.ts";
 import type { Ladders } from "../ladders/registry.ts";
@@ -128,9 +127,9 @@ export class EventCatalog {
     return e;
   }
 
-  /** The window: an event ladder's own, or the event's (staff's change first) on the default ladder. */
+  /** The window: the event's own (staff's change first), or its event ladder's, which it shares. */
   window(e: EventRuntime): { opens_at: string | null; closes_at: string | null } {
-    if (e.def.ladder_id !== DEFAULT_LADDER) {
+    if (!ownsWindow(e.def)) {
       const l = this.d.ladders.require(e.def.ladder_id).def;
       return { opens_at: l.opens_at, closes_at: l.closes_at };
     }
@@ -232,10 +231,13 @@ export class EventCatalog {
 
   // --- The bot socket: event queues need an active enrollment (SPEC 3.7) ---
 
-  /** An event ladder (one other than the default that hosts events) takes queues from enrolled accounts only. */
+  /** An event ladder (one whose events share its window) takes queues from enrolled accounts only. */
   mayQueue(bot: BotRow, ladderId: string): QueueRefusal | null {
-    if (bot.house || ladderId === DEFAULT_LADDER) return null;
-    if (!this.all().some((e) => e.def.ladder_id === ladderId && e.def.enabled)) return null;
+    if (bot.house) return null;
+    // An event ladder is one whose events share its window; events with windows of their own sit on an
+    // always-open ladder (the default), which takes every queue.
+    if (!this.all().some((e) => e.def.ladder_id === ladderId && e.def.enabled && !ownsWindow(e.def)))
+      return null;
     if (bot.account_id !== null && this.d.membership.state(ladderId, bot.account_id) === "active")
       return null;
     return {
@@ -251,7 +253,7 @@ export class EventCatalog {
    * audience: the ladder's members (not revoked) and every account that has played for the event.
    */
   reminderJob(remind: (r: EventReminder) => Promise<number>): ScheduledJob {
-    const own = () => this.all().filter((e) => e.def.ladder_id === DEFAULT_LADDER && e.def.enabled);
+    const own = () => this.all().filter((e) => ownsWindow(e.def) && e.def.enabled);
     const times = () =>
       own().flatMap((e) => {
         const w = this.window(e);

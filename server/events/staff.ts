@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { errors } from "../errors.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
-import { DEFAULT_LADDER } from "../kernel/names.ts";
+import { ownsWindow } from "../ladders/event-definition.ts";
 import { moveWindow } from "../ladders/schedule.ts";
 import type { AccountRow } from "../store/account-store.ts";
 import type { EventCatalog, EventRuntime, EventsDeps } from "./catalog.ts";
@@ -52,7 +52,7 @@ export class EventStaff {
   async schedule(staff: AccountRow, eventId: string, opensAt: string, closesAt: string, now = Date.now()) {
     const e = this.c.require(eventId);
     const by = staff.handle ?? staff.id;
-    if (e.def.ladder_id !== DEFAULT_LADDER) {
+    if (!ownsWindow(e.def)) {
       // The event ladder moves, and with it every event on it (they share its window).
       await moveWindow(
         {

@@ -148,3 +148,11 @@ export const EventDefinition = z
       ctx.addIssue({ code: "custom", message: "closes_at must follow opens_at" });
   });
 export type EventDefinition = z.infer<typeof EventDefinition>;
+
+/**
+ * Whether an event has a window of its own: one on a ladder that is always open (the default ladder, by the
+ * manifest's rules) does; one on a timed event ladder shares that ladder's window and sets none itself.
+ */
+export function ownsWindow(e: Pick<EventDefinition, "opens_at" | "closes_at">): boolean {
+  return e.opens_at !== null || e.closes_at !== null;
+}

@@ -41,6 +41,7 @@ import { doorsFeature } from "./socket/doors.ts";
 import { hubFeature } from "./socket/feature.ts";
 import { replaysFeature } from "./spectate/feature.ts";
 import { tournamentsFeature } from "./tournaments/feature.ts";
+import { pagePartsFeature } from "./web/page-parts.ts";
 
 export const FEATURES: readonly AnyFeature[] = [
   // The core: what a match needs, from its result back to the socket it is played on.
@@ -68,6 +69,7 @@ export const FEATURES: readonly AnyFeature[] = [
   clusterFeature,
   houseBotsFeature,
   // The APIs and pages.
+  pagePartsFeature,
   mcpFeature,
   discoveryFeature,
   docsFeature,

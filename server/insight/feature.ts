@@ -5,6 +5,7 @@
 // alerts the bot and account pages and GET /api/me show.
 import { defineFeature } from "../kernel/feature.ts";
 import { BoardInsight } from "./board.ts";
+import { insightBotParts } from "./bot-page.ts";
 import { DiagnosticsService } from "./diagnostics.ts";
 import { MatchupService } from "./matchups.ts";
 import { RegressionAlerts } from "./regression.ts";
@@ -18,7 +19,7 @@ declare module "../kernel/feature.ts" {
 
 export const insightFeature = defineFeature({
   name: "insight",
-  needs: ["ladders", "reads", "botDirectory", "store", "mail", "accounts"],
+  needs: ["ladders", "reads", "botDirectory", "store", "mail", "accounts", "pageParts"],
   build: (kernel, deps) => ({
     matchups: new MatchupService(deps),
     diagnostics: new DiagnosticsService(deps),
@@ -35,4 +36,8 @@ export const insightFeature = defineFeature({
   }),
   operations: INSIGHT_OPERATIONS,
   listeners: (s) => ({ MatchFinished: (e) => s.regressions.onMatchFinished(e) }),
+  // Its sections on the site's bot page: the regression notice, the rank and rivals.
+  start: (s, _kernel, { pageParts }) => {
+    for (const part of insightBotParts(s)) pageParts.addToBotPage(part);
+  },
 });

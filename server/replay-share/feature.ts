@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defineFeature } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { ArchiveQuery, type ArchiveServices, sendArchive } from "./archive.ts";
+import { ownerReplaysBotPart } from "./bot-page.ts";
 import { type EmbedServices, embedPages } from "./embed.ts";
 
 type ReplayShareServices = ArchiveServices & EmbedServices;
@@ -34,8 +35,10 @@ export const REPLAY_SHARE_OPERATIONS = [
 
 export const replayShareFeature = defineFeature({
   name: "replayShare",
-  needs: ["store", "replays", "reads", "matches"],
+  needs: ["store", "replays", "reads", "matches", "pageParts"],
   build: (kernel, deps) => ({ ...deps, db: kernel.db }),
   operations: REPLAY_SHARE_OPERATIONS,
   pages: embedPages,
+  // The owner's replay download on the site's bot page.
+  start: (_s, _kernel, { pageParts }) => pageParts.addToBotPage(ownerReplaysBotPart()),
 });

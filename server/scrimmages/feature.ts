@@ -3,6 +3,7 @@
 // (requests, holds, limits, results) and `unrated`, the starter of unrated matches between two chosen
 // connected bots, which a tournament feature can need in turn.
 import { defineFeature } from "../kernel/feature.ts";
+import { scrimmageBotPart } from "./bot-page.ts";
 import { SCRIMMAGE_LIMITS } from "./limits.ts";
 import { batchPages } from "./pages.ts";
 import { SCRIMMAGE_OPERATIONS, type ScrimmageServices } from "./routes.ts";
@@ -25,7 +26,7 @@ const SWEEP_MS = 1_000;
 
 export const scrimmagesFeature = defineFeature({
   name: "scrimmages",
-  needs: ["store", "lobby", "live", "lifecycle"],
+  needs: ["store", "lobby", "live", "lifecycle", "pageParts"],
   build: async (kernel, deps) => {
     const unrated = new UnratedMatches({
       lobby: deps.lobby,
@@ -57,4 +58,6 @@ export const scrimmagesFeature = defineFeature({
     },
   ],
   pages: (http, s) => batchPages(http, s),
+  // The owner's controls on the site's bot page.
+  start: (_s, _kernel, { pageParts }) => pageParts.addToBotPage(scrimmageBotPart()),
 });

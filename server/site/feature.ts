@@ -7,7 +7,10 @@ import { defineFeature, type Kernel, type Services } from "../kernel/feature.ts"
 import { pageRoutes } from "./pages.ts";
 import { playPageRoutes } from "./play-page.ts";
 
-type WebServices = Pick<Services, "accounts" | "identity" | "insight" | "ladders" | "matches" | "reads"> &
+type WebServices = Pick<
+  Services,
+  "accounts" | "identity" | "insight" | "ladders" | "matches" | "pageParts" | "reads"
+> &
   Pick<Kernel, "config">;
 
 declare module "../kernel/feature.ts" {
@@ -18,7 +21,7 @@ declare module "../kernel/feature.ts" {
 
 export const webFeature = defineFeature({
   name: "web",
-  needs: ["accounts", "identity", "insight", "ladders", "matches", "reads"],
+  needs: ["accounts", "identity", "insight", "ladders", "matches", "pageParts", "reads"],
   build: (kernel, deps) => ({ ...deps, config: kernel.config }),
   pages: (http, svc) => {
     pageRoutes(http, svc);

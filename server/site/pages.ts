@@ -18,7 +18,7 @@ import {
   provisionalSentence,
   standing,
 } from "../insight/page-parts.ts";
-import { heatmapSection, regressionNotice, rivalsSection } from "../insight/pages.ts";
+import { heatmapSection } from "../insight/pages.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { DEFAULT_LADDER } from "../kernel/names.ts";
 import { publicBase, wsBase } from "../public-address.ts";
@@ -50,7 +50,10 @@ import {
 import { type LadderJ, ladderFacts, ladderParam, ladderSwitcher, playedOn } from "./ladders.ts";
 
 /** What these pages read (their feature: feature.ts beside this file). */
-export type SitePageServices = Pick<Services, "accounts" | "insight" | "ladders" | "matches" | "reads"> &
+export type SitePageServices = Pick<
+  Services,
+  "accounts" | "insight" | "ladders" | "matches" | "pageParts" | "reads"
+> &
   Pick<Kernel, "config">;
 
 /** Games a leaderboard sparkline shows. */
@@ -424,18 +427,11 @@ ${files("house/")}</section>
     const res = await read(() => ctx.reads.bot(name, on(ladder)));
     if (!res.body) return notFound(reply, ladder, "Bot", `There is no bot named ${JSON.stringify(name)}.`);
     const bot = res.body;
-    const [history, rankStanding, regressions] = await Promise.all([
+    // The sections other features add (server/web/page-parts.ts): insight's at the top, the owner's
+    // scrimmage controls and replay download at the bottom.
+    const [history, parts] = await Promise.all([
       read(() => ctx.reads.ratings(bot.name, on(ladder))),
-      // Issue 33: the ranked version's rank interval and nearest rivals, and any version weaker than its
-      // predecessor.
-      read(async () => {
-        const [near, ranks] = await Promise.all([
-          ctx.insight.board.rivals(on(ladder), bot.name),
-          ctx.insight.board.intervals(on(ladder)),
-        ]);
-        return near ? { ...near, interval: ranks.of(near.row), ranked: ranks.rows.length } : null;
-      }),
-      read(() => ctx.insight.regressions.ofBotNamed(bot.name, bot.ladder_id)),
+      ctx.pageParts.botPage(bot, ladder),
     ]);
     const points: RatingPoint[] = history.body ? history.body.points : [];
     const versions = table({
@@ -497,59 +493,17 @@ ${
       )}</ul></section>`
     : ""
 }
-${regressionNotice(regressions.body ?? [])}
-${
-  rankStanding.body
-    ? html`<section aria-labelledby="h-standing"><h2 id="h-standing">Rank and rivals</h2>${rivalsSection(
-        {
-          display_name: bot.display_name,
-          version: rankStanding.body.row.version,
-          rank: rankStanding.body.row.rank,
-          interval: rankStanding.body.interval,
-          ranked: rankStanding.body.ranked,
-        },
-        rankStanding.body.rivals,
-        ladder,
-      )}</section>`
-    : ""
-}
+${parts.top}
 <section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${ratingChart(points, `Rating of ${bot.display_name} over its rated games`)}</section>
 <section aria-labelledby="h-versions"><h2 id="h-versions">Versions</h2>
 <p class="muted small" id="provisional-note">${provisionalSentence(bot.qualifying_games)}</p>${versions}</section>
 <section aria-labelledby="h-health"><h2 id="h-health">Health</h2>
 <p class="muted small">${HEALTH_NOTE}</p>${health}</section>
 <section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>
-${bot.house ? "" : html`<section id="scrimmages" data-bot="${bot.name}" data-css="${assets.url("account.css")}" aria-labelledby="h-scrimmages" hidden></section>`}
-${
-  bot.house
-    ? ""
-    : ownerReplays(
-        bot.name,
-        bot.versions.map((v) => v.label),
-      )
-}`,
-      // The owner's scrimmage controls (server/scrimmages/) and replay download (server/replay-share/), drawn only
-      // when the signed-in account owns the bot.
-      scripts: bot.house ? [] : [assets.url("scrimmages.js"), assets.url("bot-replays.js")],
+${parts.bottom}`,
+      scripts: parts.scripts,
     });
   });
-
-  /**
-   * The owner's download of the bot's stored replays (GET /api/account/bots/<name>/replays), hidden until
-   * web/bot-replays.js finds the signed-in account owns the bot: the page itself is the same for everyone.
-   */
-  function ownerReplays(name: string, versions: string[]) {
-    return html`<section id="owner-replays" aria-labelledby="h-owner-replays" data-bot="${name}" hidden>
-<h2 id="h-owner-replays">Your replays</h2>
-<p class="muted small">Every stored replay of this bot in one zip (each <code>&lt;match_id&gt;.jsonl.gz</code>, for the
-<a href="/guide/replays-and-data">viewer, the simulator and scripts</a>).</p>
-<form id="owner-replays-form" class="inline-form">
-<label>Version <select name="version"><option value="">all</option>${versions.map((v) => html`<option value="${v}">${v}</option>`)}</select></label>
-<label>Opponent <input name="opponent" type="text" maxlength="24" placeholder="any" autocomplete="off"></label>
-<button type="submit" class="button">Download replays (.zip)</button>
-<span id="owner-replays-status" role="status" class="small"></span>
-</form></section>`;
-  }
 
   // ---- user page ------------------------------------------------------------------------------------------
   app.get("/user/:handle", async (req, reply) => {

@@ -1,0 +1,111 @@
+// The ladder dashboard (`/ladder`): the leaderboard with its sparklines, the heat map, live and online bots,
+// upsets and recent matches, and the same sections as HTML for its live updates (`/ladder/sections`).
+import type { FastifyInstance } from "fastify";
+import type { LeaderboardRowT } from "../api/responses.ts";
+import { heatmapSection } from "../insight/pages.ts";
+import { DEFAULT_LADDER } from "../kernel/names.ts";
+import { onAir, RECENT_WINDOW, upsets } from "../spectate/service.ts";
+import { type Html, html } from "../web/html.ts";
+import {
+  BOARD_TOP,
+  leaderboardSection,
+  liveSection,
+  matchesTable,
+  onlineSection,
+  upsetsSection,
+} from "../web/sections.ts";
+import { ladderFacts, ladderSwitcher } from "./ladders.ts";
+import type { PageKit, SitePageServices } from "./page-kit.ts";
+
+/** Games a leaderboard sparkline shows. */
+const SPARK_GAMES = 30;
+
+export function ladderRoutes(app: FastifyInstance, ctx: SitePageServices, kit: PageKit): void {
+  const { read, shell, on, wholeBoard, ladderOf, send, laddersFor, notFound } = kit;
+  // ---- ladder dashboard -----------------------------------------------------------------------------------
+  /** The latest ratings of the top ten's ranked versions, by bot name, for the leaderboard's sparklines. */
+  async function topTrends(board: LeaderboardRowT[], ladder: string | null): Promise<Map<string, number[]>> {
+    const res = await read(() => ctx.reads.trends(board.slice(0, 10), SPARK_GAMES, on(ladder)));
+    return res.body ?? new Map();
+  }
+
+  type SectionId = "leaderboard" | "matrix" | "live" | "online" | "recent" | "upsets";
+  async function ladderSections(
+    ladder: string | null,
+    wholeBoard = false,
+  ): Promise<({ signature: string } & Record<SectionId, Html>) | null> {
+    const [board, status, lobby, recent, ranks, matrix] = await Promise.all([
+      read(() => ctx.reads.leaderboard(on(ladder))),
+      read(() => ctx.reads.status(on(ladder))),
+      read(() => ctx.reads.lobby(on(ladder))),
+      read(() => ctx.reads.matches({ limit: RECENT_WINDOW, ...(ladder ? { ladder } : {}) })),
+      // Issue 33: each row's 95 % rank interval and the top's win-chance heat map (server/insight).
+      read(() => ctx.insight.board.intervals(on(ladder))),
+      read(() => ctx.insight.board.heatmap(on(ladder))),
+    ]);
+    if (!board.body || !status.body) return null;
+    // The same fingerprint web/app.js computes from /api/status: it refetches these sections when it changes.
+    const signature = JSON.stringify([
+      status.body.matches.map((m) => m.id).sort(),
+      status.body.online.map((o) => `${o.name}:${o.state}:${o.version}`).sort(),
+    ]);
+    const matches = recent.body ?? [];
+    return {
+      signature,
+      // The top of the board up front; the whole board when asked for (?board=all).
+      leaderboard: leaderboardSection(
+        board.body,
+        ladder,
+        await topTrends(board.body, ladder),
+        ranks.body ? ranks.body.of : undefined,
+        wholeBoard ? null : BOARD_TOP,
+      ),
+      matrix: matrix.body ? heatmapSection(matrix.body, ladder) : html``,
+      live: liveSection(status.body, ladder, onAir(matches, Date.now())),
+      online: onlineSection(lobby.body ?? [], ladder),
+      recent: matchesTable(matches.slice(0, 20), ladder, "recent", "Recent matches"),
+      upsets: upsetsSection(upsets(matches), ladder),
+    };
+  }
+
+  app.get("/ladder", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const [s, ladders] = await Promise.all([ladderSections(ladder, wholeBoard(req)), laddersFor(ladder)]);
+    if (!s) return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
+    const current = ladders.find((l) => l.id === (ladder ?? DEFAULT_LADDER));
+    const section = (id: SectionId, title: string) =>
+      html`<section class="panel panel-${id}" aria-labelledby="h-${id}"><h2 id="h-${id}">${title}</h2><div data-section="${id}">${s[id]}</div></section>`;
+    return send(reply, {
+      ...shell,
+      title: current?.name ?? "Ladder",
+      description: "Leaderboard, matches being played, recent results and the bots online.",
+      page: "ladder",
+      ladder,
+      switcher: ladderSwitcher(ladders, ladder, "/ladder"),
+      body: html`<h1>${current?.name ?? "Ladder"} <span class="live-dot" data-live-state="on" title="Updates live">live</span></h1>
+${current ? ladderFacts(current, Date.now()) : ""}
+<p class="visually-hidden" aria-live="polite" id="live-announcer"></p>
+<div class="dashboard" data-signature="${s.signature}">
+${section("leaderboard", "Leaderboard")}
+${section("matrix", "Who beats whom")}
+${section("live", "Being played now")}
+${section("online", "Online")}
+${section("upsets", "Recent upsets")}
+${section("recent", "Recent matches")}
+</div>`,
+    });
+  });
+
+  // The dashboard's live update: the same sections as HTML, re-rendered (web/app.js swaps them in).
+  app.get("/ladder/sections", async (req, reply) => {
+    const ladder = ladderOf(req);
+    const s = await ladderSections(ladder, wholeBoard(req));
+    if (!s) return reply.code(404).send({ error: "unknown ladder", code: "unknown_ladder" });
+    reply.header("cache-control", "no-store");
+    const { signature, ...sections } = s;
+    return {
+      signature,
+      sections: Object.fromEntries(Object.entries(sections).map(([k, v]) => [k, v.value])),
+    };
+  });
+}

@@ -15,8 +15,8 @@ declare module "../kernel/feature.ts" {
 
 export const clusterFeature = defineFeature({
   name: "cluster",
-  needs: ["ladders", "reads", "live", "hub", "humanPlay", "lobby", "meters"],
-  build: async (kernel, { ladders, reads, live, hub, humanPlay, lobby, meters }) => {
+  needs: ["store", "results", "ladders", "reads", "live", "hub", "humanPlay", "lobby", "meters"],
+  build: async (kernel, { store, results, ladders, reads, live, hub, humanPlay, lobby, meters }) => {
     const url = kernel.config.cluster;
     if (!url) return null;
     const { joinCluster } = await import("./node.ts");
@@ -30,7 +30,13 @@ export const clusterFeature = defineFeature({
         queued: ladders.all().reduce((n, l) => n + lobby.waiting(l.id).filter((p) => !p.house).length, 0),
         pool: { threads: live.pool.threads, queued: live.pool.queued },
       }),
+      // Every node's copies of the ladder state follow the other nodes' results (the bus's PeerResult).
+      onPeerResult: (r) => kernel.bus.emit("PeerResult", r),
+      // A bot registered, renamed or banned through any node: every node's bot directory reloads.
+      writes: { bots: store.botWrites },
     });
+    // Each result this node commits is published once it is in the database (at once, or from the journal).
+    results.onCommitted((match) => node.publishResult(match));
     ladders.leaseWith(node);
     reads.showCluster(() => node.view());
     return node;

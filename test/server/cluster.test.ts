@@ -220,6 +220,66 @@ describe("three nodes on one PostgreSQL and NATS", () => {
     }
   }, 60_000);
 
+  it("a match played on one node counts on every node: the same ratings, records and leaderboard", async () => {
+    // Pairing is still each node's own (part 2 is not built): the two bots play on the lease holder.
+    const holder = await until(async () => {
+      const views = await Promise.all(nodes.map((n) => clusterOf(n.url)));
+      const i = views.findIndex((v) => v.leases.find((l) => l.name === LEASE)?.held);
+      return i >= 0 ? nodes[i]! : null;
+    }, "a holder of the public ladder's lease");
+    const names = ["shared-a", "shared-b"];
+    const bots: BotClient[] = [];
+    const botView = async (url: string, name: string) => {
+      const res = await fetch(`${url}/api/bots/${name}`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { versions: unknown[] }).versions;
+    };
+    try {
+      for (const name of names) {
+        const res = await fetch(`${holder.url}/api/bots`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name, owner: `${name}-owner` }),
+        });
+        const { token } = (await res.json()) as { token: string };
+        const bot = new BotClient(holder.wsUrl, token);
+        bots.push(bot);
+        await bot.open();
+      }
+      const hellos = await Promise.all(bots.map((b) => b.queueForMatch()));
+      for (const h of hellos) expect(h.type).toBe("hello");
+      // Once the match is under way the second bot leaves: it forfeits after the reconnect grace, a rated result.
+      const end = bots[0]!.playUntilEnd();
+      for (const b of bots) b.send({ type: "ready" });
+      await bots[1]!.next("observation");
+      bots[1]!.close();
+      expect(await end).toMatchObject({ type: "end", result: "win" });
+
+      const onHolder = await Promise.all(names.map((name) => botView(holder.url, name)));
+      for (const v of onHolder) expect(v).toEqual([expect.objectContaining({ rated_games: 1 })]);
+      // Every other node took the result in from the stream: the same ratings, deviations, records and health.
+      for (const n of nodes)
+        await until(async () => {
+          const here = await Promise.all(names.map((name) => botView(n.url, name)));
+          return JSON.stringify(here) === JSON.stringify(onHolder) ? here : null;
+        }, `the result on ${n.url}`);
+      const board = async (url: string) => {
+        const res = await fetch(`${url}/api/leaderboard`);
+        const rows = (await res.json()) as { online?: boolean }[];
+        return rows.map(({ online: _, ...r }) => r);
+      };
+      const boards = await Promise.all(nodes.map((n) => board(n.url)));
+      for (const b of boards) expect(b).toEqual(boards[0]);
+      // The lobby's ratings come from the same books: on every node the winner's version is rated alike.
+      for (const n of nodes) {
+        const [w] = await botView(n.url, names[0]!);
+        expect(w).toEqual(onHolder[0]![0]);
+      }
+    } finally {
+      for (const b of bots) b.close();
+    }
+  }, 90_000);
+
   it("one node holds a ladder's lease, and kill -9 of it moves the lease within 2 s", async () => {
     // Exactly one holder, and every node names it.
     const holder = await until(async () => {

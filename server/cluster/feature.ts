@@ -1,6 +1,8 @@
 // Cluster mode as a feature (issue 36, --cluster nats://host:port with PostgreSQL): this node joins the others
 // through NATS with JetStream, beats with its figures, shows the cluster in GET /api/status and /metrics, and
-// takes each ladder's matchmaker lease so one node at a time pairs a ladder. Without --cluster the service is
+// takes each ladder's matchmaker lease so one node at a time pairs a ladder; it publishes each result this node
+// commits on the results stream and hands the other nodes' results to the bus (PeerResult), and tells the other
+// nodes of its writes to bots (their bot directories reload). Without --cluster the service is
 // null and nothing here runs: the NATS client is loaded by a dynamic import in cluster mode only, so a single
 // server (embedded PGlite, no NATS) starts and behaves exactly as before.
 import { defineFeature } from "../kernel/feature.ts";

@@ -34,6 +34,7 @@ const DUPLICATE_WINDOW_MS = 10 * 60_000;
 /** Match ids a follower remembers, to skip a result delivered twice (e.g. published again after the window). */
 const SEEN_MAX = 10_000;
 const RETRY_MIN_MS = 250;
+const PULL_EXPIRES_MS = 2_000;
 const RETRY_MAX_MS = 10_000;
 
 const subjectOf = (ladderId: string) => `${RESULTS_SUBJECT}.${ladderId.replace(/[^A-Za-z0-9_-]/g, "_")}`;
@@ -114,7 +115,9 @@ export async function openResultsStream(o: ResultsStreamOptions): Promise<Result
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: last + 1,
   });
-  const messages: ConsumerMessages = await consumer.consume();
+  // Short pulls (and so heartbeats every second): after NATS itself restarts, the consumer notices the missed
+  // heartbeats and re-creates itself within seconds rather than the client's default of a minute.
+  const messages: ConsumerMessages = await consumer.consume({ expires: PULL_EXPIRES_MS });
   const following = (async () => {
     for await (const msg of messages) {
       const r = decodeResult(msg.data);

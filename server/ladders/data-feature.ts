@@ -18,6 +18,6 @@ export const dataFeature = defineFeature({
   // results and, in a cluster, every other node's.
   listeners: (svc) => ({
     MatchFinished: (e) => svc.reads.noteResult(e.match),
-    PeerResult: (e) => svc.reads.noteResult(e.match),
+    PeerResult: (e) => svc.reads.notePeerResult(e.match),
   }),
 });

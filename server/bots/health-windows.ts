@@ -73,6 +73,22 @@ export class HealthWindows {
     }
   }
 
+  /**
+   * A result another node committed (cluster mode): it is in the database already, and a window read since may
+   * hold it, so the windows of its versions are dropped and read again when asked for, rather than pushed onto.
+   */
+  forget(m: MatchRecord): void {
+    for (const b of m.bots) {
+      const key = keyOf(b.bot_id, b.version);
+      const pending = this.loading.get(key);
+      if (pending) pending.generation = -1;
+      const w = this.windows.get(key);
+      if (!w) continue;
+      this.windows.delete(key);
+      this.rows -= w.rows.length;
+    }
+  }
+
   private async load(key: string, botId: string, version: string): Promise<Window> {
     let pending = this.loading.get(key);
     if (!pending) {

@@ -4,6 +4,7 @@
 // of another release still reads what it is sent; nothing here is ever JSON.
 import { Packr } from "msgpackr";
 import { z } from "zod";
+import type { MatchRecord } from "../store/types.ts";
 
 /** What one node announces every heartbeat (the KV bucket of nodes, one key per node). */
 export interface NodeBeat {
@@ -31,6 +32,12 @@ export interface LeaseValue {
   since: string;
 }
 
+/** A committed result as the results stream carries it: the match record and the node that committed it. */
+export interface SharedResult {
+  node: string;
+  match: MatchRecord;
+}
+
 const count = z.number().int().min(0);
 const Beat = z.object({
   node: z.string(),
@@ -44,6 +51,28 @@ const Beat = z.object({
   leases: z.array(z.string()),
 });
 const Lease = z.object({ node: z.string(), name: z.string(), since: z.string() });
+
+// The fields of a match record that every node's books, leaderboards and health windows read are checked; the
+// rest (stats, pairing) passes through as the committing node wrote it.
+const Seat = z
+  .object({ fighter: z.number().int(), bot_id: z.string(), version: z.string(), house: z.boolean() })
+  .passthrough();
+const Shared = z.object({
+  node: z.string(),
+  match: z
+    .object({
+      id: z.string(),
+      ladder_id: z.string(),
+      mode: z.string(),
+      map: z.string(),
+      ended: z.string(),
+      winner_bot_id: z.string().nullable(),
+      voided: z.boolean(),
+      bots: z.array(Seat).length(2),
+      stats: z.unknown(),
+    })
+    .passthrough(),
+});
 
 const packr = new Packr({ useRecords: true, mapsAsObjects: true });
 
@@ -61,3 +90,16 @@ export const encodeBeat = (b: NodeBeat): Uint8Array => packr.pack(b);
 export const decodeBeat = (bytes: Uint8Array): NodeBeat | null => decode(Beat, bytes);
 export const encodeLease = (v: LeaseValue): Uint8Array => packr.pack(v);
 export const decodeLease = (bytes: Uint8Array): LeaseValue | null => decode(Lease, bytes);
+export const encodeResult = (r: SharedResult): Uint8Array => packr.pack(r);
+/** The match record's other fields are the committing node's own MatchRecord, passed through unchanged. */
+export const decodeResult = (bytes: Uint8Array): SharedResult | null =>
+  decode(Shared, bytes) as SharedResult | null;
+
+/** A committed write to tables every node caches (`table`: "bots" for bots and their versions). */
+export interface TableWrite {
+  node: string;
+  table: string;
+}
+const Write = z.object({ node: z.string(), table: z.string() });
+export const encodeWrite = (w: TableWrite): Uint8Array => packr.pack(w);
+export const decodeWrite = (bytes: Uint8Array): TableWrite | null => decode(Write, bytes);

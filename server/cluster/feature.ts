@@ -1,6 +1,8 @@
 // Cluster mode as a feature (issue 36, --cluster nats://host:port with PostgreSQL): this node joins the others
 // through NATS with JetStream, beats with its figures, shows the cluster in GET /api/status and /metrics, and
-// takes each ladder's matchmaker lease so one node at a time pairs a ladder. Without --cluster the service is
+// takes each ladder's matchmaker lease so one node at a time pairs a ladder; it publishes each result this node
+// commits on the results stream and hands the other nodes' results to the bus (PeerResult), and tells the other
+// nodes of its writes to bots (their bot directories reload). Without --cluster the service is
 // null and nothing here runs: the NATS client is loaded by a dynamic import in cluster mode only, so a single
 // server (embedded PGlite, no NATS) starts and behaves exactly as before.
 import { defineFeature } from "../kernel/feature.ts";
@@ -15,8 +17,8 @@ declare module "../kernel/feature.ts" {
 
 export const clusterFeature = defineFeature({
   name: "cluster",
-  needs: ["ladders", "reads", "live", "hub", "humanPlay", "lobby", "meters"],
-  build: async (kernel, { ladders, reads, live, hub, humanPlay, lobby, meters }) => {
+  needs: ["store", "results", "ladders", "reads", "live", "hub", "humanPlay", "lobby", "meters"],
+  build: async (kernel, { store, results, ladders, reads, live, hub, humanPlay, lobby, meters }) => {
     const url = kernel.config.cluster;
     if (!url) return null;
     const { joinCluster } = await import("./node.ts");
@@ -30,7 +32,13 @@ export const clusterFeature = defineFeature({
         queued: ladders.all().reduce((n, l) => n + lobby.waiting(l.id).filter((p) => !p.house).length, 0),
         pool: { threads: live.pool.threads, queued: live.pool.queued },
       }),
+      // Every node's copies of the ladder state follow the other nodes' results (the bus's PeerResult).
+      onPeerResult: (r) => kernel.bus.emit("PeerResult", r),
+      // A bot registered, renamed or banned through any node: every node's bot directory reloads.
+      writes: { bots: store.botWrites },
     });
+    // Each result this node commits is published once it is in the database (at once, or from the journal).
+    results.onCommitted((match) => node.publishResult(match));
     ladders.leaseWith(node);
     reads.showCluster(() => node.view());
     return node;

@@ -16,10 +16,14 @@ import { Gauge } from "prom-client";
 import type { z } from "zod";
 import { VERSIONS } from "../../engine/versions.ts";
 import type { ClusterStatus } from "../api/responses.ts";
+import type { WriteCounter } from "../db/track-writes.ts";
 import type { Lease, LeaseGrant } from "../kernel/lease.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { decodeBeat, encodeBeat, type NodeBeat } from "./codec.ts";
+import type { MatchRecord } from "../store/types.ts";
+import { decodeBeat, encodeBeat, type NodeBeat, type SharedResult } from "./codec.ts";
 import { KvLease, LEASE_TIMING, type LeaseBucket } from "./kv-lease.ts";
+import { openResultsStream } from "./results-stream.ts";
+import { shareWrites } from "./shared-writes.ts";
 
 export const NODES_BUCKET = "arena_nodes";
 export const LEASES_BUCKET = "arena_leases";
@@ -38,6 +42,8 @@ export interface ClusterNode extends LeaseGrant {
   readonly id: string;
   /** The cluster as this node sees it: what GET /api/status shows under `cluster`. */
   view(): ClusterView;
+  /** A result this node committed to the database: published on the results stream for the other nodes. */
+  publishResult(match: MatchRecord): void;
   /** Gives up every lease (the node drains): another node takes them at its next attempt. */
   releaseLeases(): Promise<void>;
   /** Leaves the cluster: stops beating, gives up its leases, removes its entry, closes the connection. */
@@ -49,6 +55,10 @@ export interface JoinOptions {
   log: Logger;
   figures(): Figures;
   meters: Metrics | null;
+  /** A result another node committed, in the results stream's order. */
+  onPeerResult(r: SharedResult): void | Promise<void>;
+  /** Cached tables whose writes every node is told of, by table name (server/cluster/shared-writes.ts). */
+  writes: Record<string, WriteCounter>;
 }
 
 /** A node id: the host name (as a key-value key may hold it) and a random suffix, new at each start. */
@@ -88,6 +98,13 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
       `NATS at ${o.url} has no JetStream (start nats-server with -js): ${(err as Error).message}`,
     );
   }
+  const results = await openResultsStream({ nc, node: id, log, onPeerResult: o.onPeerResult }).catch(
+    async (err: Error) => {
+      await nc.close();
+      throw new Error(`cannot open the results stream on NATS at ${o.url}: ${err.message}`);
+    },
+  );
+  const writes = shareWrites(nc, id, log, o.writes);
   const startedAt = new Date().toISOString();
   const leases = new Map<string, KvLease>();
   let nodes: NodeBeat[] = [];
@@ -161,6 +178,7 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
         held: l.held(),
       })),
     }),
+    publishResult: (match) => results.publish(match),
     async releaseLeases() {
       await Promise.all([...leases.values()].map((l) => l.release()));
     },
@@ -170,6 +188,8 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
       clearInterval(beatTimer);
       clearInterval(leaseTimer);
       await node.releaseLeases();
+      await results.stop();
+      writes.stop();
       await nodesKv.delete(id).catch(() => {});
       await nc.drain().catch(() => nc.close());
     },

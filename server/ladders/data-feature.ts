@@ -14,6 +14,10 @@ export const dataFeature = defineFeature({
   needs: ["accounts", "insight", "reads"],
   build: (_kernel, deps) => deps,
   operations: DATA_OPERATIONS,
-  // Bot health is kept up to date as results are committed (issue 38), not recomputed per read.
-  listeners: (svc) => ({ MatchFinished: (e) => svc.reads.noteResult(e.match) }),
+  // Bot health is kept up to date as results are committed (issue 38), not recomputed per read: this node's
+  // results and, in a cluster, every other node's.
+  listeners: (svc) => ({
+    MatchFinished: (e) => svc.reads.noteResult(e.match),
+    PeerResult: (e) => svc.reads.notePeerResult(e.match),
+  }),
 });

@@ -73,6 +73,9 @@ export const laddersFeature = defineFeature({
     },
     // Leaderboards follow committed results.
     MatchFinished: (e) => ladders.get(e.match.ladder_id)?.leaderboard.recordMatch(e.match),
+    // ... and so do the results other nodes of a cluster committed (their books as well: the runner of this node
+    // recorded only its own games).
+    PeerResult: (e) => ladders.get(e.match.ladder_id)?.follow(e.match),
   }),
   jobs: (ladders, { bus }) => [ladders.phaseJob(bus)],
   start: (ladders) => ladders.startPassing(PASS_EVERY_MS),

@@ -117,6 +117,17 @@ export class LadderRuntime {
     await this.quotas.refresh(Date.now(), true);
   }
 
+  /**
+   * A result another node committed (cluster mode, PeerResult): the book and the leaderboard take it in as the
+   * committing node's did (its runner recorded the game in its book, its MatchFinished reached its leaderboard),
+   * so every node's ratings and records count the same results.
+   */
+  follow(m: MatchRecord): void {
+    if (m.ladder_id !== this.id) return;
+    if (m.mode === "ranked" && !m.voided) this.ratings.record(ratedGame(ratedRow(m)));
+    this.leaderboard.recordMatch(m);
+  }
+
   /** The Ladder resource of SPEC 2. */
   view(base: string, now = Date.now()): z.infer<typeof Ladder> {
     const d = this.def;

@@ -67,6 +67,11 @@ export class LadderReads {
     this.health.record(m);
   }
 
+  /** A result another node of the cluster committed (PeerResult): the health windows read it from the database. */
+  notePeerResult(m: MatchRecord): void {
+    this.health.forget(m);
+  }
+
   private get base(): string {
     return this.d.publicUrl;
   }

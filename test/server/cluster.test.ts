@@ -207,7 +207,12 @@ describe("three nodes on one PostgreSQL and NATS", () => {
       const others = (await clusterOf(nodes[2]!.url)).nodes.filter((x) => x.node !== ids[1]);
       for (const o of others) expect(o.sockets.bot).toBe(0);
 
-      // /metrics of the first node: the three nodes and the second node's socket.
+      // /metrics of the first node: the three nodes and the second node's socket (once its own view, read at its
+      // own heartbeat, has it).
+      await until(async () => {
+        const seen = (await clusterOf(nodes[0]!.url)).nodes.find((x) => x.node === ids[1]);
+        return seen?.sockets.bot === 1 ? seen : null;
+      }, "the second node's bot socket in the first node's view");
       const m = await fetch(`${nodes[0]!.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(m.status).toBe(200);
       const text = await m.text();
@@ -219,6 +224,91 @@ describe("three nodes on one PostgreSQL and NATS", () => {
       bot.close();
     }
   }, 60_000);
+
+  const botView = async (url: string, name: string) => {
+    const res = await fetch(`${url}/api/bots/${name}`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { versions: unknown[] }).versions;
+  };
+
+  /**
+   * Two new bots play one rated match on the node holding the ladder's lease (pairing is still each node's own:
+   * part 2 is not built): the second leaves once the match is under way and forfeits after the reconnect grace.
+   * `meanwhile` runs once the match has begun and before it ends. Resolves with the holder and its bots' pages.
+   */
+  async function playOne(names: string[], meanwhile: () => Promise<void> = async () => {}) {
+    const holder = await until(async () => {
+      const views = await Promise.all(nodes.map((n) => clusterOf(n.url)));
+      const i = views.findIndex((v) => v.leases.find((l) => l.name === LEASE)?.held);
+      return i >= 0 ? nodes[i]! : null;
+    }, "a holder of the public ladder's lease");
+    const bots: BotClient[] = [];
+    try {
+      for (const name of names) {
+        const res = await fetch(`${holder.url}/api/bots`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name, owner: `${name}-owner` }),
+        });
+        const { token } = (await res.json()) as { token: string };
+        const bot = new BotClient(holder.wsUrl, token);
+        bots.push(bot);
+        await bot.open();
+      }
+      const hellos = await Promise.all(bots.map((b) => b.queueForMatch()));
+      for (const h of hellos) expect(h.type).toBe("hello");
+      const end = bots[0]!.playUntilEnd();
+      for (const b of bots) b.send({ type: "ready" });
+      await bots[1]!.next("observation");
+      await meanwhile();
+      bots[1]!.close();
+      expect(await end).toMatchObject({ type: "end", result: "win" });
+    } finally {
+      for (const b of bots) b.close();
+    }
+    const onHolder = await Promise.all(names.map((name) => botView(holder.url, name)));
+    for (const v of onHolder) expect(v).toEqual([expect.objectContaining({ rated_games: 1 })]);
+    return { holder, onHolder };
+  }
+
+  /** Every node shows the bots' pages as `expected` (the same ratings, deviations, records and health). */
+  async function sameEverywhere(names: string[], expected: unknown[][]): Promise<void> {
+    for (const n of nodes)
+      await until(async () => {
+        const here = await Promise.all(names.map((name) => botView(n.url, name)));
+        return JSON.stringify(here) === JSON.stringify(expected) ? here : null;
+      }, `the result on ${n.url}`);
+  }
+
+  it("a match played on one node counts on every node: the same ratings, records and leaderboard", async () => {
+    const names = ["shared-a", "shared-b"];
+    const { onHolder } = await playOne(names);
+    // Every other node took the result in from the stream.
+    await sameEverywhere(names, onHolder);
+    const board = async (url: string) => {
+      const res = await fetch(`${url}/api/leaderboard`);
+      const rows = (await res.json()) as { online?: boolean }[];
+      return rows.map(({ online: _, ...r }) => r);
+    };
+    const boards = await Promise.all(nodes.map((n) => board(n.url)));
+    for (const b of boards) expect(b).toEqual(boards[0]);
+  }, 90_000);
+
+  it("a result committed while NATS is down reaches every node, once, after NATS restarts", async () => {
+    const names = ["outage-a", "outage-b"];
+    // NATS dies mid-match: the match ends and commits to PostgreSQL meanwhile, its publication waits.
+    const { holder, onHolder } = await playOne(names, () => nats!.kill());
+    const others = nodes.filter((n) => n !== holder);
+    for (const n of others)
+      expect(await Promise.all(names.map((name) => botView(n.url, name).catch(() => null)))).not.toEqual(
+        onHolder,
+      );
+    await nats!.restart();
+    await sameEverywhere(names, onHolder);
+    // Once: still one rated game each, on every node, a while later.
+    await sleep(1500);
+    await sameEverywhere(names, onHolder);
+  }, 90_000);
 
   it("one node holds a ladder's lease, and kill -9 of it moves the lease within 2 s", async () => {
     // Exactly one holder, and every node names it.

@@ -6,12 +6,17 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   decodeBeat,
   decodeLease,
+  decodeResult,
+  decodeWrite,
   encodeBeat,
   encodeLease,
+  encodeResult,
+  encodeWrite,
   type NodeBeat,
 } from "../../server/cluster/codec.ts";
 import { KvLease, type LeaseBucket } from "../../server/cluster/kv-lease.ts";
 import { ALWAYS_HELD } from "../../server/kernel/lease.ts";
+import type { MatchRecord } from "../../server/store/types.ts";
 import { World } from "../helpers/matchmaker-world.ts";
 
 const TIMING = { ttlMs: 1000, renewMs: 250, attemptMs: 150, marginMs: 250 };
@@ -189,5 +194,47 @@ describe("messages between nodes", () => {
     expect(decodeBeat(new TextEncoder().encode("not msgpack at all"))).toBeNull();
     expect(decodeBeat(encodeLease({ node: "n", name: "x", since: "" }))).toBeNull();
     expect(decodeBeat(encodeBeat({ ...beat, matches: -1 }))).toBeNull();
+  });
+
+  it("carry a committed result whole, and refuse one without its two seats", () => {
+    const seat = (i: number) => ({
+      fighter: i,
+      bot_id: `b${i}`,
+      name: `bot-${i}`,
+      display_name: null,
+      version: "v1",
+      house: i === 1,
+      avatar: null,
+      rating_before: 1500,
+      rating_after: i === 0 ? 1530 : 1470,
+    });
+    const match = {
+      id: "m1",
+      ladder_id: "public",
+      mode: "ranked",
+      seed: 7,
+      map: "arena",
+      started: "2026-11-28T03:00:00.000Z",
+      ended: "2026-11-28T03:00:30.000Z",
+      duration_ms: 30_000,
+      final_tick: 300,
+      reason: "elimination",
+      winner_bot_id: "b0",
+      voided: false,
+      note: null,
+      bots: [seat(0), seat(1)],
+      stats: { stats_version: 3, fighters: [{ damage: 10 }, { damage: 2 }] },
+      replay_file: "replays/m1.bin",
+      pairing: null,
+    } as unknown as MatchRecord;
+    const bytes = encodeResult({ node: "n1", match });
+    expect(bytes.length).toBeLessThan(Buffer.byteLength(JSON.stringify({ node: "n1", match })));
+    expect(decodeResult(bytes)).toEqual({ node: "n1", match });
+    expect(
+      decodeResult(encodeResult({ node: "n1", match: { ...match, bots: [seat(0)] } as never })),
+    ).toBeNull();
+    expect(decodeResult(encodeBeat(beat))).toBeNull();
+    expect(decodeWrite(encodeWrite({ node: "n1", table: "bots" }))).toEqual({ node: "n1", table: "bots" });
+    expect(decodeWrite(encodeLease({ node: "n", name: "x", since: "" }))).toBeNull();
   });
 });

@@ -105,4 +105,17 @@ describe("HealthWindows", () => {
     st.gate = null;
     expect((await w.of(A.id, "v1"))?.matches).toBe(2);
   });
+
+  it("reads again after another node's result, which the window may already hold (cluster mode)", async () => {
+    const stored = [result("m1", 2)];
+    const st = store(stored);
+    const w = new HealthWindows(st);
+    // The other node committed m2 before this window was read: the window has it already.
+    stored.push(result("m2", 4));
+    expect((await w.of(A.id, "v1"))?.matches).toBe(2);
+    w.forget(stored[1]!);
+    const reads = st.reads;
+    expect((await w.of(A.id, "v1"))?.matches).toBe(2);
+    expect(st.reads).toBe(reads + 1);
+  });
 });

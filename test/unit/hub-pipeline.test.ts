@@ -88,7 +88,7 @@ class FakeStore {
   ensured: string[] = [];
   /** Version lookups made, the store's count of committed writes to bots and versions, and reachability. */
   lookups = 0;
-  readonly botWrites = { generation: 0 };
+  readonly botWrites = { generation: 0, onWrite() {}, bump() {} };
   readonly reachability = { reachable: true };
   asStore(): Store {
     return {

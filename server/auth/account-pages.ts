@@ -152,6 +152,15 @@ function accountBody(): Html {
 </form>
 <p class="actions small"><button type="button" class="link" id="show-recover">Forgot your password?</button>
 <button type="button" class="link" id="resend-confirmation">Send the confirmation email again</button></p>
+<div id="recover" role="group" aria-labelledby="h-recover" hidden>
+<h3 id="h-recover">Reset your password</h3>
+<p class="muted small">We email you a link. Open it in this browser to choose a new password.</p>
+<form id="recover-form" novalidate>
+<label for="recover-email">Email</label>
+<input id="recover-email" name="email" type="email" autocomplete="email" required>
+<p class="actions"><button class="button primary" type="submit">Email me a link</button></p>
+</form>
+</div>
 </section>
 <section class="card" aria-labelledby="h-signup">
 <h2 id="h-signup">Create an account</h2>
@@ -162,15 +171,6 @@ function accountBody(): Html {
 <label for="signup-password">Password <span class="muted small">(at least 8 characters)</span></label>
 <input id="signup-password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="200" required>
 <p class="actions"><button class="button primary" type="submit">Create account</button></p>
-</form>
-</section>
-<section class="card" id="recover" aria-labelledby="h-recover" hidden>
-<h2 id="h-recover">Reset your password</h2>
-<p class="muted small">We email you a link. Open it in this browser to choose a new password.</p>
-<form id="recover-form" novalidate>
-<label for="recover-email">Email</label>
-<input id="recover-email" name="email" type="email" autocomplete="email" required>
-<p class="actions"><button class="button primary" type="submit">Email me a link</button></p>
 </form>
 </section>
 </div>

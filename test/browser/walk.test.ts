@@ -2,7 +2,8 @@
 // each checked in real Chromium at phone (390 px) and desktop (1280 px) width on the seeded ladder of
 // test/helpers/site-world.ts: the rating chart's labels stay readable on a phone, the viewer's copy buttons
 // look like the other buttons, the viewer says one tick number everywhere a person reads or hears it, the
-// admin overview names an admin without a handle by email, and /ladder's phase hint does not repeat the badge.
+// admin overview names an admin without a handle by email, /ladder's phase hint does not repeat the badge, the
+// viewer's Speed menu looks like its buttons, and the sign-in page's answers and password reset show on a phone.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextFor, watch } from "../helpers/account-pages.ts";
@@ -73,6 +74,57 @@ describe("a first walk through the site, at phone and desktop width", () => {
         });
         expect(look, name).toEqual({ radius: "8px", minHeight: "44px" });
       }
+      await page.close();
+    });
+
+    it(`${w} px: the viewer's Speed menu is styled like the playback buttons beside it`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      await page.goto(`${srv.url}/view/${world.matchId}`);
+      const look = (selector: string) =>
+        page.locator(selector).evaluate((e) => {
+          const s = getComputedStyle(e);
+          return {
+            radius: s.borderTopLeftRadius,
+            border: s.borderTopColor,
+            background: s.backgroundColor,
+            color: s.color,
+            minHeight: s.minHeight,
+          };
+        });
+      // It was the browser's bare menu: square, grey, unlike every control around it.
+      expect(await look("#speed")).toEqual(await look("#btn-step"));
+      await page.close();
+    });
+
+    it(`${w} px: the sign-in page answers a sign-up where it is seen, and resets a password in the sign-in card`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      await page.goto(`${srv.url}/account`);
+      await page.locator("#signup-email").fill(`walker${w}@example.com`);
+      await page.locator("#signup-password").fill("short");
+      await page.getByRole("button", { name: "Create account" }).click();
+      const status = page.locator("#account-status");
+      await status.filter({ hasText: "Use a password of at least 8 characters." }).waitFor();
+      // On a phone the sign-up form is a screen below the status line: the answer is scrolled into view.
+      const seen = () =>
+        status.evaluate((s) => {
+          const r = s.getBoundingClientRect();
+          return r.top >= 0 && r.bottom <= innerHeight;
+        });
+      expect(await seen()).toBe(true);
+      await page.locator("#signup-password").fill("a long enough password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await status.filter({ hasText: "Almost done" }).waitFor();
+      expect(await seen()).toBe(true);
+      // "Forgot your password?" opens its form inside the sign-in card, above "Create an account" (it came
+      // after that card, out of sight on a phone).
+      await page.getByRole("button", { name: "Forgot your password?" }).click();
+      const recover = page.locator("#recover");
+      await recover.waitFor();
+      expect(await recover.evaluate((r) => r.closest("section")?.getAttribute("aria-labelledby"))).toBe(
+        "h-signin",
+      );
+      const top = async (sel: string) => (await page.locator(sel).boundingBox())?.y ?? Number.NaN;
+      if (w === 390) expect(await top("#recover-email")).toBeLessThan(await top("#h-signup"));
       await page.close();
     });
 

@@ -606,9 +606,27 @@ async function load() {
   }
 }
 
+/**
+ * A page opened at another address than the server's own (127.0.0.1 for localhost, say): its sign-in calls are
+ * refused by the page's security policy and its emailed links go to the server's address, so nothing here would
+ * work. Say so, with a link to this page at the right address.
+ */
+async function checkAddress() {
+  const site = (await identity().catch(() => null))?.site_url;
+  if (!site || site === location.origin) return;
+  const here = `${site}${location.pathname}`;
+  $("other-address").replaceChildren(
+    `This server's address is ${site}, not ${location.origin}: signing up, signing in and the emailed links work only there. Open `,
+    el("a", { href: here }, here),
+    ".",
+  );
+  $("other-address").hidden = false;
+}
+
 /** The page's entry: finish an emailed link first (PKCE code in the query, or a session or error in the fragment). */
 async function start() {
   bindSecretPanel(say);
+  await checkAddress();
   const url = new URL(location.href);
   const fragment = new URLSearchParams(location.hash.slice(1));
   const code = url.searchParams.get("code");

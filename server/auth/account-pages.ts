@@ -49,8 +49,9 @@ export function accountPageRoutes(app: FastifyInstance, ctx: AccountPageServices
         ladder: null,
         noindex: true,
         scripts: [assets.url(o.script)],
-        // mail_outbox: no SMTP, so the sign-up page says where its link went instead of "we sent".
-        body: html`<script type="application/json" id="arena-identity">${jsonScript(info && { ...info, mail_outbox: ctx.identity?.mailer.mode === "outbox" })}</script>
+        // mail_outbox: no SMTP, so the sign-up page says where its link went instead of "we sent". site_url: the
+        // address the sign-in calls and emailed links use, so a page opened at another one says where to go.
+        body: html`<script type="application/json" id="arena-identity">${jsonScript(info && { ...info, mail_outbox: ctx.identity?.mailer.mode === "outbox", site_url: new URL(ctx.config.publicUrl).origin })}</script>
 <noscript><p class="notice">This page needs JavaScript: it talks to the account routes with your session.</p></noscript>
 ${o.body}`,
       }),
@@ -138,6 +139,7 @@ matches until you stop it with Ctrl-C. Other ways to get the starters: <a href="
 function accountBody(): Html {
   return html`<h1>Account</h1>
 <p class="status" id="account-status" role="status" aria-live="polite"></p>
+<p class="notice" id="other-address" hidden></p>
 <p class="loading" id="account-loading">Loading…</p>
 
 <div id="signed-out" class="auth-grid" hidden>

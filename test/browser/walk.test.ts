@@ -3,7 +3,8 @@
 // test/helpers/site-world.ts: the rating chart's labels stay readable on a phone, the viewer's copy buttons
 // look like the other buttons, the viewer says one tick number everywhere a person reads or hears it, the
 // admin overview names an admin without a handle by email, /ladder's phase hint does not repeat the badge, the
-// viewer's Speed menu looks like its buttons, and the sign-in page's answers and password reset show on a phone.
+// viewer's Speed menu looks like its buttons, the sign-in page's answers and password reset show on a phone, and
+// the account page opened at another address than the server's says where signing in works.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextFor, watch } from "../helpers/account-pages.ts";
@@ -126,6 +127,27 @@ describe("a first walk through the site, at phone and desktop width", () => {
       const top = async (sel: string) => (await page.locator(sel).boundingBox())?.y ?? Number.NaN;
       if (w === 390) expect(await top("#recover-email")).toBeLessThan(await top("#h-signup"));
       await page.close();
+    });
+
+    it(`${w} px: the account page opened at another address than the server's says where sign-in works`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      // The server's own address is 127.0.0.1; a newcomer types localhost. Sign-up was refused by the page's
+      // security policy there, without a word on the page.
+      const other = srv.url.replace("127.0.0.1", "localhost");
+      await page.goto(`${other}/account`);
+      const notice = page.locator("#other-address");
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        `This server's address is ${srv.url}, not ${other}: signing up, signing in and the emailed links work only there. Open ${srv.url}/account.`,
+      );
+      expect(await notice.getByRole("link").getAttribute("href")).toBe(`${srv.url}/account`);
+      await page.close();
+      // At its own address the page says nothing of the kind.
+      const own = watch(await browser.newPage({ viewport }));
+      await own.goto(`${srv.url}/account`);
+      await own.locator("#signed-out").waitFor();
+      expect(await own.locator("#other-address").isHidden()).toBe(true);
+      await own.close();
     });
 
     it(`${w} px: the viewer says the counter's tick number in the scrubber's value and the board's words`, async () => {

@@ -73,7 +73,8 @@ function onSubmit(form, action) {
     try {
       await action(new FormData(form), form);
     } catch (err) {
-      (form.closest("#signed-out") ? sayShown : say)(explain(err), "error");
+      if (form.closest("#signed-out")) sayShown(await signedOutError(err), "error");
+      else say(explain(err), "error");
       if (isBanned(err)) showBanned();
       if (err instanceof ApiError && (err.code === "invalid_session" || err.code === "signed_out")) {
         await signOut();
@@ -132,7 +133,7 @@ $("resend-confirmation").addEventListener("click", async (event) => {
     await auth(`/resend?redirect_to=${encodeURIComponent(backTo)}`, { body: { type: "signup", email } });
     sayShown(`If ${email} is waiting for confirmation, a new link is on its way.`, "success");
   } catch (err) {
-    sayShown(explain(err), "error");
+    sayShown(await signedOutError(err), "error");
   } finally {
     setBusy(button, false);
   }
@@ -608,12 +609,12 @@ async function load() {
 
 /**
  * A page opened at another address than the server's own (127.0.0.1 for localhost, say): its sign-in calls are
- * refused by the page's security policy and its emailed links go to the server's address, so nothing here would
- * work. Say so, with a link to this page at the right address.
+ * refused by the page's security policy and its emailed links go to the server's address, so nothing here
+ * works. Says so, with a link to this page at the right address; true when it did.
  */
 async function checkAddress() {
   const site = (await identity().catch(() => null))?.site_url;
-  if (!site || site === location.origin) return;
+  if (!site || site === location.origin) return false;
   const here = `${site}${location.pathname}`;
   $("other-address").replaceChildren(
     `This server's address is ${site}, not ${location.origin}: signing up, signing in and the emailed links work only there. Open `,
@@ -621,12 +622,20 @@ async function checkAddress() {
     ".",
   );
   $("other-address").hidden = false;
+  return true;
+}
+
+/** A signed-out form's failure in words: a call the browser refused before it left (this page at another
+ * address than the server's) says where to go instead of the browser's "Failed to fetch". */
+async function signedOutError(err) {
+  if (!(err instanceof ApiError) && (await checkAddress()))
+    return "Not sent: this page is not at the server's own address (see the note above).";
+  return explain(err);
 }
 
 /** The page's entry: finish an emailed link first (PKCE code in the query, or a session or error in the fragment). */
 async function start() {
   bindSecretPanel(say);
-  await checkAddress();
   const url = new URL(location.href);
   const fragment = new URLSearchParams(location.hash.slice(1));
   const code = url.searchParams.get("code");

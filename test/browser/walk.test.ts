@@ -135,6 +135,13 @@ describe("a first walk through the site, at phone and desktop width", () => {
       // security policy there, without a word on the page.
       const other = srv.url.replace("127.0.0.1", "localhost");
       await page.goto(`${other}/account`);
+      await page.locator("#signup-email").fill(`elsewhere${w}@example.com`);
+      await page.locator("#signup-password").fill("a long enough password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page
+        .locator("#account-status")
+        .filter({ hasText: "Not sent: this page is not at the server's own address (see the note above)." })
+        .waitFor();
       const notice = page.locator("#other-address");
       await notice.waitFor();
       expect(await notice.textContent()).toBe(

@@ -78,7 +78,7 @@ describe("a first walk through the site, at phone and desktop width", () => {
       await page.close();
     });
 
-    it(`${w} px: the viewer's Speed menu is styled like the playback buttons beside it`, async () => {
+    it(`${w} px: the viewer's Speed menu and file picker are styled like the playback buttons`, async () => {
       const page = watch(await browser.newPage({ viewport }));
       await page.goto(`${srv.url}/view/${world.matchId}`);
       const look = (selector: string) =>
@@ -94,6 +94,13 @@ describe("a first walk through the site, at phone and desktop width", () => {
         });
       // It was the browser's bare menu: square, grey, unlike every control around it.
       expect(await look("#speed")).toEqual(await look("#btn-step"));
+      // So was the file picker's "Choose File" button.
+      const picker = await page.locator("#replay-file").evaluate((e) => {
+        const s = getComputedStyle(e, "::file-selector-button");
+        return { radius: s.borderTopLeftRadius, border: s.borderTopColor, background: s.backgroundColor };
+      });
+      const { radius, border, background } = await look("#btn-step");
+      expect(picker).toEqual({ radius, border, background });
       await page.close();
     });
 

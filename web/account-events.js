@@ -2,7 +2,7 @@
 // revoked time and reason, evidence links and a reveal button for an earned flag; the pending opponent request
 // with a form to ask for an official opponent or cancel. Loaded once the account is shown (#signed-in), from
 // the event routes with this browser's session. A revealed flag is shown in the card and kept nowhere else.
-import { el, setBusy, statusLine, time } from "./account-ui.js";
+import { el, ladderInText, setBusy, statusLine, time } from "./account-ui.js";
 import { api, explain } from "./session.js";
 
 const $ = (id) => document.getElementById(id);
@@ -149,7 +149,13 @@ function eventBlock(v) {
       : el(
           "p",
           { class: "small" },
-          `Enroll on the ladder ${e.ladder.name} (its Enroll button under Ladders, above) to earn these achievements: matches before that do not count.`,
+          `To earn these achievements, enroll on ${ladderInText(e.ladder.name)} with `,
+          el(
+            "a",
+            { href: `#ladder-h-${encodeURIComponent(e.ladder.id)}` },
+            "its Enroll button under Ladders",
+          ),
+          ". Matches played before you enroll do not count.",
         ),
     requestBlock(v),
     el(

@@ -33,6 +33,11 @@ export function setBusy(button, busy) {
   else button.removeAttribute("aria-busy");
 }
 
+/** A ladder's name inside a sentence: "the Public ladder" for a name that ends in "ladder", else the name. */
+export function ladderInText(name) {
+  return /\sladder$/i.test(name) ? `the ${name}` : name;
+}
+
 /** A UTC timestamp as a <time> that app.js rewrites as "5 min ago". */
 export function time(iso) {
   if (!iso) return "—";

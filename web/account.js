@@ -4,7 +4,16 @@
 
 import { bindMcpClients, renderMcpClients } from "./account-mcp.js";
 import "./account-events.js";
-import { bindSecretPanel, el, setBusy, showSecret, starterCommands, statusLine, time } from "./account-ui.js";
+import {
+  bindSecretPanel,
+  el,
+  ladderInText,
+  setBusy,
+  showSecret,
+  starterCommands,
+  statusLine,
+  time,
+} from "./account-ui.js";
 import {
   ApiError,
   accessToken,
@@ -22,6 +31,14 @@ import {
 
 const $ = (id) => document.getElementById(id);
 const say = statusLine($("account-status"));
+/**
+ * The signed-out forms' answers: said in the page's status line above the forms and scrolled into view, since on
+ * a phone the sign-up form is a screen below that line and its answer (or error) would be said out of sight.
+ */
+function sayShown(text, kind) {
+  say(text, kind);
+  $("account-status").scrollIntoView({ block: "nearest" });
+}
 const backTo = `${location.origin}/account`;
 let current = null;
 
@@ -56,7 +73,8 @@ function onSubmit(form, action) {
     try {
       await action(new FormData(form), form);
     } catch (err) {
-      say(explain(err), "error");
+      if (form.closest("#signed-out")) sayShown(await signedOutError(err), "error");
+      else say(explain(err), "error");
       if (isBanned(err)) showBanned();
       if (err instanceof ApiError && (err.code === "invalid_session" || err.code === "signed_out")) {
         await signOut();
@@ -83,8 +101,8 @@ onSubmit($("signin-form"), async (data) => {
 onSubmit($("signup-form"), async (data, form) => {
   const email = String(data.get("email")).trim();
   const password = String(data.get("password"));
-  if (!email.includes("@")) return say("Enter your email address.", "error");
-  if (password.length < 8) return say("Use a password of at least 8 characters.", "error");
+  if (!email.includes("@")) return sayShown("Enter your email address.", "error");
+  if (password.length < 8) return sayShown("Use a password of at least 8 characters.", "error");
   const challenge = await startPkce("signup");
   await auth(`/signup?redirect_to=${encodeURIComponent(backTo)}`, {
     body: { email, password, ...challenge },
@@ -93,7 +111,7 @@ onSubmit($("signup-form"), async (data, form) => {
   $("signin-email").value = email;
   // A server without a mail server (SMTP) sends nothing: say where its link is instead.
   const outbox = (await identity().catch(() => null))?.mail_outbox === true;
-  say(
+  sayShown(
     outbox
       ? `Almost done: this server sends no email (no SMTP is configured), so the confirmation link for ${email} is in its outbox folder (the data folder's outbox/) and, on a local server, printed on its console. Open it in this browser to finish signing up.`
       : `Almost done: we sent a confirmation link to ${email}. Open it in this browser to finish signing up.`,
@@ -106,16 +124,16 @@ $("resend-confirmation").addEventListener("click", async (event) => {
   const button = event.currentTarget;
   const email = $("signin-email").value.trim() || $("signup-email").value.trim();
   if (!email) {
-    say("Enter your email in the sign-in form first, then ask again.", "error");
+    sayShown("Enter your email in the sign-in form first, then ask again.", "error");
     $("signin-email").focus();
     return;
   }
   setBusy(button, true);
   try {
     await auth(`/resend?redirect_to=${encodeURIComponent(backTo)}`, { body: { type: "signup", email } });
-    say(`If ${email} is waiting for confirmation, a new link is on its way.`, "success");
+    sayShown(`If ${email} is waiting for confirmation, a new link is on its way.`, "success");
   } catch (err) {
-    say(explain(err), "error");
+    sayShown(await signedOutError(err), "error");
   } finally {
     setBusy(button, false);
   }
@@ -129,10 +147,10 @@ $("show-recover").addEventListener("click", () => {
 
 onSubmit($("recover-form"), async (data) => {
   const email = String(data.get("email")).trim();
-  if (!email.includes("@")) return say("Enter your email address.", "error");
+  if (!email.includes("@")) return sayShown("Enter your email address.", "error");
   const challenge = await startPkce("recovery");
   await auth(`/recover?redirect_to=${encodeURIComponent(backTo)}`, { body: { email, ...challenge } });
-  say(
+  sayShown(
     `If an account uses ${email}, we sent it a link. Open it in this browser to choose a new password.`,
     "success",
   );
@@ -346,8 +364,8 @@ $("ladder-list").addEventListener("submit", async (event) => {
     const now = list.find((l) => l.id === id);
     say(
       now?.membership === "pending"
-        ? `You asked to enroll on ${name}: an admin has to approve it.`
-        : `You are enrolled on ${name}: your bots may queue there.`,
+        ? `You asked to enroll on ${ladderInText(name)}: an admin has to approve it.`
+        : `You are enrolled on ${ladderInText(name)}: your bots may queue there.`,
       "success",
     );
     document.getElementById(`ladder-h-${id}`)?.focus();
@@ -406,7 +424,7 @@ function ladderAction(l) {
       "button",
       { class: "button primary", type: "submit" },
       "Enroll",
-      el("span", { class: "visually-hidden" }, ` on ${l.name}`),
+      el("span", { class: "visually-hidden" }, ` on ${ladderInText(l.name)}`),
     ),
   );
   if (l.access === "approval") form.append(el("span", { class: "muted small" }, "An admin approves it."));
@@ -587,6 +605,32 @@ async function load() {
       showSignedOut();
     } else show("signed-in");
   }
+}
+
+/**
+ * A page opened at another address than the server's own (127.0.0.1 for localhost, say): its sign-in calls are
+ * refused by the page's security policy and its emailed links go to the server's address, so nothing here
+ * works. Says so, with a link to this page at the right address; true when it did.
+ */
+async function checkAddress() {
+  const site = (await identity().catch(() => null))?.site_url;
+  if (!site || site === location.origin) return false;
+  const here = `${site}${location.pathname}`;
+  $("other-address").replaceChildren(
+    `This server's address is ${site}, not ${location.origin}: signing up, signing in and the emailed links work only there. Open `,
+    el("a", { href: here }, here),
+    ".",
+  );
+  $("other-address").hidden = false;
+  return true;
+}
+
+/** A signed-out form's failure in words: a call the browser refused before it left (this page at another
+ * address than the server's) says where to go instead of the browser's "Failed to fetch". */
+async function signedOutError(err) {
+  if (!(err instanceof ApiError) && (await checkAddress()))
+    return "Not sent: this page is not at the server's own address (see the note above).";
+  return explain(err);
 }
 
 /** The page's entry: finish an emailed link first (PKCE code in the query, or a session or error in the fragment). */

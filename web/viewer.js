@@ -829,6 +829,8 @@ export function createViewer(root, opts = {}) {
     if (!config.replay_url) {
       viewer.status = "empty";
       root.dataset.state = "empty";
+      // The page's first words were "Loading the replay…": here nothing loads until a file is chosen.
+      statusEl.textContent = "No replay yet: choose a replay file below, or drop one on the board.";
       return;
     }
     try {

@@ -49,8 +49,9 @@ export function accountPageRoutes(app: FastifyInstance, ctx: AccountPageServices
         ladder: null,
         noindex: true,
         scripts: [assets.url(o.script)],
-        // mail_outbox: no SMTP, so the sign-up page says where its link went instead of "we sent".
-        body: html`<script type="application/json" id="arena-identity">${jsonScript(info && { ...info, mail_outbox: ctx.identity?.mailer.mode === "outbox" })}</script>
+        // mail_outbox: no SMTP, so the sign-up page says where its link went instead of "we sent". site_url: the
+        // address the sign-in calls and emailed links use, so a page opened at another one says where to go.
+        body: html`<script type="application/json" id="arena-identity">${jsonScript(info && { ...info, mail_outbox: ctx.identity?.mailer.mode === "outbox", site_url: new URL(ctx.config.publicUrl).origin })}</script>
 <noscript><p class="notice">This page needs JavaScript: it talks to the account routes with your session.</p></noscript>
 ${o.body}`,
       }),
@@ -138,6 +139,7 @@ matches until you stop it with Ctrl-C. Other ways to get the starters: <a href="
 function accountBody(): Html {
   return html`<h1>Account</h1>
 <p class="status" id="account-status" role="status" aria-live="polite"></p>
+<p class="notice" id="other-address" hidden></p>
 <p class="loading" id="account-loading">Loading…</p>
 
 <div id="signed-out" class="auth-grid" hidden>
@@ -152,6 +154,15 @@ function accountBody(): Html {
 </form>
 <p class="actions small"><button type="button" class="link" id="show-recover">Forgot your password?</button>
 <button type="button" class="link" id="resend-confirmation">Send the confirmation email again</button></p>
+<div id="recover" role="group" aria-labelledby="h-recover" hidden>
+<h3 id="h-recover">Reset your password</h3>
+<p class="muted small">We email you a link. Open it in this browser to choose a new password.</p>
+<form id="recover-form" novalidate>
+<label for="recover-email">Email</label>
+<input id="recover-email" name="email" type="email" autocomplete="email" required>
+<p class="actions"><button class="button primary" type="submit">Email me a link</button></p>
+</form>
+</div>
 </section>
 <section class="card" aria-labelledby="h-signup">
 <h2 id="h-signup">Create an account</h2>
@@ -162,15 +173,6 @@ function accountBody(): Html {
 <label for="signup-password">Password <span class="muted small">(at least 8 characters)</span></label>
 <input id="signup-password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="200" required>
 <p class="actions"><button class="button primary" type="submit">Create account</button></p>
-</form>
-</section>
-<section class="card" id="recover" aria-labelledby="h-recover" hidden>
-<h2 id="h-recover">Reset your password</h2>
-<p class="muted small">We email you a link. Open it in this browser to choose a new password.</p>
-<form id="recover-form" novalidate>
-<label for="recover-email">Email</label>
-<input id="recover-email" name="email" type="email" autocomplete="email" required>
-<p class="actions"><button class="button primary" type="submit">Email me a link</button></p>
 </form>
 </section>
 </div>

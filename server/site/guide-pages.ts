@@ -52,7 +52,7 @@ speaks to the simulator over stdin and stdout instead of connecting to the ladde
 <pre tabindex="0"><code>node arena-sim.mjs play --a "cmd:python3 starter_bot.py --stdio" --b brawler --matches 20</code></pre></li>
 <li><h2>Register and connect</h2><p>${
         index.authentication_required
-          ? html`Create an account, register a bot to get its token, then connect to`
+          ? html`<a href="/account">Create an account</a>, register a bot to get its token, then connect to`
           : html`Register a bot with <code>POST /api/bots</code> to get its token, then connect to`
       } <code>${index.bot_endpoint}</code> with the header <code>Authorization: Bearer &lt;token&gt;</code>.</p>
 <pre tabindex="0"><code>→ ${queue}

@@ -76,15 +76,20 @@ describe.skipIf(!HAVE_CHROMIUM)("earning an event achievement from the site", ()
       // Not enrolled yet: the event says how, and the open ladder's card has the button.
       const event = page.locator("article[data-event='spring']");
       await event.locator(".achievement-card").first().waitFor();
-      expect(await event.textContent()).toContain("Enroll on the ladder Public ladder");
+      expect(await event.textContent()).toContain(
+        "To earn these achievements, enroll on the Public ladder with its Enroll button under Ladders. Matches played before you enroll do not count.",
+      );
+      expect(
+        await event.getByRole("link", { name: "its Enroll button under Ladders" }).getAttribute("href"),
+      ).toBe("#ladder-h-public");
       const card = page.locator("#ladder-list li[data-ladder='public']");
       expect(await card.textContent()).toContain("Enroll to take part in Spring cup");
-      await card.getByRole("button", { name: "Enroll on Public ladder" }).click();
-      await status(page, "account-status", "You are enrolled on Public ladder");
+      await card.getByRole("button", { name: "Enroll on the Public ladder" }).click();
+      await status(page, "account-status", "You are enrolled on the Public ladder");
       expect(await card.getAttribute("data-membership")).toBe("active");
       // The events section has read the enrollment: no note, the request form is offered.
       await event.locator("form[data-request]").waitFor();
-      expect(await event.textContent()).not.toContain("Enroll on the ladder");
+      expect(await event.textContent()).not.toContain("To earn these achievements");
 
       // The bot plays one ranked match (a forfeit: it never says ready) against a house bot.
       const bot = new BotClient(srv.wsUrl, token);

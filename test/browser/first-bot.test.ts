@@ -68,6 +68,10 @@ describe("from sign-up to a ranked match with a starter, in headless Chromium", 
       expect(await page.locator("footer a", { hasText: "Starter bots" }).getAttribute("href")).toBe(
         "/starters",
       );
+      // "Create an account" in step 4 leads there (it was words alone).
+      expect(await page.getByRole("link", { name: "Create an account" }).getAttribute("href")).toBe(
+        "/account",
+      );
       await page.getByRole("link", { name: "TypeScript or Python starter" }).click();
       await page.waitForURL(`${srv.url}/starters`);
       expect(await page.locator("h1").textContent()).toBe("Starter bots");

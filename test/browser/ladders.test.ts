@@ -153,8 +153,12 @@ describe.skipIf(!HAVE_CHROMIUM)("ladders in headless Chromium", () => {
       await page.locator("#ladder-list > li").evaluateAll((lis) => lis.map((l) => l.dataset.ladder)),
     ).toEqual(["public", "spring", "club", "vip", "autumn"]);
     expect(await club.locator("h3").textContent()).toBe("Club ladder open needs approval not enrolled");
-    await club.getByRole("button", { name: "Enroll on Club ladder" }).click();
-    await status(page, "account-status", "You asked to enroll on Club ladder: an admin has to approve it.");
+    await club.getByRole("button", { name: "Enroll on the Club ladder" }).click();
+    await status(
+      page,
+      "account-status",
+      "You asked to enroll on the Club ladder: an admin has to approve it.",
+    );
     expect(await club.getAttribute("data-membership")).toBe("pending");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("ladder-h-club");
     expect(await membershipOf(ada, "club")).toBe("pending");

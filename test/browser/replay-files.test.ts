@@ -104,6 +104,10 @@ describe("replay files and tick links in the viewer", () => {
     const { page, requests } = await open("/view");
     await page.waitForLoadState("networkidle");
     expect(await viewer(page)).toMatchObject({ status: "empty" });
+    // Nothing loads before a file is chosen: the board says so instead of "Loading the replay…".
+    expect(await page.locator("#viewer-status").textContent()).toBe(
+      "No replay yet: choose a replay file below, or drop one on the board.",
+    );
     const before = requests.length;
     await page.locator("#replay-file").setInputFiles(localFile);
     await waitReady(page, "file");

@@ -2,7 +2,9 @@
 // each checked in real Chromium at phone (390 px) and desktop (1280 px) width on the seeded ladder of
 // test/helpers/site-world.ts: the rating chart's labels stay readable on a phone, the viewer's copy buttons
 // look like the other buttons, the viewer says one tick number everywhere a person reads or hears it, the
-// admin overview names an admin without a handle by email, and /ladder's phase hint does not repeat the badge.
+// admin overview names an admin without a handle by email, /ladder's phase hint does not repeat the badge, the
+// viewer's Speed menu looks like its buttons, the sign-in page's answers and password reset show on a phone, and
+// the account page opened at another address than the server's says where signing in works.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextFor, watch } from "../helpers/account-pages.ts";
@@ -74,6 +76,92 @@ describe("a first walk through the site, at phone and desktop width", () => {
         expect(look, name).toEqual({ radius: "8px", minHeight: "44px" });
       }
       await page.close();
+    });
+
+    it(`${w} px: the viewer's Speed menu and file picker are styled like the playback buttons`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      await page.goto(`${srv.url}/view/${world.matchId}`);
+      const look = (selector: string) =>
+        page.locator(selector).evaluate((e) => {
+          const s = getComputedStyle(e);
+          return {
+            radius: s.borderTopLeftRadius,
+            border: s.borderTopColor,
+            background: s.backgroundColor,
+            color: s.color,
+            minHeight: s.minHeight,
+          };
+        });
+      // It was the browser's bare menu: square, grey, unlike every control around it.
+      expect(await look("#speed")).toEqual(await look("#btn-step"));
+      // So was the file picker's "Choose File" button.
+      const picker = await page.locator("#replay-file").evaluate((e) => {
+        const s = getComputedStyle(e, "::file-selector-button");
+        return { radius: s.borderTopLeftRadius, border: s.borderTopColor, background: s.backgroundColor };
+      });
+      const { radius, border, background } = await look("#btn-step");
+      expect(picker).toEqual({ radius, border, background });
+      await page.close();
+    });
+
+    it(`${w} px: the sign-in page answers a sign-up where it is seen, and resets a password in the sign-in card`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      await page.goto(`${srv.url}/account`);
+      await page.locator("#signup-email").fill(`walker${w}@example.com`);
+      await page.locator("#signup-password").fill("short");
+      await page.getByRole("button", { name: "Create account" }).click();
+      const status = page.locator("#account-status");
+      await status.filter({ hasText: "Use a password of at least 8 characters." }).waitFor();
+      // On a phone the sign-up form is a screen below the status line: the answer is scrolled into view.
+      const seen = () =>
+        status.evaluate((s) => {
+          const r = s.getBoundingClientRect();
+          return r.top >= 0 && r.bottom <= innerHeight;
+        });
+      expect(await seen()).toBe(true);
+      await page.locator("#signup-password").fill("a long enough password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await status.filter({ hasText: "Almost done" }).waitFor();
+      expect(await seen()).toBe(true);
+      // "Forgot your password?" opens its form inside the sign-in card, above "Create an account" (it came
+      // after that card, out of sight on a phone).
+      await page.getByRole("button", { name: "Forgot your password?" }).click();
+      const recover = page.locator("#recover");
+      await recover.waitFor();
+      expect(await recover.evaluate((r) => r.closest("section")?.getAttribute("aria-labelledby"))).toBe(
+        "h-signin",
+      );
+      const top = async (sel: string) => (await page.locator(sel).boundingBox())?.y ?? Number.NaN;
+      if (w === 390) expect(await top("#recover-email")).toBeLessThan(await top("#h-signup"));
+      await page.close();
+    });
+
+    it(`${w} px: the account page opened at another address than the server's says where sign-in works`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      // The server's own address is 127.0.0.1; a newcomer types localhost. Sign-up was refused by the page's
+      // security policy there, without a word on the page.
+      const other = srv.url.replace("127.0.0.1", "localhost");
+      await page.goto(`${other}/account`);
+      await page.locator("#signup-email").fill(`elsewhere${w}@example.com`);
+      await page.locator("#signup-password").fill("a long enough password");
+      await page.getByRole("button", { name: "Create account" }).click();
+      await page
+        .locator("#account-status")
+        .filter({ hasText: "Not sent: this page is not at the server's own address (see the note above)." })
+        .waitFor();
+      const notice = page.locator("#other-address");
+      await notice.waitFor();
+      expect(await notice.textContent()).toBe(
+        `This server's address is ${srv.url}, not ${other}: signing up, signing in and the emailed links work only there. Open ${srv.url}/account.`,
+      );
+      expect(await notice.getByRole("link").getAttribute("href")).toBe(`${srv.url}/account`);
+      await page.close();
+      // At its own address the page says nothing of the kind.
+      const own = watch(await browser.newPage({ viewport }));
+      await own.goto(`${srv.url}/account`);
+      await own.locator("#signed-out").waitFor();
+      expect(await own.locator("#other-address").isHidden()).toBe(true);
+      await own.close();
     });
 
     it(`${w} px: the viewer says the counter's tick number in the scrubber's value and the board's words`, async () => {

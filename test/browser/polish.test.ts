@@ -2,7 +2,8 @@
 // desktop (1280 px) width on a seeded ladder (test/helpers/site-world.ts): the "open" badge on /account is
 // readable, /ladder keeps names whole and says when a table scrolls sideways, the announcement's Dismiss is a
 // button like the others, the viewer counts ticks as the match page does, the event page says its kind in
-// words and one clock, and the admin overview names the admin and shows each heading once.
+// words and one clock, the admin overview names the admin and shows each heading once, and the site's
+// navigation keeps its links on one line.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextFor, watch } from "../helpers/account-pages.ts";
@@ -112,6 +113,17 @@ describe("first-visit polish at phone and desktop width", () => {
       expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1)).toBe(
         false,
       );
+      await page.close();
+    });
+
+    it(`${w} px: the site's navigation keeps its links on one line`, async () => {
+      const page = watch(await browser.newPage({ viewport }));
+      await page.goto(`${srv.url}/`);
+      const tops = await page
+        .locator("header.site nav ul li")
+        .evaluateAll((items) => items.map((li) => Math.round(li.getBoundingClientRect().top)));
+      expect(tops.length).toBeGreaterThan(3);
+      expect(new Set(tops).size).toBe(1);
       await page.close();
     });
 

@@ -1,6 +1,6 @@
 // The house bots (SPEC 1.6), weakest first: kiter (Easy), brawler (Medium), ts-starter (Hard), champion
 // (Very hard). The ts-starter strategy is the downloadable TypeScript starter bot's own strategy.
-import { starter } from "../../bots/typescript/strategy.ts";
+import { starter } from "../../starters/typescript/strategy.ts";
 import { brawler } from "./brawler.ts";
 import { champion } from "./champion.ts";
 import { kiter } from "./kiter.ts";

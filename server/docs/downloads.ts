@@ -34,26 +34,30 @@ interface BotFile {
 }
 
 export const BOT_FILES: readonly BotFile[] = [
-  { path: "README.md", source: "bots/README.md", about: "How to run the starter bots" },
+  { path: "README.md", source: "starters/README.md", about: "How to run the starter bots" },
   {
     path: "typescript/README.md",
-    source: "bots/typescript/README.md",
+    source: "starters/typescript/README.md",
     about: "TypeScript starter: setup and options",
   },
   {
     path: "typescript/bot.ts",
-    source: "bots/typescript/bot.ts",
+    source: "starters/typescript/bot.ts",
     about: "TypeScript starter: connection, queueing, reconnects (Node 22+, ws)",
   },
   {
     path: "typescript/strategy.ts",
-    source: "bots/typescript/strategy.ts",
+    source: "starters/typescript/strategy.ts",
     about: "TypeScript starter's strategy; also the house bot ts-starter (Hard)",
   },
-  { path: "python/README.md", source: "bots/python/README.md", about: "Python starter: setup and options" },
+  {
+    path: "python/README.md",
+    source: "starters/python/README.md",
+    about: "Python starter: setup and options",
+  },
   {
     path: "python/starter_bot.py",
-    source: "bots/python/starter_bot.py",
+    source: "starters/python/starter_bot.py",
     about: "Python starter: connection and a Strategy class in one file (websockets 10+)",
   },
   {
@@ -107,18 +111,18 @@ export const STARTER_ARCHIVES: Readonly<Record<string, StarterArchive>> = {
   typescript: {
     root: "arena-starter-typescript",
     files: [
-      { name: "README.md", source: "bots/typescript/README.md" },
-      { name: "package.json", source: "bots/typescript/package.json" },
-      { name: "bot.ts", source: "bots/typescript/bot.ts" },
-      { name: "strategy.ts", source: "bots/typescript/strategy.ts" },
+      { name: "README.md", source: "starters/typescript/README.md" },
+      { name: "package.json", source: "starters/typescript/package.json" },
+      { name: "bot.ts", source: "starters/typescript/bot.ts" },
+      { name: "strategy.ts", source: "starters/typescript/strategy.ts" },
     ],
   },
   python: {
     root: "arena-starter-python",
     files: [
-      { name: "README.md", source: "bots/python/README.md" },
-      { name: "requirements.txt", source: "bots/python/requirements.txt" },
-      { name: "starter_bot.py", source: "bots/python/starter_bot.py" },
+      { name: "README.md", source: "starters/python/README.md" },
+      { name: "requirements.txt", source: "starters/python/requirements.txt" },
+      { name: "starter_bot.py", source: "starters/python/starter_bot.py" },
     ],
   },
 };

@@ -140,7 +140,7 @@ describe("cmd: programs over stdin/stdout", () => {
   });
 
   it("names a command after its script", () => {
-    expect(commandName("python3 bots/python/bot.py --fast")).toBe("bot");
+    expect(commandName("python3 starters/python/bot.py --fast")).toBe("bot");
     expect(commandName("./my-bot")).toBe("my-bot");
     expect(commandName("java -jar target/fighter.jar")).toBe("fighter");
   });

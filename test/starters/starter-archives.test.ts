@@ -14,18 +14,18 @@ const EXPECTED = {
   typescript: {
     folder: "arena-starter-typescript",
     files: {
-      "README.md": "bots/typescript/README.md",
-      "package.json": "bots/typescript/package.json",
-      "bot.ts": "bots/typescript/bot.ts",
-      "strategy.ts": "bots/typescript/strategy.ts",
+      "README.md": "starters/typescript/README.md",
+      "package.json": "starters/typescript/package.json",
+      "bot.ts": "starters/typescript/bot.ts",
+      "strategy.ts": "starters/typescript/strategy.ts",
     },
   },
   python: {
     folder: "arena-starter-python",
     files: {
-      "README.md": "bots/python/README.md",
-      "requirements.txt": "bots/python/requirements.txt",
-      "starter_bot.py": "bots/python/starter_bot.py",
+      "README.md": "starters/python/README.md",
+      "requirements.txt": "starters/python/requirements.txt",
+      "starter_bot.py": "starters/python/starter_bot.py",
     },
   },
 } as const;
@@ -89,17 +89,17 @@ describe("starter archives", () => {
 
   it("no starter README or header prints a made-up bot address: each says where the address comes from", () => {
     for (const file of [
-      "bots/README.md",
-      "bots/typescript/README.md",
-      "bots/python/README.md",
-      "bots/typescript/bot.ts",
-      "bots/python/starter_bot.py",
+      "starters/README.md",
+      "starters/typescript/README.md",
+      "starters/python/README.md",
+      "starters/typescript/bot.ts",
+      "starters/python/starter_bot.py",
     ]) {
       const text = readFileSync(join(root, file), "utf8");
       expect(text, file).not.toMatch(/wss:\/\/<ladder( host)?>/);
       expect(text, file).toContain("<bot endpoint>");
     }
-    for (const file of ["bots/README.md", "bots/typescript/README.md", "bots/python/README.md"])
+    for (const file of ["starters/README.md", "starters/typescript/README.md", "starters/python/README.md"])
       expect(readFileSync(join(root, file), "utf8"), file).toMatch(/token panel/);
   });
 });

@@ -58,9 +58,9 @@ describe("the starters through a database outage", () => {
         {
           name: "ts-outage",
           command: process.execPath,
-          args: ["--import", "tsx", `${root}bots/typescript/bot.ts`],
+          args: ["--import", "tsx", `${root}starters/typescript/bot.ts`],
         },
-        { name: "py-outage", command: PYTHON, args: [`${root}bots/python/starter_bot.py`] },
+        { name: "py-outage", command: PYTHON, args: [`${root}starters/python/starter_bot.py`] },
       ];
       const procs: BotProcess[] = [];
       for (const s of starters) {

@@ -1,4 +1,4 @@
-// The starter bots (bots/typescript/bot.ts, bots/python/starter_bot.py) end to end: each runs as a child
+// The starter bots (starters/typescript/bot.ts, starters/python/starter_bot.py) end to end: each runs as a child
 // process against the stand-in ladder socket (test/helpers/stand-in-ladder.ts) or, with --stdio, against a
 // driver that plays a real Match over JSON lines the way the simulator's `cmd:` bridge does.
 import { spawnSync } from "node:child_process";
@@ -43,14 +43,14 @@ const STARTERS: Starter[] = [
   {
     name: "typescript",
     command: process.execPath,
-    args: ["--import", "tsx", `${root}bots/typescript/bot.ts`],
+    args: ["--import", "tsx", `${root}starters/typescript/bot.ts`],
     socket: null,
     stdio: null,
   },
   {
     name: "python",
     command: PYTHON,
-    args: [`${root}bots/python/starter_bot.py`],
+    args: [`${root}starters/python/starter_bot.py`],
     socket: websocketsMissing,
     stdio: hasPython ? null : `${PYTHON} is missing`,
   },

@@ -68,10 +68,10 @@ describe("the error catalog", () => {
   });
 
   it("the TypeScript and Python starters stop on exactly the catalog's bot stop codes", () => {
-    const ts = /const STOP_CODES = new Set\(\[([^\]]*)\]\)/.exec(read("bots/typescript/bot.ts"));
-    const py = /^STOP_CODES = \{([^}]*)\}/m.exec(read("bots/python/starter_bot.py"));
-    expect(ts, "STOP_CODES in bots/typescript/bot.ts").not.toBeNull();
-    expect(py, "STOP_CODES in bots/python/starter_bot.py").not.toBeNull();
+    const ts = /const STOP_CODES = new Set\(\[([^\]]*)\]\)/.exec(read("starters/typescript/bot.ts"));
+    const py = /^STOP_CODES = \{([^}]*)\}/m.exec(read("starters/python/starter_bot.py"));
+    expect(ts, "STOP_CODES in starters/typescript/bot.ts").not.toBeNull();
+    expect(py, "STOP_CODES in starters/python/starter_bot.py").not.toBeNull();
     const expected = [...BOT_STOP_CODES].sort();
     expect(quoted(ts![1]!)).toEqual(expected);
     expect(quoted(py![1]!)).toEqual(expected);

@@ -1,12 +1,12 @@
 // The house bots: registry and metadata, schema-valid turns that the engine accepts, and a quick check of
 // the strength ordering at its widest gap (the full ordering is test/bench/ladder-order.ts).
 import { describe, expect, it } from "vitest";
-import { createDecide, starter } from "../../bots/typescript/strategy.ts";
 import { HOUSE_BOTS, houseBot } from "../../engine/house/index.ts";
 import type { Strategy } from "../../engine/house/types.ts";
 import { TurnMessage } from "../../engine/protocol.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
+import { createDecide, starter } from "../../starters/typescript/strategy.ts";
 
 const NAMES = ["kiter", "brawler", "ts-starter", "champion"];
 

@@ -3,9 +3,9 @@
 // this file only carries messages and can usually stay as it is.
 //
 // Run it against the ladder:
-//   ARENA_TOKEN=<bot token> ARENA_URL=<bot endpoint> npx tsx bots/typescript/bot.ts
+//   ARENA_TOKEN=<bot token> ARENA_URL=<bot endpoint> npx tsx starters/typescript/bot.ts
 // or under the offline simulator, which talks JSON lines over stdin/stdout instead of a socket:
-//   npx tsx bots/typescript/bot.ts --stdio
+//   npx tsx starters/typescript/bot.ts --stdio
 //
 // Environment:
 //   ARENA_TOKEN   the bot token you got at registration (required unless --stdio)

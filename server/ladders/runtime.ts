@@ -9,6 +9,7 @@ import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
 import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";
+import { type BookStart, startBook } from "../ratings/book-start.ts";
 import { Leaderboard } from "../ratings/leaderboard.ts";
 import type { MatchRecord, Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
@@ -41,6 +42,8 @@ export interface OpponentRequests {
 
 export class LadderRuntime {
   readonly ratings = new RatingBook();
+  /** How the rating book was built at start: from the snapshot and a tail of results, or from all of them. */
+  bookStart: BookStart | null = null;
   /** The leaderboard, kept from the book and the rated records (updated on MatchFinished). */
   readonly leaderboard: Leaderboard;
   readonly quotas: QuotaCounts;
@@ -111,7 +114,10 @@ export class LadderRuntime {
    */
   async load(store: Store, journaled: readonly MatchRecord[] = []): Promise<void> {
     const mine = journaled.filter((m) => m.ladder_id === this.id && m.mode === "ranked" && !m.voided);
-    this.ratings.load([...(await store.ratedResults(this.id)), ...mine.map(ratedRow)].map(ratedGame));
+    // The stored results from the rating snapshot when it is current (server/ratings/book-start.ts), then the
+    // journaled ones, which the snapshot never holds.
+    this.bookStart = await startBook(this.ratings, store, this.id);
+    if (mine.length > 0) this.ratings.load(mine.map(ratedRow).map(ratedGame));
     this.leaderboard.load(await store.ladderRecords(this.id));
     for (const m of mine) this.leaderboard.recordMatch(m);
     await this.quotas.refresh(Date.now(), true);

@@ -23,6 +23,19 @@ const NEW_DEVIATION = 350;
 const TESTED_GAMES = 3;
 const MAP_INDEX = new Map(MAP_NAMES.map((m, k) => [m, k]));
 
+/** Bumped whenever the snapshot's shape changes: an older snapshot is then stale and the book refits in full. */
+const SNAPSHOT_FORMAT = 1;
+
+interface SnapshotShape {
+  format: number;
+  maps: string[];
+  versions: string[];
+  house: number[];
+  theta: number[];
+  /** Per pair: both indices (lexically smaller key first), games, the smaller key's score, the per-map counts. */
+  pairs: number[];
+}
+
 export const versionKey = (botId: string, label: string) => `${botId}@${label}`;
 
 export interface RatedGame {
@@ -104,6 +117,8 @@ export class RatingBook {
   private readonly houseSet = new Set<number>();
   /** The fit's input, grown by doubling: pair p is versions pi[p] and pj[p], pn[p] games, ps[p] score of pi. */
   private pairCount = 0;
+  /** The pair cells by slot. */
+  private readonly bySlot: PairCell[] = [];
   private pi = new Int32Array(256);
   private pj = new Int32Array(256);
   private pn = new Float64Array(256);
@@ -198,6 +213,66 @@ export class RatingBook {
     return this.fit.covariance(at);
   }
 
+  /**
+   * The book as one JSON string: versions in index order, house versions, each pair's games, score and per-map
+   * counts, and the fit's log-strengths (the next fit's warm start). `restore` on a fresh book gives back the
+   * same aggregates exactly; the ratings then come from a fit warm-started at the saved strengths, which
+   * converges to the same optimum as a cold fit (within the fit's tolerance, under 0.002 rating points).
+   */
+  snapshot(): string {
+    const n = this.index.size;
+    const pairs: number[] = [];
+    // In slot order, so that the restored book hands the fit the same arrays in the same order.
+    for (const cell of this.bySlot)
+      pairs.push(this.index.get(cell.a)!, this.index.get(cell.b)!, cell.games, cell.score, ...cell.maps);
+    return JSON.stringify({
+      format: SNAPSHOT_FORMAT,
+      maps: MAP_NAMES,
+      versions: [...this.index.keys()],
+      house: this.house,
+      theta: Array.from(this.theta.subarray(0, n)),
+      pairs,
+    });
+  }
+
+  /**
+   * Loads a snapshot into this fresh book without fitting (the next `load` or `record` fits, warm). False, and
+   * the book left empty, when the snapshot is of another format or another map list.
+   */
+  restore(text: string): boolean {
+    if (this.index.size > 0) throw new Error("restore needs an empty rating book");
+    let s: SnapshotShape;
+    try {
+      s = JSON.parse(text) as SnapshotShape;
+    } catch {
+      return false;
+    }
+    if (s.format !== SNAPSHOT_FORMAT || s.maps.join("\n") !== MAP_NAMES.join("\n")) return false;
+    const houseSet = new Set(s.house);
+    for (const [i, key] of s.versions.entries()) this.versionIndex(key, houseSet.has(i));
+    this.theta.set(s.theta);
+    const width = 4 + 2 * MAP_NAMES.length;
+    for (let at = 0; at < s.pairs.length; at += width) {
+      const [ia, ib, games, score] = s.pairs.slice(at, at + 4) as [number, number, number, number];
+      const maps = s.pairs.slice(at + 4, at + width);
+      const a = s.versions[ia]!;
+      const b = s.versions[ib]!;
+      const cell = this.newCell(a, b, ia, ib);
+      cell.games = games;
+      cell.score = score;
+      cell.maps = maps;
+      this.pn[cell.slot] = games;
+      this.ps[cell.slot] = score;
+      if (games >= TESTED_GAMES) {
+        this.row(this.tested, a).set(b, cell);
+        this.row(this.tested, b).set(a, cell);
+      }
+      this.games[ia]! += games;
+      this.games[ib]! += games;
+    }
+    return true;
+  }
+
   /** A version's rated games. */
   gamesOf(key: string): number {
     const i = this.index.get(key);
@@ -236,21 +311,9 @@ export class RatingBook {
     const ib = this.versionIndex(g.b, g.bHouse);
     const mine = g.a < g.b ? g.score : 1 - g.score;
     const [lo, hi] = g.a < g.b ? [g.a, g.b] : [g.b, g.a];
-    let cell = this.cells.get(lo)?.get(hi);
-    if (!cell) {
-      const slot = this.pairCount++;
-      if (slot >= this.pi.length) {
-        this.pi = grow(this.pi, 2 * slot);
-        this.pj = grow(this.pj, 2 * slot);
-        this.pn = grow(this.pn, 2 * slot);
-        this.ps = grow(this.ps, 2 * slot);
-      }
-      this.pi[slot] = g.a < g.b ? ia : ib;
-      this.pj[slot] = g.a < g.b ? ib : ia;
-      cell = { a: lo, b: hi, games: 0, score: 0, maps: new Array(2 * MAP_NAMES.length).fill(0), slot };
-      this.row(this.cells, lo).set(hi, cell);
-      this.row(this.cells, hi).set(lo, cell);
-    }
+    const cell =
+      this.cells.get(lo)?.get(hi) ??
+      (g.a < g.b ? this.newCell(lo, hi, ia, ib) : this.newCell(lo, hi, ib, ia));
     cell.games++;
     if (cell.games === TESTED_GAMES) {
       this.row(this.tested, lo).set(hi, cell);
@@ -268,6 +331,24 @@ export class RatingBook {
     }
     this.games[ia]! += 1;
     this.games[ib]! += 1;
+  }
+
+  /** A new pair cell (lo lexically before hi, ilo and ihi their indices) with its slot in the fit's arrays. */
+  private newCell(lo: string, hi: string, ilo: number, ihi: number): PairCell {
+    const slot = this.pairCount++;
+    if (slot >= this.pi.length) {
+      this.pi = grow(this.pi, 2 * slot);
+      this.pj = grow(this.pj, 2 * slot);
+      this.pn = grow(this.pn, 2 * slot);
+      this.ps = grow(this.ps, 2 * slot);
+    }
+    this.pi[slot] = ilo;
+    this.pj[slot] = ihi;
+    const cell = { a: lo, b: hi, games: 0, score: 0, maps: new Array(2 * MAP_NAMES.length).fill(0), slot };
+    this.row(this.cells, lo).set(hi, cell);
+    this.row(this.cells, hi).set(lo, cell);
+    this.bySlot.push(cell);
+    return cell;
   }
 
   private refit(): void {

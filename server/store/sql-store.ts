@@ -26,6 +26,7 @@ import type {
   MatchRecord,
   RatedResultRow,
   RatingPointRow,
+  RatingSnapshot,
   Store,
   StoredMatch,
   VersionRow,
@@ -443,20 +444,21 @@ export class SqlStore implements Store {
     return Number(rows[0]?.n ?? 0);
   }
 
-  async ratedResults(ladderId: string): Promise<RatedResultRow[]> {
+  async ratedResults(ladderId: string, afterSeq = -1): Promise<RatedResultRow[]> {
     const rows = await this.db.query(
-      `SELECT m.id, m.map, m.winner_bot_id,
+      `SELECT m.id, m.seq, m.map, m.winner_bot_id,
               a.bot_id AS a_bot, a.version AS a_version, a.house AS a_house,
               b.bot_id AS b_bot, b.version AS b_version, b.house AS b_house
        FROM matches m
        JOIN match_bots a ON a.match_id = m.id AND a.fighter = 0
        JOIN match_bots b ON b.match_id = m.id AND b.fighter = 1
-       WHERE m.ladder_id = $1 AND m.mode = 'ranked' AND NOT m.voided
+       WHERE m.ladder_id = $1 AND m.seq > $2 AND m.mode = 'ranked' AND NOT m.voided
        ORDER BY m.seq`,
-      [ladderId],
+      [ladderId, afterSeq],
     );
     return rows.map((r) => ({
       match_id: String(r.id),
+      seq: Number(r.seq),
       map: String(r.map),
       winner: (r.winner_bot_id as string | null) ?? null,
       bots: [
@@ -464,6 +466,37 @@ export class SqlStore implements Store {
         { bot_id: String(r.b_bot), version: String(r.b_version), house: Boolean(r.b_house) },
       ],
     }));
+  }
+
+  async countRatedResults(ladderId: string, throughSeq: number): Promise<number> {
+    // The same rows as ratedResults counts (a match without both seats is not a result there either).
+    const rows = await this.db.query(
+      `SELECT count(*) AS n FROM matches m
+       WHERE m.ladder_id = $1 AND m.seq <= $2 AND m.mode = 'ranked' AND NOT m.voided
+         AND EXISTS (SELECT 1 FROM match_bots a WHERE a.match_id = m.id AND a.fighter = 0)
+         AND EXISTS (SELECT 1 FROM match_bots b WHERE b.match_id = m.id AND b.fighter = 1)`,
+      [ladderId, throughSeq],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async ratingSnapshot(ladderId: string): Promise<RatingSnapshot | null> {
+    const rows = await this.db.query(
+      "SELECT through_seq, results, book FROM rating_snapshots WHERE ladder_id = $1",
+      [ladderId],
+    );
+    const r = rows[0];
+    return r
+      ? { through_seq: Number(r.through_seq), results: Number(r.results), book: String(r.book) }
+      : null;
+  }
+
+  async saveRatingSnapshot(ladderId: string, s: RatingSnapshot): Promise<void> {
+    await this.db.query(
+      `INSERT INTO rating_snapshots (ladder_id, through_seq, results, book) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (ladder_id) DO UPDATE SET through_seq = $2, results = $3, book = $4, saved_at = now()`,
+      [ladderId, s.through_seq, s.results, s.book],
+    );
   }
 
   async seatBalance(): Promise<Map<string, number>> {

@@ -87,10 +87,18 @@ export interface MatchQuery {
 /** A rated result, as the rating book loads it: fighter 0's version against fighter 1's. */
 export interface RatedResultRow {
   match_id: string;
+  /** The match's order number (from the store; absent on a record not yet stored). */
+  seq?: number;
   map: string;
   /** Bot id of the winner, or null for a draw. */
   winner: string | null;
   bots: [RatedSide, RatedSide];
+}
+/** A rating book snapshot: the book as of the `results`-th rated result, the match with order number `through_seq`. */
+export interface RatingSnapshot {
+  through_seq: number;
+  results: number;
+  book: string;
 }
 export interface RatedSide {
   bot_id: string;
@@ -212,7 +220,12 @@ export interface Store {
   /** Bots of an owner that count against the bot limit (not retired). */
   countActiveBots(owner: string): Promise<number>;
   /** Every rated (ranked, non-voided) result of a ladder, oldest first. */
-  ratedResults(ladderId: string): Promise<RatedResultRow[]>;
+  ratedResults(ladderId: string, afterSeq?: number): Promise<RatedResultRow[]>;
+  /** How many rated results a ladder has up to and including the match with order number `throughSeq`. */
+  countRatedResults(ladderId: string, throughSeq: number): Promise<number>;
+  /** The ladder's saved rating book snapshot (server/ratings/book.ts), or null. */
+  ratingSnapshot(ladderId: string): Promise<RatingSnapshot | null>;
+  saveRatingSnapshot(ladderId: string, snapshot: RatingSnapshot): Promise<void>;
   /** Per bot: fighter-0 games minus fighter-1 games, for seat balancing. */
   seatBalance(): Promise<Map<string, number>>;
   /** Per version of a ladder: the newest rated match's order number (for "the version that last played"). */

@@ -9,13 +9,15 @@
 // Each shape (default 2000:25000 and 2000:100000; `--shapes A:B,C:D`) is seeded once if its place is empty
 // (PGlite in data/, or PostgreSQL with DATABASE_URL), started once to migrate, then measured `--runs` times
 // (default 3) with a fresh server each time; each figure is the median with its range. `--only a,b` keeps the
-// routes whose label contains one of the words (`--only none`: start-up and memory alone), `--data-root DIR`
+// routes whose label contains one of the words (`--only none`: start-up and memory alone; `--full-fit`: each start
+// from a stale rating snapshot, so the full rebuild), `--data-root DIR`
 // keeps the PGlite seeds in DIR instead of data/, `--quick` shortens the load windows.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { openStore } from "../../server/store/sql-store.ts";
 import { type Child, startChild } from "../helpers/child-server.ts";
 import { parseShape, type SeedShape, seedLadder } from "./seed-ladder.ts";
 
@@ -98,6 +100,19 @@ async function startServer(place: {
   return { child, ms: performance.now() - t0 };
 }
 
+/**
+ * `--full-fit`: makes every saved rating snapshot stale (one result more than the database has), so that the
+ * start measures the full rebuild from every stored result, the fallback (server/ratings/book-start.ts).
+ */
+async function staleSnapshots(place: { dataDir: string; databaseUrl: string | undefined }): Promise<void> {
+  const store = await openStore({ dataDir: place.dataDir, databaseUrl: place.databaseUrl });
+  try {
+    await store.db.exec("UPDATE rating_snapshots SET results = results + 1");
+  } finally {
+    await store.close();
+  }
+}
+
 async function stop(child: Child): Promise<void> {
   child.proc.kill("SIGTERM");
   await child.exited;
@@ -146,6 +161,7 @@ async function measureShape(
   ms: number,
   routes: Route[],
   dataRoot: string | undefined,
+  fullFit = false,
 ): Promise<ShapeResult> {
   const place = await seedLadder(
     shape,
@@ -162,6 +178,7 @@ async function measureShape(
   };
   for (let run = 0; run < runs; run++) {
     console.error(`reads: ${shape.bots}:${shape.games} on ${result.driver}, run ${run + 1} of ${runs}`);
+    if (fullFit) await staleSnapshots(place);
     const { child, ms: startup } = await startServer(place);
     result.startupMs.push(startup);
     const pid = child.proc.pid!;
@@ -275,7 +292,16 @@ export async function readsBench(argv: string[]): Promise<ShapeResult[]> {
   const results: ShapeResult[] = [];
   const dataRoot = arg("--data-root");
   for (const shape of shapes) {
-    results.push(await measureShape(shape, runs, quick ? 500 : 1_500, routes, dataRoot));
+    results.push(
+      await measureShape(
+        shape,
+        runs,
+        quick ? 500 : 1_500,
+        routes,
+        dataRoot,
+        process.argv.includes("--full-fit"),
+      ),
+    );
     // Each shape's raw figures as soon as it is measured (a long run interrupted keeps what it measured).
     if (shapes.length > 1) console.error(`\n(partial) ${JSON.stringify(results.at(-1))}`);
   }

@@ -642,8 +642,31 @@ describe("a restarted server", () => {
       const board2 = (await again.get<Row[]>("/api/leaderboard")).body;
       const strip = (rows: Row[]) => rows.map(({ online: _online, ...rest }) => rest);
       expect(strip(board2)).toEqual(strip(board));
+      // The first server stored no snapshot (it started empty), so this one read every result and saved one.
+      expect(again.app.ctx.ladders.main.bookStart).toMatchObject({ from: "full", stale: false });
     } finally {
       await again.app.close();
+    }
+    // A third start restores that snapshot (nothing stored after it) and has the same ratings and leaderboard.
+    const third = await startServer({
+      tickMs: 200,
+      startupMs: 300,
+      dataDir: srv.dataDir,
+      ...(srv.databaseUrl ? { databaseUrl: srv.databaseUrl } : {}),
+    });
+    try {
+      expect(third.app.ctx.ladders.main.bookStart).toEqual({ from: "snapshot", tail: 0 });
+      for (const k of keys) {
+        const a = before.get(k)!;
+        const b = third.app.ctx.ladders.main.ratings.get(k);
+        expect(b.games, k).toBe(a.games);
+        expect(Math.abs(b.rating - a.rating), k).toBeLessThan(0.01);
+        expect(Math.abs(b.deviation - a.deviation), k).toBeLessThan(0.01);
+      }
+      const strip = (rows: Row[]) => rows.map(({ online: _online, ...rest }) => rest);
+      expect(strip((await third.get<Row[]>("/api/leaderboard")).body)).toEqual(strip(board));
+    } finally {
+      await third.app.close();
     }
   });
 });

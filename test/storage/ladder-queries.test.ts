@@ -111,8 +111,10 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   it("lists rated results only, oldest first, with both sides", async () => {
     const r = await store.ratedResults("public");
     expect(r.map((x) => x.match_id)).toEqual(["m1", "m2"]);
+    expect(r[0]!.seq).toBeLessThan(r[1]!.seq!);
     expect(r[0]).toEqual({
       match_id: "m1",
+      seq: r[0]!.seq,
       map: "arena-21",
       winner: a.id,
       bots: [
@@ -121,6 +123,10 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
       ],
     });
     expect(r[1]!.winner).toBeNull();
+    // After an order number: only the later results (the rating snapshot's tail, server/ratings/book-start.ts).
+    expect((await store.ratedResults("public", r[0]!.seq)).map((x) => x.match_id)).toEqual(["m2"]);
+    expect(await store.countRatedResults("public", r[0]!.seq!)).toBe(1);
+    expect(await store.countRatedResults("public", r[1]!.seq!)).toBe(2);
   });
 
   it("finds bots, counts active ones and seat balance", async () => {

@@ -663,8 +663,19 @@ describe("a restarted server", () => {
         expect(Math.abs(b.rating - a.rating), k).toBeLessThan(0.01);
         expect(Math.abs(b.deviation - a.deviation), k).toBeLessThan(0.01);
       }
-      const strip = (rows: Row[]) => rows.map(({ online: _online, ...rest }) => rest);
-      expect(strip((await third.get<Row[]>("/api/leaderboard")).body)).toEqual(strip(board));
+      // The snapshot's warm fit stops within the fit's tolerance of the cold one (under 0.002 points), so a shown
+      // (rounded) rating or score may differ by one; everything else is the same.
+      const rows = (await third.get<Row[]>("/api/leaderboard")).body;
+      expect(rows.map((r) => [r.name, r.version])).toEqual(board.map((r) => [r.name, r.version]));
+      const rounded = /rating|score|deviation|rank_(low|high)/;
+      for (const [i, row] of rows.entries())
+        for (const [key, value] of Object.entries(row)) {
+          const was = (board[i] as Record<string, unknown>)[key];
+          if (key === "online") continue;
+          if (typeof value === "number" && rounded.test(key))
+            expect(Math.abs(value - (was as number)), `${row.name} ${key}`).toBeLessThanOrEqual(1);
+          else expect(value, `${row.name} ${key}`).toEqual(was);
+        }
     } finally {
       await third.app.close();
     }

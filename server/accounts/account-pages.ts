@@ -326,7 +326,12 @@ function adminBody(): Html {
     ["h-owners", "Owner keys"],
     ["h-usage", "Usage"],
     ["h-audit", "Audit log"],
-  ].map(([id, label]) => html`<li><a href="#${id}">${label}</a></li>`)}</ul></nav>
+    // The staff screens of other features, on pages of their own.
+    ["/admin/tournaments", "Tournaments"],
+    ["/admin/settlement", "Settlement"],
+  ].map(
+    ([to, label]) => html`<li><a href="${to!.startsWith("/") ? to : `#${to}`}">${label}</a></li>`,
+  )}</ul></nav>
 ${secretPanel()}
 <section class="card" aria-labelledby="h-overview">
 <h2 id="h-overview">Overview</h2>

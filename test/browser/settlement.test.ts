@@ -125,6 +125,14 @@ describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () 
 
   it("the staff screen lists each ladder's phase and schedules a settlement from its form", async () => {
     const page = watch(await (await contextFor(browser, root)).newPage());
+    // The admin console's navigation leads to it (and to the tournaments' screen).
+    await page.goto(`${srv.url}/admin`);
+    const nav = page.locator("nav.console-nav");
+    await nav.locator("a", { hasText: "Settlement" }).waitFor({ state: "attached" });
+    expect(await nav.locator("a", { hasText: "Tournaments" }).getAttribute("href")).toBe(
+      "/admin/tournaments",
+    );
+    expect(await nav.locator("a", { hasText: "Settlement" }).getAttribute("href")).toBe("/admin/settlement");
     await page.goto(`${srv.url}/admin/settlement`);
     const row = (id: string) => page.locator(`#settlement-ladders tr[data-ladder="${id}"]`);
     // The two settlements above: one settling, one published.

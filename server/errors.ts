@@ -254,6 +254,7 @@ export const CODES = {
   invalid_settlement: { status: 400, message: "invalid settlement" },
   settlement_exists: { status: 409, message: "this ladder already has a settlement that has not ended" },
   no_settlement: { status: 404, message: "no settlement on this ladder" },
+  settlement_started: { status: 409, message: "this settlement has begun and runs to its end" },
   settlement_final: { status: 409, message: "the final standings of this settlement are already published" },
 } as const satisfies Record<string, CodeSpec>;
 export type Code = keyof typeof CODES;
@@ -451,6 +452,10 @@ export const errors = {
   settlementExists: (ladder: string, id: string) =>
     fail("settlement_exists", `the ladder ${ladder} has settlement ${id}, which has not ended`, { id }),
   noSettlement: (ladder: string) => fail("no_settlement", `the ladder ${ladder} has no settlement`),
+  settlementStarted: (ladder: string, id: string) =>
+    fail("settlement_started", `settlement ${id} of the ladder ${ladder} has begun and runs to its end`, {
+      id,
+    }),
   noFinalStandings: (ladder: string) =>
     fail("no_settlement", `the ladder ${ladder} has no published final standings yet`),
   settlementFinal: (id: string) =>

@@ -1,5 +1,6 @@
 // The staff screen of settlements (/admin/settlement): the form schedules one through the admin operation with
-// the signed-in admin's session, then the page reloads to show the ladder's new phase.
+// the signed-in admin's session, a scheduled one's Cancel button cancels it before it begins, and the page then
+// reloads to show the ladder's new phase.
 import { statusLine } from "./account-ui.js";
 import { api, explain, signedIn } from "./session.js";
 
@@ -29,6 +30,17 @@ function adminScreen() {
       tell(explain(err), "error");
     }
   });
+  for (const button of document.querySelectorAll("button[data-cancel]")) {
+    button.addEventListener("click", async () => {
+      const ladder = button.getAttribute("data-cancel");
+      try {
+        await api(`/api/admin/ladders/${encodeURIComponent(ladder)}/settlement`, { method: "DELETE" });
+        location.reload();
+      } catch (err) {
+        tell(explain(err), "error");
+      }
+    });
+  }
 }
 
 if (document.body.dataset.page === "admin-settlement") adminScreen();

@@ -1,7 +1,8 @@
 // The staff screen of settlements (/admin/settlement, issue 34 part 5): every ladder with its settlement phase
 // (none, scheduled, settling with N of M extra games, final with a link to the standings) and a form that
 // schedules one through the admin operation (POST /api/admin/ladders/<id>/settlement) with the signed-in admin's
-// session; the API refuses anyone else, so the page itself holds nothing secret. web/settlement.js sends the form.
+// session, and cancels one that has not begun (DELETE of the same path); the API refuses anyone else, so the page
+// itself holds nothing secret. web/settlement.js sends the form and the cancellations.
 import type { FastifyInstance } from "fastify";
 import type { Ladders } from "../ladders/registry.ts";
 import { webAssets } from "../web/assets.ts";
@@ -13,7 +14,8 @@ type Phase = Awaited<ReturnType<SettlementService["phase"]>>;
 
 function phaseCell(ladderId: string, p: Phase): Html {
   if (!p) return html`<span class="muted">none</span>`;
-  if (p.state === "scheduled") return html`scheduled from ${when(p.starts_at)}`;
+  if (p.state === "scheduled")
+    return html`scheduled from ${when(p.starts_at)} <button type="button" class="button" data-cancel="${ladderId}">Cancel</button>`;
   if (p.state === "settling")
     return html`<strong>settling</strong>: ${p.played} of ${p.budget} extra games played (${p.started} started), ends by ${when(p.ends_at)}`;
   return html`final: <a href="/ladders/${encodeURIComponent(ladderId)}/final">the final standings</a> (${p.played} extra games)`;

@@ -85,4 +85,17 @@ export const SETTLEMENT_OPERATIONS = [
     },
     handle: async ({ params, body, caller }, ctx) => ctx.settlement.create(caller.account, params.id, body),
   }),
+  defineOperation({
+    method: "DELETE",
+    path: "/api/admin/ladders/:id/settlement",
+    operationId: "cancelSettlement",
+    summary: "Cancel a ladder's settlement before it begins (one that has begun runs to its end)",
+    auth: "admin",
+    params: LadderParams,
+    errors: {
+      404: "`unknown_ladder`, or no settlement that has not ended (`no_settlement`)",
+      409: "`settlement_started`: it has begun",
+    },
+    handle: async ({ params, caller }, ctx) => ctx.settlement.cancel(caller.account, params.id),
+  }),
 ];

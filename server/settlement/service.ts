@@ -248,6 +248,36 @@ export class SettlementService {
     return this.view(ladder.id);
   }
 
+  /**
+   * Cancels a ladder's settlement before it begins (nothing was frozen or played); one that has begun runs to its
+   * end (409 settlement_started), so its games and its standings stay one story. Audited with the unit.
+   */
+  async cancel(by: { id: string; handle: string | null }, ladderId: string) {
+    const ladder = this.d.ladders.require(ladderId);
+    await this.ticking;
+    const o = this.open.get(ladder.id);
+    if (!o) throw errors.noSettlement(ladder.id);
+    if (o.row.state !== "scheduled") throw errors.settlementStarted(ladder.id, o.row.id);
+    // Out of the clock's sight first, so no pass begins it while it is being deleted.
+    this.open.delete(ladder.id);
+    const gone = await this.d
+      .work(async (u) => {
+        if (!(await this.d.store.cancel(u.q, o.row.id))) return false;
+        await u.audit("settlement_cancelled", ladder.id, { by: by.handle ?? by.id, id: o.row.id });
+        return true;
+      })
+      .catch((err: unknown) => {
+        this.open.set(ladder.id, o);
+        throw err;
+      });
+    if (!gone) {
+      this.open.set(ladder.id, o);
+      throw errors.settlementStarted(ladder.id, o.row.id);
+    }
+    this.finals.delete(ladder.id);
+    return { cancelled: o.row.id, ladder_id: ladder.id };
+  }
+
   // --- The clock and the results ---------------------------------------------------------------------------
 
   /** The job: begins what is due, schedules games, ends what is over. One pass at a time. */

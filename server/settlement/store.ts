@@ -121,6 +121,14 @@ export class SettlementStore {
     );
   }
 
+  /** Deletes a settlement that has not begun; false when it has (or is gone). */
+  async cancel(q: Queryable, id: string): Promise<boolean> {
+    const rows = await q.query("DELETE FROM settlements WHERE id = $1 AND state = 'scheduled' RETURNING id", [
+      id,
+    ]);
+    return rows.length === 1;
+  }
+
   /** Every settlement that has not ended (at most one per ladder). */
   async open(): Promise<SettlementRow[]> {
     return (await this.db.query("SELECT * FROM settlements WHERE state <> 'final' ORDER BY created")).map(

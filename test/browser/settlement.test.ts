@@ -158,5 +158,9 @@ describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () 
         timeout: 10_000,
       })
       .toMatch(/settlement/);
+    // Cancelled before it begins, from its row: the ladder has none again.
+    await Promise.all([page.waitForEvent("load"), row("public").locator("button[data-cancel]").click()]);
+    expect(await row("public").textContent()).toContain("none");
+    expect((await srv.get("/api/ladders/public/settlement")).status).toBe(404);
   });
 });

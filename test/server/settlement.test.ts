@@ -191,6 +191,23 @@ describe("a settlement phase", () => {
     const bad = await api("POST", `/api/admin/ladders/${LADDER}/settlement`, { top_k: 1, game_budget: 6 });
     expect(bad.status).toBe(400);
 
+    // One scheduled to start later can be cancelled (by staff only) before it begins; then there is none.
+    const later = await api("POST", `/api/admin/ladders/${LADDER}/settlement`, {
+      top_k: 3,
+      game_budget: 6,
+      starts_at: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(later.status, JSON.stringify(later.body)).toBe(201);
+    expect(later.body).toMatchObject({ state: "scheduled" });
+    expect((await api("DELETE", `/api/admin/ladders/${LADDER}/settlement`, undefined, null)).status).toBe(
+      401,
+    );
+    const cancelled = await api("DELETE", `/api/admin/ladders/${LADDER}/settlement`);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body).toEqual({ cancelled: (later.body as SettlementJ).id, ladder_id: LADDER });
+    expect((await srv.get(`/api/ladders/${LADDER}/settlement`)).status).toBe(404);
+    expect((await api("DELETE", `/api/admin/ladders/${LADDER}/settlement`)).body.code).toBe("no_settlement");
+
     // No end given: the ladder's (shortened) closing.
     const made = await api("POST", `/api/admin/ladders/${LADDER}/settlement`, { top_k: 3, game_budget: 6 });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
@@ -203,6 +220,10 @@ describe("a settlement phase", () => {
     const again = await api("POST", `/api/admin/ladders/${LADDER}/settlement`, { top_k: 3, game_budget: 6 });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("settlement_exists");
+    // One that has begun runs to its end.
+    const stop = await api("DELETE", `/api/admin/ladders/${LADDER}/settlement`);
+    expect(stop.status).toBe(409);
+    expect(stop.body.code).toBe("settlement_started");
 
     // The ladder page shows the phase (contributed by the settlement feature, not the page's file).
     const ladderPage = await page(`/ladder?ladder=${LADDER}`);

@@ -54,6 +54,14 @@ export const SETTLEMENT_OPERATIONS = [
     params: LadderParams,
     errors: { 404: "`unknown_ladder`, or the ladder never had a settlement (`no_settlement`)" },
     doc: { tag: "data", ok: S.Settlement },
+    tools: [
+      {
+        name: "get_settlement",
+        description:
+          "A ladder's settlement phase (id: the ladder): scheduled, settling or final; the frozen top K and their versions, extra games played of the budget, each game, and the link to the final standings.",
+        permission: "register",
+      },
+    ],
     handle: async ({ params }, ctx) => ctx.settlement.view(params.id),
   }),
   defineOperation({
@@ -65,6 +73,14 @@ export const SETTLEMENT_OPERATIONS = [
     params: LadderParams,
     errors: { 404: "`unknown_ladder`, or no standings published yet (`no_settlement`)" },
     doc: { tag: "data", ok: S.FinalStandings },
+    tools: [
+      {
+        name: "get_final_standings",
+        description:
+          "The immutable final standings a ladder's latest settlement published (id: the ladder): rank, bot, version, rating, 95 % rank interval and games of every ranked bot.",
+        permission: "register",
+      },
+    ],
     handle: async ({ params }, ctx) => ctx.settlement.final(params.id),
   }),
   defineOperation({

@@ -53,6 +53,15 @@ export const TOURNAMENT_OPERATIONS = [
     summary: "Tournaments, newest first: scheduled, running and finished",
     auth: "none",
     doc: { tag: "data", ok: S.TournamentList },
+    tools: [
+      {
+        name: "list_tournaments",
+        description:
+          "The ladder's tournaments, newest first (scheduled, running, finished): id, name, ladder, format (round robin or Swiss), state and start. get_tournament has one in full.",
+        permission: "register",
+        result: (tournaments) => ({ tournaments }),
+      },
+    ],
     handle: async (_input, ctx) => ctx.tournaments.list(),
   }),
   defineOperation({
@@ -65,6 +74,14 @@ export const TOURNAMENT_OPERATIONS = [
     params: IdParams,
     errors: { 404: "`no_such_tournament`" },
     doc: { tag: "data", ok: S.Tournament },
+    tools: [
+      {
+        name: "get_tournament",
+        description:
+          "One tournament (id, from list_tournaments): format, state, entrants, every round's pairings with results and replay links, and the standings with their tie-breaks (final once it ends).",
+        permission: "register",
+      },
+    ],
     handle: async ({ params }, ctx) => ctx.tournaments.get(params.id),
   }),
   defineOperation({

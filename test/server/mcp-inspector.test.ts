@@ -41,7 +41,7 @@ async function inspector(...args: string[]) {
 }
 
 describe("the MCP Inspector CLI", () => {
-  it("lists the fifteen tools", async () => {
+  it("lists the nineteen tools", async () => {
     const out = (await inspector("--method", "tools/list")) as { tools: { name: string }[] };
     expect(out.tools.map((t) => t.name).sort()).toEqual(
       [
@@ -50,6 +50,10 @@ describe("the MCP Inspector CLI", () => {
         "enroll_ladder",
         "get_batch_test",
         "get_agent_guide",
+        "get_final_standings",
+        "get_settlement",
+        "get_tournament",
+        "list_tournaments",
         "get_match_diagnostics",
         "list_my_bots",
         "list_my_ladders",

@@ -185,7 +185,7 @@ describe("credentials at /mcp", () => {
       body: { jsonrpc: "2.0", id: 2, method: "tools/list" },
     });
     expect(listed.status).toBe(200);
-    expect((listed.body.result as { tools: unknown[] }).tools).toHaveLength(15);
+    expect((listed.body.result as { tools: unknown[] }).tools).toHaveLength(19);
   });
 });
 

@@ -1,5 +1,5 @@
 // The tool endpoint (issue 18) driven by the official SDK's own Client against the real server: with an agent
-// key it lists all fifteen tools and calls each (get_match_diagnostics: test/server/insight-health.test.ts, which
+// key it lists all nineteen tools and calls each (get_match_diagnostics: test/server/insight-health.test.ts, which
 // has a match to ask about); with OAuth it runs the whole flow a native agent runs (discovery,
 // dynamic registration, authorize with PKCE and resource, sign-in and approval, token, tool call, revocation,
 // refresh-token rotation and reuse). These are the steps docs/agents.md shows.
@@ -29,6 +29,10 @@ const TOOLS = [
   "set_scrimmage_opt_in",
   "start_batch_test",
   "get_batch_test",
+  "get_settlement",
+  "get_final_standings",
+  "list_tournaments",
+  "get_tournament",
 ];
 
 let srv: TestServer;
@@ -58,7 +62,7 @@ describe("the tool endpoint with an agent key", () => {
     expect(account.body.mcp_clients).toEqual([]);
   });
 
-  it("lists the fifteen tools with the operations' input schemas and calls each one", async () => {
+  it("lists the nineteen tools with the operations' input schemas and calls each one", async () => {
     const who = await signUp(srv, "agent@example.com", "agent-owner");
     const key = await agentKey(srv.url, who.access);
     const client = await keyClient(srv.url, key.key);
@@ -119,6 +123,21 @@ describe("the tool endpoint with an agent key", () => {
     expect(
       (await call(srv.url, "DELETE", `/api/account/batches/${batch.id}`, { token: who.access })).status,
     ).toBe(200);
+
+    // Tournaments and settlements (issue 34): the public reads, each the same operation as its route.
+    expect(data(await tool(client, "list_tournaments"))).toEqual({
+      tournaments: (await srv.get("/api/tournaments")).body,
+    });
+    for (const [name, args, code] of [
+      ["get_tournament", { id: "tn-none" }, "no_such_tournament"],
+      ["get_settlement", { id: "club" }, "no_settlement"],
+      ["get_final_standings", { id: "club" }, "no_settlement"],
+      ["get_settlement", { id: "nowhere" }, "unknown_ladder"],
+    ] as const) {
+      const r = await tool(client, name, args);
+      expect(r.isError, name).toBe(true);
+      expect(data(r).code, name).toBe(code);
+    }
 
     expect(data(await tool(client, "delete_bot", { name: "tool-bot-2" }))).toEqual({
       name: "tool-bot-2",

@@ -19,20 +19,32 @@ const START_DELAY_MS = 30_000;
 /** A failed run (the database away) is tried again this much later. */
 const RETRY_MS = 5 * 60_000;
 
-function dumpJob(svc: OpenDataServices, state: { pending: boolean }): ScheduledJob {
+/**
+ * The daily dump job. `state.pending`: the catch-up after start is still due; `state.failed`: the last run failed
+ * (the database away), so the next try is RETRY_MS after it rather than the next midnight. A run's failure comes
+ * after the scheduler has asked for the next time, so it tells the scheduler to ask again (`reschedule`).
+ */
+export function dumpJob(
+  svc: Pick<OpenDataServices, "catchUp" | "log">,
+  state: { pending: boolean; failed: boolean },
+  reschedule: () => void,
+): ScheduledJob {
   return {
     name: "open data dumps",
     nextAt(last) {
       if (state.pending) return last + START_DELAY_MS;
+      if (state.failed) return last + RETRY_MS;
       // The next UTC midnight plus the grace, after `last`.
       const next = Math.floor(last / DAY_MS) * DAY_MS + GRACE_MS;
       return next > last ? next : next + DAY_MS;
     },
     run(now) {
       state.pending = false;
+      state.failed = false;
       void svc.catchUp(now).catch((err: unknown) => {
         svc.log.error({ err }, "open data dump failed; retrying later");
-        state.pending = true;
+        state.failed = true;
+        reschedule();
       });
     },
   };
@@ -75,5 +87,7 @@ export const openDataFeature = defineFeature({
   },
   operations: OPEN_DATA_OPERATIONS,
   pages: openDataPages,
-  jobs: (svc) => [dumpJob(svc, { pending: true })],
+  jobs: (svc, kernel) => [
+    dumpJob(svc, { pending: true, failed: false }, () => kernel.scheduler.reschedule()),
+  ],
 });

@@ -147,14 +147,15 @@ describe("version regression alerts", () => {
     expect(raw).toMatch(
       /After 30 rated games on the public ladder, version v2 of ada-weak rates \d+ points below version v1/,
     );
-    // The sender settles each row in turn (paced): wait until none is left to send.
+    // The sender settles each row in turn (paced): wait until both alerts are queued (bea's is written by the
+    // listener a moment after ada's, later on a loaded machine) and none is left to send.
     const settled = async () => {
       for (const until = Date.now() + 20_000; ; ) {
         const rows = await srv.app.ctx.store.db.query(
           "SELECT o.state, o.dedupe_key FROM email_outbox o WHERE o.category = 'bot_health' ORDER BY o.id",
         );
-        if (rows.every((x) => x.state !== "pending" && x.state !== "sending") || Date.now() > until)
-          return rows;
+        const done = rows.length >= 2 && rows.every((x) => x.state !== "pending" && x.state !== "sending");
+        if (done || Date.now() > until) return rows;
         await new Promise((res) => setTimeout(res, 100));
       }
     };

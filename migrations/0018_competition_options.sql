@@ -4,3 +4,7 @@
 -- ladder's ratings, forecasts and leaderboard take in; by default (false) they are unrated games of mode
 -- 'tournament', which all of those leave out.
 ALTER TABLE tournaments ADD COLUMN rated boolean NOT NULL DEFAULT false;
+
+-- A settlement may end an event's window rather than the ladder's: the event it was scheduled for (its end
+-- defaults to the event's closing, which it may not follow), null for a ladder's own settlement.
+ALTER TABLE settlements ADD COLUMN event_id text;

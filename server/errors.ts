@@ -256,6 +256,13 @@ export const CODES = {
   no_settlement: { status: 404, message: "no settlement on this ladder" },
   settlement_started: { status: 409, message: "this settlement has begun and runs to its end" },
   settlement_final: { status: 409, message: "the final standings of this settlement are already published" },
+  // A queue on a settling ladder with a version the settlement froze out: the socket stays open, the bot is not
+  // queued; it may queue that version once the settlement ends (or its frozen version now).
+  settlement_frozen: {
+    status: null,
+    message: "this ladder is settling: versions are frozen until the settlement ends",
+    socket: { close: false, stop: false },
+  },
 } as const satisfies Record<string, CodeSpec>;
 export type Code = keyof typeof CODES;
 

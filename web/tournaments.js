@@ -45,6 +45,7 @@ function adminScreen() {
       starts_at: `${String(f.get("starts_at"))}:00Z`,
       checkin_minutes: Number(f.get("checkin_minutes")),
       forfeit_after_s: Number(f.get("forfeit_after_s")),
+      rated: f.get("rated") === "on",
       ...(format === "swiss" ? { rounds: Number(f.get("rounds")) } : {}),
     };
     try {

@@ -16,8 +16,11 @@ import type { BotRow } from "../store/types.ts";
 import { type Manifest, nextPhaseChange, phaseAt } from "./manifest.ts";
 import { LadderRuntime, type OpponentRequests, type RuntimeDeps } from "./runtime.ts";
 
-/** A feature's rule on who may queue on a ladder the ladder itself admits: a refusal, or null to admit. */
-export type QueueRule = (bot: BotRow, ladderId: string) => QueueRefusal | null;
+/**
+ * A feature's rule on who may queue on a ladder the ladder itself admits: a refusal, or null to admit. `version`
+ * is the label the bot queues with (absent when a feature asks whether the bot could queue at all).
+ */
+export type QueueRule = (bot: BotRow, ladderId: string, version?: string) => QueueRefusal | null;
 
 export class Ladders {
   private readonly byId = new Map<string, LadderRuntime>();
@@ -114,7 +117,12 @@ export class Ladders {
    * features added (an enrollment where the ladder needs one, an event's window). An upcoming ladder takes the
    * queue, which waits for opening.
    */
-  mayQueue(bot: BotRow, ladderId: string | undefined, now = Date.now()): { ladderId: string } | QueueRefusal {
+  mayQueue(
+    bot: BotRow,
+    ladderId: string | undefined,
+    now = Date.now(),
+    version?: string,
+  ): { ladderId: string } | QueueRefusal {
     const id = ladderId ?? DEFAULT_LADDER;
     const l = this.byId.get(id);
     if (!l) return { code: "unknown_ladder", message: `unknown ladder ${JSON.stringify(id)}` };
@@ -122,7 +130,7 @@ export class Ladders {
     if (phaseAt(l.def, now) === "closed")
       return { code: "ladder_closed", message: `the ladder ${id} closed at ${l.def.closes_at}` };
     for (const rule of this.rules) {
-      const refusal = rule(bot, id);
+      const refusal = rule(bot, id, version);
       if (refusal) return refusal;
     }
     return { ladderId: id };

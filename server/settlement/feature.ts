@@ -20,7 +20,7 @@ const TICK_MS = 1_000;
 
 export const settlementFeature = defineFeature({
   name: "settlement",
-  needs: ["ladders", "reads", "insight", "botDirectory", "lobby", "live", "lifecycle"],
+  needs: ["ladders", "reads", "insight", "botDirectory", "events", "lobby", "live", "lifecycle"],
   build: async (kernel, deps) => {
     const settlement = new SettlementService({
       store: new SettlementStore(kernel.db),
@@ -28,6 +28,7 @@ export const settlementFeature = defineFeature({
       reads: deps.reads,
       insight: deps.insight,
       botDirectory: deps.botDirectory,
+      events: deps.events,
       lobby: deps.lobby,
       live: deps.live,
       settings: kernel.settings,
@@ -38,14 +39,18 @@ export const settlementFeature = defineFeature({
     });
     await settlement.load();
     deps.lobby.hold({ claims: (p) => settlement.claims(p), queued: () => settlement.queued() });
+    // A new version's queue on a settling ladder is refused (settlement_frozen).
+    deps.ladders.admitWith((bot, ladderId, version) => settlement.admits(bot, ladderId, version));
     noticeHook(kernel.http, settlement);
-    return { settlement, ladders: deps.ladders };
+    return { settlement, ladders: deps.ladders, events: deps.events };
   },
   operations: SETTLEMENT_OPERATIONS,
   listeners: (s) => ({ MatchFinished: (e) => s.settlement.finished(e.match) }),
   jobs: (s) => [{ name: "settlement", nextAt: (now) => now + TICK_MS, run: (now) => s.settlement.tick(now) }],
   pages: (http, s) => {
     settlementPages(http, s.settlement);
-    settlementAdminPage(http, s.settlement, s.ladders);
+    settlementAdminPage(http, s.settlement, s.ladders, () =>
+      s.events.all().map((e) => ({ id: e.def.id, name: e.def.name, ladder_id: e.def.ladder_id })),
+    );
   },
 });

@@ -2,6 +2,7 @@
 // its published final standings. Thin: parse, ask the settlement service, return what it answers.
 import { z } from "zod";
 import { errors } from "../errors.ts";
+import type { Events } from "../events/service.ts";
 import { operationFor } from "../kernel/operation.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import * as S from "./schemas.ts";
@@ -12,11 +13,21 @@ export interface SettlementServices {
   settlement: SettlementService;
   /** Every ladder (the staff screen lists each one's phase). */
   ladders: Ladders;
+  /** The events (the staff screen offers each one's window to end). */
+  events: Pick<Events, "all">;
 }
 const defineOperation = operationFor<SettlementServices>();
 
 const LadderParams = z.object({ id: z.string().max(64).describe("ladder id") });
 const Instant = z.iso.datetime({ offset: true, error: "an ISO 8601 instant with an offset" });
+const EventField = z
+  .string()
+  .max(64)
+  .nullable()
+  .optional()
+  .describe(
+    "an event on this ladder whose window the settlement ends: the end defaults to the event's closing and may not follow it",
+  );
 const ScheduleBody = z
   .object({
     top_k: z
@@ -40,8 +51,10 @@ const ScheduleBody = z
       .max(30 * 86_400)
       .optional()
       .describe("instead of ends_at"),
+    event: EventField,
   })
   .strict();
+
 const LADDER_404 = { 404: "unknown ladder (`unknown_ladder`)" };
 
 export const SETTLEMENT_OPERATIONS = [
@@ -96,10 +109,27 @@ export const SETTLEMENT_OPERATIONS = [
     invalid: errors.invalidSettlement,
     errors: {
       ...LADDER_404,
-      400: "`invalid_settlement` (no end for a ladder that never closes, an end after the closing or before the start)",
+      400: "`invalid_settlement` (no end for a ladder or event that never closes, an end after the closing or before the start, an unknown or closed event)",
       409: "`settlement_exists`, `ladder_closed`",
     },
     handle: async ({ params, body, caller }, ctx) => ctx.settlement.create(caller.account, params.id, body),
+  }),
+  defineOperation({
+    method: "PUT",
+    path: "/api/admin/ladders/:id/settlement",
+    operationId: "editSettlement",
+    summary:
+      "Change a ladder's settlement before it begins (admins): the body replaces the schedule, read as when scheduling (starts_at omitted: now)",
+    auth: "admin",
+    params: LadderParams,
+    body: ScheduleBody,
+    invalid: errors.invalidSettlement,
+    errors: {
+      400: "`invalid_settlement` (as when scheduling)",
+      404: "`unknown_ladder`, or no settlement that has not ended (`no_settlement`)",
+      409: "`settlement_started`: it has begun and runs as scheduled",
+    },
+    handle: async ({ params, body, caller }, ctx) => ctx.settlement.edit(caller.account, params.id, body),
   }),
   defineOperation({
     method: "DELETE",

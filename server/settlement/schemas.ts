@@ -8,6 +8,7 @@ export const Settlement = z
   .object({
     id: z.string(),
     ladder_id: z.string(),
+    event_id: z.string().nullable().describe("the event whose window it ends; null: the ladder's own"),
     state: z
       .enum(["scheduled", "settling", "final"])
       .describe(
@@ -48,6 +49,7 @@ export const FinalStandings = z
     taken_at: z.string(),
     top_k: int,
     games_played: int.describe("settlement games played"),
+    event_id: z.string().nullable().describe("the event whose window it ended; null: the ladder's own"),
     starts_at: z.string(),
     ends_at: z.string(),
     game_budget: int,

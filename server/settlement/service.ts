@@ -2,9 +2,11 @@
 // start and an end); from its start:
 //
 // - the top K of the leaderboard are taken, each at the version it is ranked with: those versions are frozen.
-//   Only they play rated games on the ladder until the settlement ends; a bot that queues there with any other
-//   version (a new upload of a top bot, or any bot outside the top K) is admitted to the queue as usual (the
-//   protocol is unchanged) and waits: it plays once the settlement has ended, if the window is still open;
+//   Only they play rated games on the ladder until the settlement ends. New versions are refused: a queue on
+//   the settling ladder with another version of a top-K bot, or with a version label any other bot did not
+//   have when the settlement began, is answered `settlement_frozen` (a queue error: the socket stays open, the
+//   bot is not queued; the ladders' admission rule, `admits`). A bot outside the top K queueing with a version
+//   it had is admitted and waits: it plays once the settlement has ended, if the window is still open;
 // - the ordinary matchmaker pairs nobody on that ladder: the settlement holds every player bot queued there
 //   (`Lobby.hold`, the hook scrimmages use), so the matchmaker's queue is empty and event opponent requests wait
 //   too. No core file changes for this;
@@ -13,15 +15,21 @@
 //   ranks first, then the pair that has played fewest settlement games, then the higher ranked; each bot
 //   plays one settlement game at a time; at most `game_budget` are started.
 //
+// A settlement may end an event's window instead of the ladder's (`event`: an event on the ladder): its end
+// defaults to the event's closing and may not follow it, and it ends when that event closes too. Before it
+// begins, staff may change it (`edit`) or cancel it (`cancel`); once begun it runs to its end.
+//
 // It ends when its budget is started and those games have finished, or at `ends_at` (games running then are
-// waited for), or when the ladder closes. Then the standings (every ranked row with its rank interval and
+// waited for), or when the ladder (or its event) closes. Then the standings (every ranked row with its rank interval and
 // record) are written once to the database (store.ts: a second write is refused, a trigger refuses updates),
 // the hold is released and the matchmaker pairs on the ladder again.
 import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { BotDirectory } from "../bots/directory.ts";
+import type { QueueRefusal } from "../connection/rules.ts";
 import { errors } from "../errors.ts";
+import type { Events } from "../events/service.ts";
 import type { InsightServices } from "../insight/routes.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
@@ -33,7 +41,7 @@ import type { LiveMatches } from "../play/live-matches.ts";
 import { versionKey } from "../ratings/book.ts";
 import type { LadderReads } from "../reads/reads.ts";
 import type { PairingRecord } from "../store/pairing-record.ts";
-import type { MatchRecord } from "../store/types.ts";
+import type { BotRow, MatchRecord } from "../store/types.ts";
 import {
   type FrozenEntry,
   newSettlementId,
@@ -53,6 +61,8 @@ export interface SettlementDeps {
   reads: Pick<LadderReads, "leaderboard">;
   insight: Pick<InsightServices, "board">;
   botDirectory: Pick<BotDirectory, "snapshot">;
+  /** The events (a settlement may end an event's window). */
+  events: Pick<Events, "find" | "window" | "all">;
   lobby: Lobby;
   live: LiveMatches;
   settings: Pick<Settings, "limits">;
@@ -69,6 +79,8 @@ export interface SettlementRequest {
   starts_at?: string | undefined;
   ends_at?: string | undefined;
   duration_s?: number | undefined;
+  /** An event on the ladder whose window the settlement ends (null or absent: the ladder's own). */
+  event?: string | null | undefined;
 }
 
 /** A settlement that has not ended, as this process keeps it. */
@@ -80,6 +92,8 @@ interface Open {
   running: Map<string, [Participant, Participant]>;
   /** Settlement games per pair (`a\tb`, names sorted), for the tie-break. */
   pairGames: Map<string, number>;
+  /** While settling: each bot's version labels created before it began (the versions not new). */
+  known: Map<string, Set<string>> | null;
 }
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}\t${b}` : `${b}\t${a}`);
@@ -135,8 +149,36 @@ export class SettlementService {
         played: games.filter((g) => g.ended !== null).length,
         running: new Map(),
         pairGames,
+        known:
+          row.state === "settling" ? await this.d.store.versionsBefore(row.began_at ?? row.starts_at) : null,
       });
     }
+  }
+
+  /**
+   * The ladders' admission rule (server/ladders/registry.ts `admitWith`): on a settling ladder a new version is
+   * refused with `settlement_frozen`: another version of a top-K bot, or a label another bot did not have when
+   * the settlement began. Everything else is left to the other rules (and, for the bots outside the top K, to
+   * the hold: they wait for the end).
+   */
+  admits(bot: BotRow, ladderId: string, version: string | undefined): QueueRefusal | null {
+    const o = this.open.get(ladderId);
+    if (o?.row.state !== "settling" || version === undefined || bot.house) return null;
+    const until = `until the settlement ends (by ${o.row.ends_at})`;
+    const top = o.row.frozen?.find((f) => f.bot_id === bot.id);
+    if (top)
+      return top.version === version
+        ? null
+        : {
+            code: "settlement_frozen",
+            message: `the ladder ${ladderId} is settling: ${bot.name} is one of its top ${o.row.top_k} and plays at its frozen version ${JSON.stringify(top.version)} ${until}; queue that version, or ${JSON.stringify(version)} after the end`,
+          };
+    if (o.known && !o.known.get(bot.id)?.has(version))
+      return {
+        code: "settlement_frozen",
+        message: `the ladder ${ladderId} is settling: versions are frozen ${until}, and ${JSON.stringify(version)} is new since it began; queue a version ${bot.name} had before, or this one after the end`,
+      };
+    return null;
   }
 
   /** The lobby hold: every player bot queued on a settling ladder waits for the settlement, not the matchmaker. */
@@ -153,6 +195,8 @@ export class SettlementService {
     starts_at: string;
     ends_at: string;
     top_k: number;
+    /** The event whose window it ends, null for the ladder's own. */
+    event_id: string | null;
   } | null> {
     const o = this.open.get(ladderId);
     if (o)
@@ -164,6 +208,7 @@ export class SettlementService {
         starts_at: o.row.starts_at,
         ends_at: o.row.ends_at,
         top_k: o.row.top_k,
+        event_id: o.row.event_id,
       };
     // Published standings never change, so what a ladder's latest ones say is kept (pages ask on every view);
     // a publication replaces it.
@@ -181,6 +226,7 @@ export class SettlementService {
             starts_at: last.starts_at,
             ends_at: last.ends_at,
             top_k: last.top_k,
+            event_id: last.event_id,
           }
         : null;
     if (!this.open.has(ladderId)) this.finals.set(ladderId, phase);
@@ -196,31 +242,14 @@ export class SettlementService {
     now = Date.now(),
   ) {
     const ladder = this.d.ladders.require(ladderId);
-    const def = ladder.def;
-    if (phaseAt(def, now) === "closed") throw errors.ladderClosed(ladder.id);
+    if (phaseAt(ladder.def, now) === "closed") throw errors.ladderClosed(ladder.id);
     const existing = this.open.get(ladder.id);
     if (existing) throw errors.settlementExists(ladder.id, existing.row.id);
-    if (req.ends_at !== undefined && req.duration_s !== undefined)
-      throw errors.invalidSettlement("give ends_at or duration_s, not both");
-    const startsAt = Math.max(now, req.starts_at ? Date.parse(req.starts_at) : now);
-    if (def.opens_at && startsAt < Date.parse(def.opens_at))
-      throw errors.invalidSettlement(`starts_at must not precede the ladder's opening (${def.opens_at})`);
-    const endsAt =
-      req.ends_at !== undefined
-        ? Date.parse(req.ends_at)
-        : req.duration_s !== undefined
-          ? startsAt + req.duration_s * 1000
-          : def.closes_at
-            ? Date.parse(def.closes_at)
-            : null;
-    if (endsAt === null)
-      throw errors.invalidSettlement("this ladder never closes: give ends_at or duration_s");
-    if (endsAt <= startsAt) throw errors.invalidSettlement("the settlement must end after it starts");
-    if (def.closes_at && endsAt > Date.parse(def.closes_at))
-      throw errors.invalidSettlement(`ends_at must not follow the ladder's closing (${def.closes_at})`);
+    const { startsAt, endsAt, eventId } = this.plan(ladder.id, req, now);
     const row: SettlementRow = {
       id: newSettlementId(),
       ladder_id: ladder.id,
+      event_id: eventId,
       top_k: req.top_k,
       game_budget: req.game_budget,
       starts_at: new Date(startsAt).toISOString(),
@@ -237,13 +266,119 @@ export class SettlementService {
       await u.audit("settlement_scheduled", ladder.id, {
         by: by.handle ?? by.id,
         id: row.id,
+        event: row.event_id,
         top_k: row.top_k,
         game_budget: row.game_budget,
         starts_at: row.starts_at,
         ends_at: row.ends_at,
       });
     });
-    this.open.set(ladder.id, { row, started: 0, played: 0, running: new Map(), pairGames: new Map() });
+    this.open.set(ladder.id, {
+      row,
+      started: 0,
+      played: 0,
+      running: new Map(),
+      pairGames: new Map(),
+      known: null,
+    });
+    await this.tick(now);
+    return this.view(ladder.id);
+  }
+
+  /**
+   * When a settlement asked for starts and ends, and the event it ends: within the ladder's window, and within
+   * the event's when it names one (an event of this ladder that has not closed). The end defaults to the
+   * event's closing, else the ladder's; a ladder (or event) that never closes needs ends_at or duration_s.
+   */
+  private plan(
+    ladderId: string,
+    req: Omit<SettlementRequest, "top_k" | "game_budget">,
+    now: number,
+  ): { startsAt: number; endsAt: number; eventId: string | null } {
+    const def = this.d.ladders.require(ladderId).def;
+    if (req.ends_at !== undefined && req.duration_s !== undefined)
+      throw errors.invalidSettlement("give ends_at or duration_s, not both");
+    let eventId: string | null = null;
+    let window: { opens_at: string | null; closes_at: string | null } = def;
+    let of = "the ladder's";
+    if (req.event !== undefined && req.event !== null) {
+      const e = this.d.events.find(req.event);
+      if (!e || e.def.ladder_id !== ladderId)
+        throw errors.invalidSettlement(`the ladder ${ladderId} has no event ${JSON.stringify(req.event)}`);
+      window = this.d.events.window(e);
+      if (phaseAt(window, now) === "closed")
+        throw errors.invalidSettlement(`the event ${e.def.id} has closed (${window.closes_at})`);
+      eventId = e.def.id;
+      of = `the event's`;
+    }
+    const startsAt = Math.max(now, req.starts_at ? Date.parse(req.starts_at) : now);
+    for (const w of [def, window])
+      if (w.opens_at && startsAt < Date.parse(w.opens_at))
+        throw errors.invalidSettlement(
+          `starts_at must not precede ${w === def ? "the ladder's" : of} opening (${w.opens_at})`,
+        );
+    const endsAt =
+      req.ends_at !== undefined
+        ? Date.parse(req.ends_at)
+        : req.duration_s !== undefined
+          ? startsAt + req.duration_s * 1000
+          : window.closes_at
+            ? Date.parse(window.closes_at)
+            : null;
+    if (endsAt === null)
+      throw errors.invalidSettlement(
+        `${eventId ? "this event" : "this ladder"} never closes: give ends_at or duration_s`,
+      );
+    if (endsAt <= startsAt) throw errors.invalidSettlement("the settlement must end after it starts");
+    for (const w of [def, window])
+      if (w.closes_at && endsAt > Date.parse(w.closes_at))
+        throw errors.invalidSettlement(
+          `ends_at must not follow ${w === def ? "the ladder's" : of} closing (${w.closes_at})`,
+        );
+    return { startsAt, endsAt, eventId };
+  }
+
+  /**
+   * Changes a ladder's settlement before it begins: the request replaces its schedule, read and checked as a
+   * new one is (its id stays). One that has begun runs as it is (409 settlement_started). Audited with the unit.
+   */
+  async edit(
+    by: { id: string; handle: string | null },
+    ladderId: string,
+    req: SettlementRequest,
+    now = Date.now(),
+  ) {
+    const ladder = this.d.ladders.require(ladderId);
+    await this.ticking;
+    const o = this.open.get(ladder.id);
+    if (!o) throw errors.noSettlement(ladder.id);
+    if (o.row.state !== "scheduled") throw errors.settlementStarted(ladder.id, o.row.id);
+    const { startsAt, endsAt, eventId } = this.plan(ladder.id, req, now);
+    const row: SettlementRow = {
+      ...o.row,
+      event_id: eventId,
+      top_k: req.top_k,
+      game_budget: req.game_budget,
+      starts_at: new Date(startsAt).toISOString(),
+      ends_at: new Date(endsAt).toISOString(),
+    };
+    const changed = await this.d.work(async (u) => {
+      if (!(await this.d.store.edit(u.q, row))) return false;
+      await u.audit("settlement_edited", ladder.id, {
+        by: by.handle ?? by.id,
+        id: row.id,
+        event: row.event_id,
+        top_k: row.top_k,
+        game_budget: row.game_budget,
+        starts_at: row.starts_at,
+        ends_at: row.ends_at,
+      });
+      return true;
+    });
+    if (!changed) throw errors.settlementStarted(ladder.id, o.row.id);
+    // The clock may have begun it meanwhile only through the database, which refused the change then.
+    if (o.row.state === "scheduled") o.row = row;
+    this.finals.delete(ladder.id);
     await this.tick(now);
     return this.view(ladder.id);
   }
@@ -323,7 +458,10 @@ export class SettlementService {
       if (now < Date.parse(o.row.starts_at)) return;
       await this.begin(o, now);
     }
-    const closed = phaseAt(ladder.def, now) === "closed";
+    const event = o.row.event_id === null ? undefined : this.d.events.find(o.row.event_id);
+    const closed =
+      phaseAt(ladder.def, now) === "closed" ||
+      (event !== undefined && phaseAt(this.d.events.window(event), now) === "closed");
     const over = closed || now >= Date.parse(o.row.ends_at) || o.started >= o.row.game_budget;
     // Games still running are waited for: their results belong to the settlement (a running match ends within
     // its budget, or is abandoned by a stop, which a restart does not wait for: load() starts with none running).
@@ -347,6 +485,7 @@ export class SettlementService {
     }));
     const at = new Date(now).toISOString();
     await this.d.store.begin(o.row.id, frozen, at);
+    o.known = await this.d.store.versionsBefore(at);
     o.row = { ...o.row, state: "settling", frozen, began_at: at };
     this.d.log.info(
       { ladder: o.row.ladder_id, settlement: o.row.id, top: frozen.length },
@@ -507,6 +646,7 @@ export class SettlementService {
     return {
       id: row.id,
       ladder_id: row.ladder_id,
+      event_id: row.event_id,
       state: row.state,
       top_k: row.top_k,
       game_budget: row.game_budget,
@@ -537,11 +677,19 @@ export class SettlementService {
   /** GET /api/ladders/<id>/settlement/final: the latest published standings, exactly as written. */
   async final(
     ladderId: string,
-  ): Promise<SnapshotRow & { starts_at: string; ends_at: string; game_budget: number }> {
+  ): Promise<
+    SnapshotRow & { event_id: string | null; starts_at: string; ends_at: string; game_budget: number }
+  > {
     const ladder = this.d.ladders.require(ladderId);
     const row = await this.d.store.latestFinal(ladder.id);
     const snap = row && (await this.d.store.snapshot(row.id));
     if (!row || !snap) throw errors.noFinalStandings(ladder.id);
-    return { ...snap, starts_at: row.starts_at, ends_at: row.ends_at, game_budget: row.game_budget };
+    return {
+      ...snap,
+      event_id: row.event_id,
+      starts_at: row.starts_at,
+      ends_at: row.ends_at,
+      game_budget: row.game_budget,
+    };
   }
 }

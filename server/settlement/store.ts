@@ -20,6 +20,8 @@ export interface FrozenEntry {
 export interface SettlementRow {
   id: string;
   ladder_id: string;
+  /** The event whose window this settlement ends (on its ladder), null for the ladder's own. */
+  event_id: string | null;
   top_k: number;
   game_budget: number;
   starts_at: string;
@@ -77,6 +79,7 @@ function settlement(r: Row): SettlementRow {
   return {
     id: String(r.id),
     ladder_id: String(r.ladder_id),
+    event_id: (r.event_id as string | null) ?? null,
     top_k: Number(r.top_k),
     game_budget: Number(r.game_budget),
     starts_at: iso(r.starts_at),
@@ -111,14 +114,43 @@ export class SettlementStore {
     q: Queryable,
     s: Pick<
       SettlementRow,
-      "id" | "ladder_id" | "top_k" | "game_budget" | "starts_at" | "ends_at" | "created_by"
+      "id" | "ladder_id" | "event_id" | "top_k" | "game_budget" | "starts_at" | "ends_at" | "created_by"
     >,
   ): Promise<void> {
     await q.query(
-      `INSERT INTO settlements (id, ladder_id, top_k, game_budget, starts_at, ends_at, state, created_by)
-       VALUES ($1, $2, $3, $4, $5::timestamptz, $6::timestamptz, 'scheduled', $7)`,
-      [s.id, s.ladder_id, s.top_k, s.game_budget, s.starts_at, s.ends_at, s.created_by],
+      `INSERT INTO settlements (id, ladder_id, top_k, game_budget, starts_at, ends_at, state, created_by, event_id)
+       VALUES ($1, $2, $3, $4, $5::timestamptz, $6::timestamptz, 'scheduled', $7, $8)`,
+      [s.id, s.ladder_id, s.top_k, s.game_budget, s.starts_at, s.ends_at, s.created_by, s.event_id],
     );
+  }
+
+  /** Changes a settlement that has not begun; false when it has (or is gone). */
+  async edit(
+    q: Queryable,
+    s: Pick<SettlementRow, "id" | "event_id" | "top_k" | "game_budget" | "starts_at" | "ends_at">,
+  ): Promise<boolean> {
+    const rows = await q.query(
+      `UPDATE settlements SET event_id = $2, top_k = $3, game_budget = $4, starts_at = $5::timestamptz,
+         ends_at = $6::timestamptz
+       WHERE id = $1 AND state = 'scheduled' RETURNING id`,
+      [s.id, s.event_id, s.top_k, s.game_budget, s.starts_at, s.ends_at],
+    );
+    return rows.length === 1;
+  }
+
+  /** Every bot's version labels created before `at`: the versions a settlement that began then admits. */
+  async versionsBefore(at: string): Promise<Map<string, Set<string>>> {
+    const known = new Map<string, Set<string>>();
+    for (const r of await this.db.query(
+      "SELECT bot_id, label FROM bot_versions WHERE created < $1::timestamptz",
+      [at],
+    )) {
+      const id = String(r.bot_id);
+      const labels = known.get(id) ?? new Set<string>();
+      labels.add(String(r.label));
+      known.set(id, labels);
+    }
+    return known;
   }
 
   /** Deletes a settlement that has not begun; false when it has (or is gone). */

@@ -20,7 +20,7 @@ export const hubFeature = defineFeature({
       botByToken: (token) => botDirectory.byToken(token),
       matchOf: (botId) => live.ofBot(botId),
       estimatedWaitS: (p) => ladders.require(p.ladderId).estimatedWaitS(p),
-      mayQueue: async (bot, ladderId) => ladders.mayQueue(bot, ladderId),
+      mayQueue: async (bot, ladderId, version) => ladders.mayQueue(bot, ladderId, Date.now(), version),
       poke: () => ladders.poke(),
     });
     doors.open("/bot", (req, socket, head, addr) => hub.handleUpgrade(req, socket, head, addr));

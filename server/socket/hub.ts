@@ -50,10 +50,15 @@ export interface HubDeps {
   /** The bot a token belongs to (from memory: a connect flood must not become database work). */
   botByToken(token: string): Promise<BotRow | null>;
   /**
-   * Whether this bot may queue on the ladder a `queue` names (undefined: the default ladder): the ladder's
-   * id, or the refusal (unknown ladder, closed, enrollment required) to send back.
+   * Whether this bot may queue on the ladder a `queue` names (undefined: the default ladder) with this version
+   * label: the ladder's id, or the refusal (unknown ladder, closed, enrollment required, a settlement's freeze)
+   * to send back.
    */
-  mayQueue(bot: BotRow, ladderId: string | undefined): Promise<{ ladderId: string } | QueueRefusal>;
+  mayQueue(
+    bot: BotRow,
+    ladderId: string | undefined,
+    version: string,
+  ): Promise<{ ladderId: string } | QueueRefusal>;
 }
 
 /** A rule on a bot whose token checked out: a connection error to close with, or null to let it in. */
@@ -244,7 +249,7 @@ export class BotHub {
     }
     const unstorable = unstorableText(parsed.data.version);
     if (unstorable) return conn.error("invalid_version", `version label ${unstorable}`);
-    const admitted = await this.d.mayQueue(conn.bot, parsed.data.ladder_id);
+    const admitted = await this.d.mayQueue(conn.bot, parsed.data.ladder_id, parsed.data.version);
     if ("code" in admitted) return conn.error(admitted.code, admitted.message);
     const ladder = admitted.ladderId;
     let version: VersionRow;

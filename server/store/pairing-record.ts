@@ -12,6 +12,7 @@ export const PAIRING_REASONS = [
   "priority",
   "request",
   "settlement",
+  "tournament",
 ] as const;
 export type PairingReason = (typeof PAIRING_REASONS)[number];
 
@@ -24,7 +25,8 @@ export const PairingRecord = z
           "a fill-in for bots no close pair could place); contradiction: early results between the two " +
           "disagree with their ratings, so more games are asked; priority: a bot had waited 60 s or more; " +
           "request: the bot asked for this house opponent (an event's opponent request); settlement: an extra " +
-          "rated game of a ladder's settlement phase between rank neighbours of its top K",
+          "rated game of a ladder's settlement phase between rank neighbours of its top K; tournament: a game of a " +
+          "rated tournament, paired by its round",
       ),
     weight: z
       .number()
@@ -95,6 +97,7 @@ export function pairingSentence(p: PairingRecord, names: readonly [string, strin
     priority: `a priority pairing: a bot had waited over 60 s, which outweighs every other reason (${even})`,
     request: `an opponent request: ${p.requested_by ?? "a bot"} asked to meet this house bot`,
     settlement: `a settlement game: rank neighbours among the ladder's top bots whose rank intervals overlap, played to settle the final standings`,
+    tournament: `a game of a rated tournament: the two were paired by its round, and the result counts in the ladder's ratings (${even})`,
   };
   const map = `${p.map.games === 0 ? "a map they had never played together" : `the map they had played least together (${p.map.games} games)`}${p.map.choices > 1 ? `, picked by the seed among ${p.map.choices}` : ""}`;
   return `${a} and ${b} were paired as ${why[p.reason]}${waited ? `; ${waited}` : ""}; on ${map}${p.weight === null ? "" : ` (weight ${Math.round(p.weight)})`}.`;

@@ -1,6 +1,7 @@
 // Tournaments as a feature (issue 34, part 3): staff schedule a round-robin or Swiss tournament on a ladder,
 // bots check in, rounds are paired and played as unrated matches of mode `tournament` through the scrimmages'
-// `unrated` starter, and the standings and bracket show live on /tournaments/<id> and its JSON.
+// `unrated` starter (or, for a tournament created `rated`, as rated games of the ladder), and the standings and
+// bracket show live on /tournaments/<id> and its JSON.
 import { defineFeature } from "../kernel/feature.ts";
 import { tournamentPages } from "./pages.ts";
 import { TOURNAMENT_OPERATIONS, type TournamentServices } from "./routes.ts";

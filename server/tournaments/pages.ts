@@ -108,9 +108,13 @@ function live(t: TournamentJ): Html {
 
 function body(t: TournamentJ): Html {
   return html`<header class="page-head"><h1>${t.name}</h1>
-<p>${FORMAT[t.format]} on the ladder <a href="/ladder?ladder=${t.ladder_id}">${t.ladder_id}</a> · ${t.games_per_pairing === 1 ? "one game" : `${t.games_per_pairing} games`} per pairing · a bot absent ${t.forfeit_after_s} s forfeits its game</p></header>
+<p>${t.rated ? "Rated " : ""}${FORMAT[t.format]} on the ladder <a href="/ladder?ladder=${t.ladder_id}">${t.ladder_id}</a> · ${t.games_per_pairing === 1 ? "one game" : `${t.games_per_pairing} games`} per pairing · a bot absent ${t.forfeit_after_s} s forfeits its game</p></header>
 ${live(t)}
-<p class="muted small">Unrated: tournament games (mode <code>tournament</code>) count in no rating, forecast, leaderboard or quota of the ladder. <a href="/api/tournaments/${t.id}">This tournament as JSON</a> · <a href="/tournaments">All tournaments</a> · <a href="/guide/competitions">How tournaments work</a></p>`;
+<p class="muted small" id="tournament-rating">${
+    t.rated
+      ? html`Rated: this tournament's games are rated games of the ladder (mode <code>ranked</code>): they count in its ratings, forecasts and leaderboard, and in the owners' quotas.`
+      : html`Unrated: tournament games (mode <code>tournament</code>) count in no rating, forecast, leaderboard or quota of the ladder.`
+  } <a href="/api/tournaments/${t.id}">This tournament as JSON</a> · <a href="/tournaments">All tournaments</a> · <a href="/guide/competitions">How tournaments work</a></p>`;
 }
 
 function listBody(list: ListJ): Html {
@@ -152,7 +156,8 @@ function adminBody(list: ListJ): Html {
 <label>Starts at (UTC) <input name="starts_at" type="datetime-local" required></label>
 <label>Check-in window (minutes before the start) <input name="checkin_minutes" type="number" min="0" max="1440" value="15"></label>
 <label>Forfeit after (seconds absent) <input name="forfeit_after_s" type="number" min="1" max="3600" value="120"></label>
-<p class="muted small">Maps turn by round: ${MAP_NAMES.join(", ")}.</p>
+<label><input name="rated" type="checkbox"> Rated: the games count in the ladder's ratings (off: unrated, the ladder's ratings are left alone)</label>
+<p class="muted small">Maps turn by round: ${MAP_NAMES.join(", ")} (a rated tournament's games take the pair's least-played map, as every rated game does).</p>
 <button type="submit" class="button primary">Schedule</button>
 </form><p class="status" role="status" id="tournament-form-status"></p></section>
 <section aria-labelledby="h-open"><h2 id="h-open">Scheduled and running</h2>

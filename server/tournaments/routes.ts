@@ -43,6 +43,12 @@ const CreateBody = z.object({
     .max(3600)
     .default(120)
     .describe("a bot that has not queued this long after its game could start forfeits it"),
+  rated: z
+    .boolean()
+    .default(false)
+    .describe(
+      "true: the games are rated games of the ladder (mode ranked) and enter its ratings; false (the default): unrated games of mode tournament, which stay out of them",
+    ),
 });
 
 export const TOURNAMENT_OPERATIONS = [

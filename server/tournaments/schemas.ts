@@ -42,7 +42,11 @@ export const Tournament = z.object({
   ladder_id: z.string(),
   format,
   state,
-  rated: z.boolean().describe("always false: results stay out of the ladder's ratings"),
+  rated: z
+    .boolean()
+    .describe(
+      "false (the default): unrated games of mode tournament, out of the ladder's ratings; true: rated games of the ladder (mode ranked, pairing reason tournament)",
+    ),
   round: int.describe("the round being played (0 before the start)"),
   round_count: int.nullable().describe("Swiss: as scheduled; round-robin: fixed at the start"),
   games_per_pairing: int,
@@ -84,6 +88,7 @@ export const TournamentList = z.array(
     ladder_id: z.string(),
     format,
     state,
+    rated: z.boolean(),
     starts_at: z.string(),
     round: int,
     round_count: int.nullable(),

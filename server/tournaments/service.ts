@@ -19,8 +19,11 @@
 // - A game scores 1 a win, 1/2 a draw (a voided match counts as a draw), 0 a loss. The round ends when all its
 //   games have; the next is paired from the standings. When the rounds are done (or no Swiss pairing without a
 //   rematch is left) the final standings are written once and kept.
-// - Results stay out of the ladder's ratings: mode `tournament` is read by no rating, forecast, leaderboard or
-//   quota (a `rated` tournament is not offered).
+// - Results stay out of the ladder's ratings unless the tournament says otherwise: an unrated tournament (the
+//   default) plays mode `tournament`, which no rating, forecast, leaderboard or quota reads; a `rated` one plays
+//   its games as ordinary rated games of the ladder (mode `ranked`, pairing reason `tournament`), which enter
+//   its ratings, forecasts and leaderboard and count against the owners' quotas like any rated game.
+import { randomInt } from "node:crypto";
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Caller } from "../accounts/accounts.ts";
@@ -30,8 +33,12 @@ import type { Settings } from "../kernel/settings.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import type { Lobby, Participant } from "../lobby/lobby.ts";
+import { smoothedForecast } from "../matchmaker/pairing.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
+import { versionKey } from "../ratings/book.ts";
+import type { RunningMatch } from "../runner/match-runner.ts";
 import type { UnratedMatches } from "../scrimmages/unrated.ts";
+import type { PairingRecord } from "../store/pairing-record.ts";
 import type { Store } from "../store/types.ts";
 import { type Bye, type PlayedGame, roundRobin, standings, swissRound, TIE_BREAKS } from "./pairing.ts";
 import {
@@ -76,6 +83,8 @@ export interface CreateInput {
   format: TournamentFormat;
   rounds?: number | undefined;
   games_per_pairing: number;
+  /** The games enter the ladder's ratings (default false: they stay out). */
+  rated?: boolean | undefined;
   starts_at: string;
   checkin_minutes: number;
   forfeit_after_s: number;
@@ -330,7 +339,7 @@ export class TournamentService {
   }
 
   private startGame(t: Active, g: GameRow, a: Participant, b: Participant, now: number): void {
-    const m = this.d.unrated.start(a, b, "tournament", g.map);
+    const m = t.row.rated ? this.startRated(t, a, b, now) : this.d.unrated.start(a, b, "tournament", g.map);
     g.state = "playing";
     g.match_id = m.id;
     g.map = m.setup.map;
@@ -339,6 +348,37 @@ export class TournamentService {
     const id = t.row.id;
     const copy = { ...g };
     this.write(() => this.rows.saveGame(id, copy));
+  }
+
+  /**
+   * A rated tournament's game: an ordinary rated game of the ladder (mode `ranked`), seated by a coin toss, on
+   * the pair's least-played map as every rated game is (SPEC 3.6; the seed breaks ties), with a pairing record
+   * that says it is a tournament game (the match page shows why).
+   */
+  private startRated(t: Active, a: Participant, b: Participant, now: number): RunningMatch {
+    const ladder = this.d.ladders.require(t.row.ladder_id);
+    const seed = randomInt(2 ** 31);
+    const seats: [Participant, Participant] = seed % 2 === 0 ? [a, b] : [b, a];
+    const [ka, kb] = seats.map((p) => versionKey(p.bot.id, p.version ?? "unversioned")) as [string, string];
+    const facts = ladder.ratings.facts(ka, kb);
+    const fewest = Math.min(...MAP_NAMES.map((m) => facts.mapGames.get(m) ?? 0));
+    const least = MAP_NAMES.filter((m) => (facts.mapGames.get(m) ?? 0) === fewest);
+    const map = least[seed % least.length]!;
+    const [ra, rb] = [ladder.ratings.ratingOf(ka), ladder.ratings.ratingOf(kb)];
+    const wait = (p: Participant) => (p.house ? 0 : Math.max(0, Math.round(now - p.queuedAt)));
+    const pairing: PairingRecord = {
+      reason: "tournament",
+      weight: null,
+      parts: {},
+      forecast: Math.round(smoothedForecast({ rating: ra }, { rating: rb }, facts) * 10_000) / 10_000,
+      pair_games: facts.games,
+      rating_gap: Math.round(Math.abs(ra - rb)),
+      window: null,
+      waits_ms: [wait(seats[0]), wait(seats[1])],
+      requested_by: null,
+      map: { reason: "least_played", games: fewest, choices: least.length },
+    };
+    return this.d.live.start({ seats, map, seed, pairing }, ladder.id, "ranked");
   }
 
   /** Records a game's points; the pairing's next game may start from now. */
@@ -368,7 +408,7 @@ export class TournamentService {
   /** A MatchFinished listener: the game's result from its pairing's side `a`. */
   finished(e: DomainEvents["MatchFinished"]): void {
     const m = e.match;
-    if (m.mode !== "tournament") return;
+    if (m.mode !== "tournament" && m.mode !== "ranked") return;
     const p = this.playing.get(m.id);
     if (!p) return;
     this.playing.delete(m.id);
@@ -423,6 +463,7 @@ export class TournamentService {
       format: input.format,
       rounds: input.rounds ?? null,
       games_per_pairing: input.games_per_pairing,
+      rated: input.rated ?? false,
       starts_at: new Date(Math.max(startsAt, now)).toISOString(),
       checkin_s: Math.round(input.checkin_minutes * 60),
       forfeit_after_s: input.forfeit_after_s,
@@ -436,6 +477,7 @@ export class TournamentService {
         ladder: row.ladder_id,
         format: row.format,
         rounds: row.rounds,
+        rated: row.rated,
         starts_at: row.starts_at,
       });
     });
@@ -470,6 +512,7 @@ export class TournamentService {
       ladder_id: t.ladder_id,
       format: t.format,
       state: t.state,
+      rated: t.rated,
       starts_at: t.starts_at,
       round: t.round,
       round_count: t.rounds,
@@ -577,7 +620,7 @@ export function tournamentView(
     ladder_id: row.ladder_id,
     format: row.format,
     state: row.state,
-    rated: false,
+    rated: row.rated,
     round: row.round,
     round_count: row.rounds,
     games_per_pairing: row.games_per_pairing,

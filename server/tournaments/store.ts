@@ -17,6 +17,8 @@ export interface TournamentRow {
   format: TournamentFormat;
   rounds: number | null;
   games_per_pairing: number;
+  /** The games are rated games of the ladder (mode `ranked`); false: unrated, mode `tournament`. */
+  rated: boolean;
   starts_at: string;
   checkin_s: number;
   forfeit_after_s: number;
@@ -68,6 +70,7 @@ function tournament(r: Row): TournamentRow {
     format: String(r.format) as TournamentFormat,
     rounds: numOrNull(r.rounds),
     games_per_pairing: Number(r.games_per_pairing),
+    rated: r.rated === true,
     starts_at: iso(r.starts_at),
     checkin_s: Number(r.checkin_s),
     forfeit_after_s: Number(r.forfeit_after_s),
@@ -114,6 +117,7 @@ export class TournamentStore {
       | "format"
       | "rounds"
       | "games_per_pairing"
+      | "rated"
       | "starts_at"
       | "checkin_s"
       | "forfeit_after_s"
@@ -122,8 +126,8 @@ export class TournamentStore {
   ): Promise<void> {
     await q.query(
       `INSERT INTO tournaments (id, name, ladder_id, format, rounds, games_per_pairing, starts_at, checkin_s,
-         forfeit_after_s, state, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8, $9, 'scheduled', $10)`,
+         forfeit_after_s, state, created_by, rated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8, $9, 'scheduled', $10, $11)`,
       [
         t.id,
         t.name,
@@ -135,6 +139,7 @@ export class TournamentStore {
         t.checkin_s,
         t.forfeit_after_s,
         t.created_by,
+        t.rated,
       ],
     );
   }

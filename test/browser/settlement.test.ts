@@ -1,8 +1,8 @@
 // The settlement phase in headless Chromium (issue 34, part 4): the ladder page of a settling ladder shows the
 // phase notice ("Settling: versions frozen, N of M extra games played"); once a settlement has ended, the ladder
 // page links its final standings, and the final standings page renders every ranked bot with its rank
-// interval, the settled top K marked; the staff screen (/admin/settlement) lists each ladder's phase and schedules
-// a settlement from its form.
+// interval, the settled top K marked; the staff screen (/admin/settlement) lists each ladder's phase, schedules
+// a settlement from its form, changes it and cancels it before it begins.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BotRow } from "../../server/store/types.ts";
@@ -158,6 +158,23 @@ describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () 
         timeout: 10_000,
       })
       .toMatch(/settlement/);
+    // Changed before it begins, from its row: the form takes its values and replaces its schedule.
+    await row("public").locator("button[data-edit]").click();
+    expect(await page.locator("#settlement-form-mode").isVisible()).toBe(true);
+    expect(await page.inputValue("input[name=game_budget]")).toBe("12");
+    expect(await page.locator("#settlement-form-submit").textContent()).toBe("Save the change");
+    await page.fill("input[name=top_k]", "5");
+    await page.fill("input[name=starts_in]", "10");
+    await page.fill("input[name=duration]", "45");
+    await Promise.all([page.waitForEvent("load"), page.click("#settlement-form button[type=submit]")]);
+    expect(await row("public").textContent()).toContain("top 5, 12 games");
+    const changed = (
+      await srv.get<{ id: string; top_k: number; starts_at: string; ends_at: string }>(
+        "/api/ladders/public/settlement",
+      )
+    ).body;
+    expect(changed).toMatchObject({ top_k: 5 });
+    expect(Date.parse(changed.ends_at) - Date.parse(changed.starts_at)).toBe(45 * 60_000);
     // Cancelled before it begins, from its row: the ladder has none again.
     await Promise.all([page.waitForEvent("load"), row("public").locator("button[data-cancel]").click()]);
     expect(await row("public").textContent()).toContain("none");

@@ -258,12 +258,14 @@ function validBody(method: Method, path: string): Record<string, unknown> | unde
     "PUT /api/account/bots/:name/scrimmages/opt-in": { allowed: true },
     "POST /api/account/bots/:name/batches": { opponents: ["kiter"], games: 2 },
     "POST /api/admin/ladders/:id/settlement": { top_k: 3, game_budget: 4, duration_s: 60 },
+    "PUT /api/admin/ladders/:id/settlement": { top_k: 3, game_budget: 4, duration_s: 60 },
     "POST /api/admin/tournaments": {
       name: "Sweep cup",
       ladder: "public",
       format: "swiss",
       rounds: 2,
       starts_at: "2030-01-01T00:00:00Z",
+      rated: false,
     },
     "POST /api/account/claim": { token: "bt_unknown" },
     "POST /api/account/mcp/authorization": { authorization_id: "mcpa_unknown", action: "deny" },
@@ -531,6 +533,9 @@ async function routesToSweep(): Promise<Route[]> {
   routes.get("PUT /api/account/bots/:name/avatar")!.nullable = ["avatar"];
   // ...and for an event's submission link (SPEC 4.6: HTTPS or null).
   routes.get("PUT /api/admin/events/:event/submission")!.nullable = ["submission_url"];
+  // ...and for the event a settlement ends (null: the ladder's own window).
+  for (const method of ["POST", "PUT"])
+    routes.get(`${method} /api/admin/ladders/:id/settlement`)!.nullable = ["event"];
   return [...routes.values()];
 }
 

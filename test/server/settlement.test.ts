@@ -1,10 +1,11 @@
 // The settlement phase on the real server (issue 34, part 4) with real WebSocket bots, on a ladder whose
 // window was shortened to twenty minutes: staff schedule a settlement (top 3, a budget of 6 extra games); from
-// then the top 3 play only their frozen versions, a new version of a top bot queues but plays nothing, the bots
-// outside the top 3 play nothing, every settlement game pairs two of the top 3, the budget is respected; the
+// then the top 3 play only their frozen versions, a new version (of a top bot, or a label another bot did not
+// have) is refused with `settlement_frozen` and not registered, the bots outside the top 3 play nothing, every settlement game pairs two of the top 3, the budget is respected; the
 // final standings are published once (a second write is refused by the service and by the database, an
 // UPDATE or DELETE by the trigger) and their JSON does not change when the ladder plays on afterwards. The
-// ladder page shows the phase and links the final standings page, which renders them.
+// ladder page shows the phase and links the final standings page, which renders them. A scheduled settlement
+// can be changed (PUT) or cancelled before it begins, not after; one can end an event's window.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
@@ -199,6 +200,34 @@ describe("a settlement phase", () => {
     });
     expect(later.status, JSON.stringify(later.body)).toBe(201);
     expect(later.body).toMatchObject({ state: "scheduled" });
+    // Changed before it begins (staff only): the body replaces the schedule, checked as a new one; same id.
+    const change = {
+      top_k: 4,
+      game_budget: 9,
+      starts_at: new Date(Date.now() + 120_000).toISOString(),
+      duration_s: 300,
+    };
+    expect((await api("PUT", `/api/admin/ladders/${LADDER}/settlement`, change, null)).status).toBe(401);
+    const changed = await api("PUT", `/api/admin/ladders/${LADDER}/settlement`, change);
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({
+      id: (later.body as SettlementJ).id,
+      state: "scheduled",
+      top_k: 4,
+      game_budget: 9,
+      starts_at: change.starts_at,
+      ends_at: new Date(Date.parse(change.starts_at) + 300_000).toISOString(),
+      event_id: null,
+    });
+    expect((await settlement()).top_k).toBe(4);
+    const pastClose = await api("PUT", `/api/admin/ladders/${LADDER}/settlement`, {
+      ...change,
+      duration_s: undefined,
+      ends_at: new Date(Date.parse(CLOSES_AT) + 60_000).toISOString(),
+    });
+    expect(pastClose.status).toBe(400);
+    expect(pastClose.body.code).toBe("invalid_settlement");
+    expect((await settlement()).game_budget).toBe(9);
     expect((await api("DELETE", `/api/admin/ladders/${LADDER}/settlement`, undefined, null)).status).toBe(
       401,
     );
@@ -207,6 +236,9 @@ describe("a settlement phase", () => {
     expect(cancelled.body).toEqual({ cancelled: (later.body as SettlementJ).id, ladder_id: LADDER });
     expect((await srv.get(`/api/ladders/${LADDER}/settlement`)).status).toBe(404);
     expect((await api("DELETE", `/api/admin/ladders/${LADDER}/settlement`)).body.code).toBe("no_settlement");
+    expect(
+      (await api("PUT", `/api/admin/ladders/${LADDER}/settlement`, { top_k: 3, game_budget: 6 })).body.code,
+    ).toBe("no_settlement");
 
     // No end given: the ladder's (shortened) closing.
     const made = await api("POST", `/api/admin/ladders/${LADDER}/settlement`, { top_k: 3, game_budget: 6 });
@@ -224,6 +256,10 @@ describe("a settlement phase", () => {
     const stop = await api("DELETE", `/api/admin/ladders/${LADDER}/settlement`);
     expect(stop.status).toBe(409);
     expect(stop.body.code).toBe("settlement_started");
+    const edit = await api("PUT", `/api/admin/ladders/${LADDER}/settlement`, { top_k: 2, game_budget: 1 });
+    expect(edit.status).toBe(409);
+    expect(edit.body.code).toBe("settlement_started");
+    expect((await settlement()).top_k).toBe(3);
 
     // The ladder page shows the phase (contributed by the settlement feature, not the page's file).
     const ladderPage = await page(`/ladder?ladder=${LADDER}`);
@@ -234,11 +270,12 @@ describe("a settlement phase", () => {
   it("freezes versions and plays its extra games only among the top K, within the budget", async () => {
     const s0 = await settlement();
     const before = new Set((await ladderMatches()).map((m) => m.match_id));
-    // st-three comes back with a new version; the two outside the top 3 queue as usual.
+    // st-three comes back with a new version, st-five with a label it never had: both new versions, refused;
+    // st-four queues the version it had: admitted as usual (it waits for the end).
     for (const [name, version] of [
       ["st-three", "v2"],
       ["st-four", "v1"],
-      ["st-five", "v1"],
+      ["st-five", "v7"],
       ["st-one", "v1"],
       ["st-two", "v1"],
     ] as const) {
@@ -246,23 +283,42 @@ describe("a settlement phase", () => {
       players.set(name, p);
       await p.start();
     }
+    await until(
+      async () => players.get("st-three")!.errors.length > 0 && players.get("st-five")!.errors.length > 0,
+    );
+    const [three] = players.get("st-three")!.errors;
+    expect(three).toMatchObject({ type: "error", code: "settlement_frozen" });
+    expect(three!.message).toContain('frozen version "v1"');
+    const [five] = players.get("st-five")!.errors;
+    expect(five).toMatchObject({ type: "error", code: "settlement_frozen" });
+    expect(five!.message).toContain('"v7" is new');
+    // Refused, not registered: neither label became a version.
+    expect(await srv.app.ctx.store.version(rows.get("st-three")!.id, "v2")).toBeNull();
+    expect(await srv.app.ctx.store.version(rows.get("st-five")!.id, "v7")).toBeNull();
+    // st-five queues the version it had: admitted, and waits like st-four.
+    players.get("st-five")!.version = "v1";
+    players.get("st-five")!.queue();
     // Only st-one and st-two can play (st-three's frozen version is not queued): two games between them.
     await until(async () => (await settlement()).games_played >= 2);
-    for (const name of ["st-three", "st-four", "st-five"]) {
+    for (const name of ["st-three", "st-four", "st-five"])
       expect(players.get(name)!.hellos, name).toEqual([]);
-      // Admitted to the queue as usual: no error, the protocol is unchanged.
-      expect(players.get(name)!.errors, name).toEqual([]);
-    }
+    expect(players.get("st-four")!.errors).toEqual([]);
+    expect(players.get("st-five")!.errors).toHaveLength(1);
     const mid = await settlement();
     for (const g of mid.games) expect([...g.bots].sort()).toEqual(["st-one", "st-two"]);
-    // The frozen version queues again: the pair st-two / st-three becomes possible.
-    players.get("st-three")!.requeue("v1");
+    // The frozen version queues: the pair st-two / st-three becomes possible.
+    players.get("st-three")!.version = "v1";
+    players.get("st-three")!.queue();
 
     const done = await until(async () => {
       const s = await settlement();
       return s.state === "final" ? s : null;
     });
     expect(done.id).toBe(s0.id);
+    // Once it has ended, a new version is admitted again.
+    expect(srv.app.ctx.ladders.mayQueue(rows.get("st-three")!, LADDER, Date.now(), "v2")).toEqual({
+      ladderId: LADDER,
+    });
     // The answer is the documented one (/openapi.json's schema).
     expect(Settlement.strict().safeParse(done).success).toBe(true);
     // The budget: exactly the budget was started (the settlement ended by it) and every game was played.
@@ -381,15 +437,33 @@ describe("a settlement phase", () => {
     const before = await page("/events/cup");
     expect(before.status).toBe(200);
     expect(before.text).not.toContain("settlement-notice");
-    // A season end on the always-open public ladder: an end is given (its bots have no ranked versions, so the
-    // settlement has nothing to play and waits for its end).
+    // The event's window ends with a settlement on its (always-open) ladder: its end is the event's closing (the
+    // bots have no ranked versions, so the settlement has nothing to play and waits for its end).
+    for (const [body, why] of [
+      [{ event: "nope" }, "no event"],
+      [{ event: "cup", duration_s: 7200 }, "must not follow the event's closing"],
+    ] as const) {
+      const r = await api("POST", "/api/admin/ladders/public/settlement", {
+        top_k: 2,
+        game_budget: 2,
+        ...body,
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.code).toBe("invalid_settlement");
+      expect(r.body.error).toContain(why);
+    }
     const made = await api("POST", "/api/admin/ladders/public/settlement", {
       top_k: 2,
       game_budget: 2,
-      duration_s: 3600,
+      event: "cup",
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
-    expect(made.body).toMatchObject({ state: "settling", frozen: [] });
+    expect(made.body).toMatchObject({
+      state: "settling",
+      frozen: [],
+      event_id: "cup",
+      ends_at: PUBLIC_EVENT.closes_at,
+    });
     const during = await page("/events/cup");
     expect(during.text).toContain('id="settlement-notice"');
     expect(during.text).toContain("Settling: versions frozen, 0 of 2 extra games played");

@@ -226,6 +226,7 @@ describe("tournaments", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const swissId = created.body.id as string;
     expect(created.body.state).toBe("scheduled");
+    expect(created.body.rated).toBe(false);
     expect((created.body.entrants as { bot: string }[]).map((e) => e.bot).sort()).toEqual(
       swiss.map((p) => p.name).sort(),
     );
@@ -369,4 +370,61 @@ describe("tournaments", () => {
     expect(text).toContain("Final standings");
     expect(text).toContain("sw-8");
   }, 600_000);
+
+  it("a rated tournament's games are rated games of the ladder: in its ratings, with rating changes", async () => {
+    // The bots of the test above leave first, so that only these three check in.
+    for (const p of clients.values()) p.c.close();
+    clients.clear();
+    await until(async () => srv.app.ctx.lobby.all().every((p) => p.house || !p.conn));
+    const field: Player[] = [];
+    for (let i = 1; i <= 3; i++) field.push(await register(owner, `rated-${i}`));
+    const made = await call(srv.url, "POST", "/api/admin/tournaments", {
+      token: root.access,
+      body: {
+        name: "Rated round-robin",
+        ladder: "public",
+        format: "round_robin",
+        rated: true,
+        starts_at: new Date(Date.now() + 1000).toISOString(),
+        checkin_minutes: 1,
+        forfeit_after_s: 30,
+      },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.rated).toBe(true);
+    const id = made.body.id as string;
+    for (const p of field) p.play();
+    const done = await until(async () => {
+      const t = await get(id);
+      return t.state === "done" ? t : null;
+    });
+    for (const p of field) p.stop();
+    expect((await srv.get<{ id: string; rated: boolean }[]>("/api/tournaments")).body[0]).toMatchObject({
+      id,
+      rated: true,
+    });
+    const matchIds = done.rounds.flatMap((r) =>
+      r.pairings.flatMap((p) => p.games.map((g) => g.match_id).filter((x): x is string => x !== null)),
+    );
+    // Three bots: three rounds, each with one pairing and a rest; every game played.
+    expect(matchIds).toHaveLength(3);
+    const rated = new Set((await srv.app.ctx.store.ratedResults("public")).map((r) => r.match_id));
+    for (const mid of matchIds) {
+      const m = await srv.get<{ mode: string; pairing: { reason: string } | null }>(`/api/matches/${mid}`);
+      expect(m.body.mode).toBe("ranked");
+      expect(m.body.pairing?.reason).toBe("tournament");
+      // Rated unless the match was voided (a void enters no rating in any mode).
+      const voided = (await srv.get<{ voided: boolean }>(`/api/matches/${mid}`)).body.voided;
+      expect(rated.has(mid)).toBe(!voided);
+    }
+    const ends = field.flatMap((p) => p.ends).filter((e) => matchIds.includes(e.match_id as string));
+    expect(ends).toHaveLength(6);
+    for (const e of ends) expect(typeof e.rating_change === "number" || e.rating_change === null).toBe(true);
+    expect(ends.some((e) => typeof e.rating_change === "number")).toBe(true);
+    // The standings are scored the same way as an unrated tournament's.
+    const ref = reference(done, 1);
+    expect(done.standings.map((s) => s.bot)).toEqual(ref.map((r) => r.bot));
+    const page = await (await fetch(`${srv.url}/tournaments/${id}`)).text();
+    expect(page).toContain("Rated: this tournament's games are rated games of the ladder");
+  }, 300_000);
 });

@@ -118,7 +118,13 @@ describe("a hung SMTP server", () => {
   it("that goes silent after DATA leaves the mail in doubt, opens the incident, and later mail still goes", async () => {
     sink.stall = true;
     await askSignUp("bob@hang.test");
-    const e = await waitFor(emails, (x) => openGlobal(x) !== undefined);
+    // The incident opens and the mail is settled as unknown; the two land a moment apart, so wait for both.
+    const e = await waitFor(
+      emails,
+      (x) =>
+        openGlobal(x) !== undefined &&
+        x.history.some((h) => h.category === "identity" && h.state === "unknown"),
+    );
     expect(openGlobal(e)!.problem).toMatch(/stopped answering/);
     const bob = e.history.find((h) => h.category === "identity" && h.state === "unknown");
     expect(bob?.detail).toMatch(/outcome unknown/);

@@ -127,6 +127,12 @@ export function neighbourPairs<R extends { name: string; rank: number }>(
     .sort((x, y) => y.overlap - x.overlap || x.games - y.games || x.a.rank - y.a.rank);
 }
 
+/** What the audit log records of a settlement's schedule, when it is made and when it is changed. */
+function scheduleAudit(by: { id: string; handle: string | null }, row: SettlementRow) {
+  const { id, event_id: event, top_k, game_budget, starts_at, ends_at } = row;
+  return { by: by.handle ?? by.id, id, event, top_k, game_budget, starts_at, ends_at };
+}
+
 export class SettlementService {
   /** By ladder id. */
   private readonly open = new Map<string, Open>();
@@ -263,15 +269,7 @@ export class SettlementService {
     };
     await this.d.work(async (u) => {
       await this.d.store.insert(u.q, row);
-      await u.audit("settlement_scheduled", ladder.id, {
-        by: by.handle ?? by.id,
-        id: row.id,
-        event: row.event_id,
-        top_k: row.top_k,
-        game_budget: row.game_budget,
-        starts_at: row.starts_at,
-        ends_at: row.ends_at,
-      });
+      await u.audit("settlement_scheduled", ladder.id, scheduleAudit(by, row));
     });
     this.open.set(ladder.id, {
       row,
@@ -364,15 +362,7 @@ export class SettlementService {
     };
     const changed = await this.d.work(async (u) => {
       if (!(await this.d.store.edit(u.q, row))) return false;
-      await u.audit("settlement_edited", ladder.id, {
-        by: by.handle ?? by.id,
-        id: row.id,
-        event: row.event_id,
-        top_k: row.top_k,
-        game_budget: row.game_budget,
-        starts_at: row.starts_at,
-        ends_at: row.ends_at,
-      });
+      await u.audit("settlement_edited", ladder.id, scheduleAudit(by, row));
       return true;
     });
     if (!changed) throw errors.settlementStarted(ladder.id, o.row.id);

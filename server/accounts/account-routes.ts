@@ -8,16 +8,16 @@ import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, HANDLE } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
-import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
 import { AVATARS, NewBotName, ownerOf } from "./account-bots.ts";
 import type { AccountChanges } from "./account-changes.ts";
+import { EMAIL_PREFERENCE_KEYS, MAX_AGENT_KEYS } from "./account-store.ts";
 import { type Caller, clientOf } from "./accounts.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AccountServices = Pick<
   Services,
-  "accounts" | "botLifecycle" | "humanPlay" | "insight" | "lobby" | "mcp" | "store"
+  "accounts" | "accountStore" | "botLifecycle" | "humanPlay" | "insight" | "lobby" | "mcp" | "store"
 > &
   Pick<Kernel, "config" | "settings"> & { changes: AccountChanges };
 const defineOperation = operationFor<AccountServices>();
@@ -63,8 +63,8 @@ async function view(ctx: AccountServices, caller: Caller) {
   const { store, config, accounts } = ctx;
   const a = caller.account;
   const [bots, keys, regressions] = await Promise.all([
-    store.accounts.accountBots(a.id),
-    store.accounts.keys(a.id),
+    ctx.accountStore.accountBots(a.id),
+    ctx.accountStore.keys(a.id),
     ctx.insight.regressions.ofAccount(a.id),
   ]);
   return {
@@ -155,7 +155,7 @@ export const ACCOUNT_OPERATIONS = [
     auth: "session",
     body: Notifications,
     handle: async ({ caller, body }, ctx) => {
-      const a = await ctx.store.accounts.setNotifications(
+      const a = await ctx.accountStore.setNotifications(
         caller.account.id,
         body.email_announcements,
         body.email_preferences,

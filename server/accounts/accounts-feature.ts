@@ -15,10 +15,10 @@ declare module "../kernel/feature.ts" {
 
 export const accountsSetUpFeature = defineFeature({
   name: "accountsSetUp",
-  needs: ["store", "hub", "lobby", "live"],
-  build: (kernel, { store, hub, lobby, live }) =>
+  needs: ["store", "accountStore", "identityStore", "hub", "lobby", "live"],
+  build: (kernel, { store, accountStore, identityStore, hub, lobby, live }) =>
     setUpAccounts(
-      { config: kernel.config, store, log: kernel.log },
+      { config: kernel.config, store, accountStore, identityStore, log: kernel.log },
       {
         disconnect: (botId, code) => hub.disconnect(botId, code),
         liveBot: (botId) => lobby.get(botId),
@@ -38,16 +38,16 @@ export const accountsSetUpFeature = defineFeature({
 
 export const accountsFeature = defineFeature({
   name: "accounts",
-  needs: ["accountsSetUp", "hub", "store"],
+  needs: ["accountsSetUp", "hub", "accountStore"],
   build: (_kernel, { accountsSetUp, hub }) => {
     const { accounts } = accountsSetUp;
     hub.admitWith((bot) => accounts.admit(bot));
     return accounts;
   },
-  listeners: (accounts, _kernel, { store }) => ({
+  listeners: (accounts, _kernel, { accountStore }) => ({
     // A banned account's bots are disconnected and refused while the ban lasts (SPEC 3.6).
     AccountBanned: async (e) => {
-      for (const b of await store.accounts.accountBots(e.accountId))
+      for (const b of await accountStore.accountBots(e.accountId))
         accounts.disconnect(b.id, "account_banned");
     },
   }),

@@ -7,8 +7,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import { ApiError, errors, type SocketErrorCode } from "../errors.ts";
 import { publicBase } from "../public-address.ts";
-import type { AccountRow, OwnerKeyRow } from "../store/account-store.ts";
 import type { BotRow, Store } from "../store/types.ts";
+import type { AccountRow, AccountStore, OwnerKeyRow } from "./account-store.ts";
 import type { TokenVerifier } from "./verifier.ts";
 
 export type Caller =
@@ -49,6 +49,7 @@ function bearer(req: FastifyRequest): Token | null {
 export interface AccountsDeps {
   config: Config;
   store: Store;
+  accountStore: AccountStore;
   /** Closes a connected bot's socket with a connection error (the bot hub). */
   disconnect(botId: string, code: SocketErrorCode): void;
   /** The bot's entry in the live lobby, if it is connected. */
@@ -92,7 +93,7 @@ export class Accounts {
     const claims = await this.verifier.verify(token);
     // Built-in sessions end when an account is deleted; an external provider's tokens are checked against
     // the deletion time instead (a token from before it cannot make the account anew).
-    const made = await this.store.accounts.ensureAccount(
+    const made = await this.d.accountStore.ensureAccount(
       claims.sub,
       this.verifier.builtinProvider ? null : (claims.iat ?? 0),
     );
@@ -107,23 +108,23 @@ export class Accounts {
       const keep = email !== null && this.config.adminEmails.includes(email) ? email : null;
       listed ||= keep !== null;
       if (keep !== account.email) {
-        await this.store.accounts.setEmail(account.id, keep);
+        await this.d.accountStore.setEmail(account.id, keep);
         account = { ...account, email: keep };
       }
     }
     // A configured admin is one by the list alone: a stored role (which it could once give itself) would
     // outlast its removal from the list. A listed account, now or before, never keeps one.
-    if (listed && account.role === "admin") account = await this.store.accounts.setRole(account.id, "player");
+    if (listed && account.role === "admin") account = await this.d.accountStore.setRole(account.id, "player");
     return { kind: "session", account, email, admin: this.isAdmin(account, email) };
   }
 
   /** The account behind an agent key (also the tool endpoint's credential), or 401 invalid_token. */
   async fromAgentKey(key: string): Promise<Caller & { kind: "agent_key" }> {
-    const found = await this.store.accounts.useKey(key);
+    const found = await this.d.accountStore.useKey(key);
     if (!found) throw errors.invalidAgentKey();
     // A stored email means the list names (or named) the account: it never also holds a stored role.
     if (found.account.email !== null && found.account.role === "admin")
-      found.account = await this.store.accounts.setRole(found.account.id, "player");
+      found.account = await this.d.accountStore.setRole(found.account.id, "player");
     // An agent key carries its account's role; a listed email counts only while the list still names it.
     const email = this.configuredAdmin(found.account) ? found.account.email : null;
     return {
@@ -180,7 +181,7 @@ export class Accounts {
     } else {
       const k = ownerKey!;
       if (k.kind === "owner_key") {
-        const owner = await this.store.accounts.ownerByKey(k.value);
+        const owner = await this.d.accountStore.ownerByKey(k.value);
         if (!owner) throw errors.invalidOwnerKey();
         if (!this.config.anonymousDev)
           throw errors.wrongCredential(
@@ -286,14 +287,14 @@ export class Accounts {
 
   /** SPEC 4.1: a banned account's public profile answers like an unknown user's (404), page and API alike. */
   async hiddenUser(handle: string): Promise<boolean> {
-    return Boolean((await this.store.accounts.accountByHandle(handle))?.banned_at);
+    return Boolean((await this.d.accountStore.accountByHandle(handle))?.banned_at);
   }
 
   /** The bot socket's admission rule beyond the token (SPEC 1.4, 3.6, 7.2). */
   async admit(bot: BotRow): Promise<SocketErrorCode | null> {
     if (bot.house) return null;
     if (bot.account_id === null) return this.config.anonymousDev ? null : "account_required";
-    const account = await this.store.accounts.account(bot.account_id);
+    const account = await this.d.accountStore.account(bot.account_id);
     if (!account) return "account_required";
     if (account.banned_at) return "account_banned";
     return null;

@@ -14,12 +14,17 @@ declare module "../kernel/feature.ts" {
 
 export const accountFeature = defineFeature({
   name: "account",
-  needs: ["accounts", "botLifecycle", "humanPlay", "insight", "lobby", "mcp", "store"],
+  needs: ["accounts", "accountStore", "botLifecycle", "humanPlay", "insight", "lobby", "mcp", "store"],
   build: (kernel, deps) => ({
     ...deps,
     config: kernel.config,
     settings: kernel.settings,
-    changes: new AccountChanges({ store: deps.store, accounts: deps.accounts, config: kernel.config }),
+    changes: new AccountChanges({
+      store: deps.store,
+      accountStore: deps.accountStore,
+      accounts: deps.accounts,
+      config: kernel.config,
+    }),
   }),
   operations: ACCOUNT_OPERATIONS,
 });

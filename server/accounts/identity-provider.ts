@@ -18,9 +18,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/transport.ts";
 import { publicBase } from "../public-address.ts";
-import type { IdentityStore, IdentityUser } from "../store/identity-store.ts";
 import { DeviceTrust } from "./device-trust.ts";
 import { GuessThrottle } from "./guessing.ts";
+import type { IdentityStore, IdentityUser } from "./identity-store.ts";
 import {
   Credentials,
   idpError,

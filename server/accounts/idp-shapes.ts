@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../errors.ts";
-import type { IdentityUser } from "../store/identity-store.ts";
+import type { IdentityUser } from "./identity-store.ts";
 import { weakPassword } from "./passwords.ts";
 
 export const idpError = (status: number, code: string, msg: string, extra: Record<string, unknown> = {}) =>

@@ -3,7 +3,7 @@
 // refused to a banned account; and the user and live session behind a presented access token.
 import type { FastifyRequest } from "fastify";
 import { createLocalJWKSet, jwtVerify, SignJWT } from "jose";
-import type { IdentityStore, IdentityUser } from "../store/identity-store.ts";
+import type { IdentityStore, IdentityUser } from "./identity-store.ts";
 import { idpError, userView } from "./idp-shapes.ts";
 import type { SessionGate } from "./sessions.ts";
 import type { IdentitySecrets } from "./signing-keys.ts";

@@ -3,7 +3,7 @@
 // deletion end sessions. The answer is cached briefly in memory so an authenticated request costs no query; whoever ends
 // sessions in this process drops the cached answers at once (forget), and on another server of the same
 // database an ended session is refused within LIVE_CACHE_MS.
-import type { IdentityStore } from "../store/identity-store.ts";
+import type { IdentityStore } from "./identity-store.ts";
 
 export const LIVE_CACHE_MS = 5_000;
 const MAX_ENTRIES = 50_000;

@@ -9,8 +9,10 @@ import { errors } from "../errors.ts";
 import { IdentityOutbox } from "../mail/identity.ts";
 import { type Mailer, makeMailer } from "../mail/transport.ts";
 import type { Store } from "../store/types.ts";
+import type { AccountStore } from "./account-store.ts";
 import { Accounts, type AccountsDeps } from "./accounts.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
+import type { IdentityStore } from "./identity-store.ts";
 import { SessionGate } from "./sessions.ts";
 import { loadIdentitySecrets } from "./signing-keys.ts";
 import { TokenVerifier } from "./verifier.ts";
@@ -27,11 +29,17 @@ export interface AccountsSetUp {
  * bots' live state (the hub, lobby and matches are built after the accounts: read when a check runs).
  */
 export async function setUpAccounts(
-  base: { config: Config; store: Store; log: Logger },
+  base: {
+    config: Config;
+    store: Store;
+    accountStore: AccountStore;
+    identityStore: IdentityStore;
+    log: Logger;
+  },
   live: Pick<AccountsDeps, "disconnect" | "liveBot" | "inMatch">,
   http: FastifyInstance,
 ): Promise<AccountsSetUp> {
-  const { config, store, log } = base;
+  const { config, store, accountStore, identityStore, log } = base;
   // Per-route limits (sign-in, sign-up, recovery); keyed by client address. `global: false`: only routes
   // that ask are limited. The 429 body has the service's error shape.
   await http.register(rateLimit, {
@@ -50,7 +58,7 @@ export async function setUpAccounts(
       return payload;
     });
   }
-  const deps: AccountsDeps = { config, store, ...live };
+  const deps: AccountsDeps = { config, store, accountStore, ...live };
   if (config.accounts === "none")
     return { accounts: new Accounts(deps, null), identity: null, provider: null };
   if (config.accounts === "external")
@@ -72,19 +80,19 @@ export async function setUpAccounts(
       }
     },
   });
-  const sessions = new SessionGate(store.identity);
+  const sessions = new SessionGate(identityStore);
   const accounts = new Accounts(
     deps,
-    new TokenVerifier(config, { secrets, identity: store.identity, sessions }),
+    new TokenVerifier(config, { secrets, identity: identityStore, sessions }),
   );
   const identity = { url: `${config.publicUrl}/auth/v1`, publishableKey: secrets.publishableKey, mailer };
-  const banned = async (userId: string) => Boolean((await store.accounts.account(userId))?.banned_at);
+  const banned = async (userId: string) => Boolean((await accountStore.account(userId))?.banned_at);
   // The provider's links go through the paced, durable outbox (server/mail/identity.ts), whose sender
   // delivers them with `mailer` like every other mail: nothing reaches the transport around the outbox.
   const outbox = new IdentityOutbox(store, mailer);
   return {
     accounts,
     identity,
-    provider: { config, identity: store.identity, secrets, mailer: outbox, sessions, banned },
+    provider: { config, identity: identityStore, secrets, mailer: outbox, sessions, banned },
   };
 }

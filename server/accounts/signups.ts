@@ -1,7 +1,7 @@
 // Pending sign-ups of an address that is not confirmed yet (issue 31): no sign-up takes another's place or
 // carries its credentials, so a later sign-up, a configured admin's address included, cannot take the account.
 // Each pending sign-up is one person's: its own password, metadata and PKCE challenge, on its own link.
-import type { IdentityStore, IdentityUser, OneTimeRow } from "../store/identity-store.ts";
+import type { IdentityStore, IdentityUser, OneTimeRow } from "./identity-store.ts";
 import { idpError } from "./idp-shapes.ts";
 import { type LinkMail, REPEAT_EVERY_MS } from "./links.ts";
 import { checkPassword, DUMMY_HASH_PROMISE, hashPassword } from "./passwords.ts";

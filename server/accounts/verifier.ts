@@ -13,7 +13,7 @@ import {
 } from "jose";
 import type { Config } from "../config.ts";
 import { ApiError, errors } from "../errors.ts";
-import type { IdentityStore } from "../store/identity-store.ts";
+import type { IdentityStore } from "./identity-store.ts";
 import type { SessionGate } from "./sessions.ts";
 import type { IdentitySecrets } from "./signing-keys.ts";
 

@@ -13,12 +13,17 @@ declare module "../kernel/feature.ts" {
 
 export const adminFeature = defineFeature({
   name: "admin",
-  needs: ["accounts", "hub", "lobby", "matches", "store", "lifecycle", "announcements"],
+  needs: ["accounts", "accountStore", "hub", "lobby", "matches", "store", "lifecycle", "announcements"],
   build: (kernel, deps) => ({
     ...deps,
     config: kernel.config,
     settings: kernel.settings,
-    moderation: new Moderation({ accounts: deps.accounts, store: deps.store, bus: kernel.bus }),
+    moderation: new Moderation({
+      accounts: deps.accounts,
+      accountStore: deps.accountStore,
+      store: deps.store,
+      bus: kernel.bus,
+    }),
   }),
   operations: ADMIN_OPERATIONS,
 });

@@ -2,12 +2,13 @@
 // bot moderation and legacy owner keys. Each checks its rule, commits the change with its audit entry as one unit
 // of work, and then makes it hold on the live server (sockets closed, sessions ended, AccountBanned announced),
 // so the admin operations only find the target and shape the answer.
+
+import type { AccountRow } from "../accounts/account-store.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow } from "../store/types.ts";
 
-export type ModerationDeps = Pick<Services, "accounts" | "store"> & Pick<Kernel, "bus">;
+export type ModerationDeps = Pick<Services, "accounts" | "accountStore" | "store"> & Pick<Kernel, "bus">;
 
 /** What a staff action on a bot may be (SPEC 3.5). */
 export type BotAction = "suspend" | "activate" | "ban";
@@ -22,7 +23,7 @@ export class Moderation {
     if (accounts.configuredAdmin(a)) throw errors.configuredAdmin();
     if (role === "admin" && a.banned_at) throw errors.bannedCannotBeAdmin();
     return store.work(async (u) => {
-      const row = await store.accounts.setRole(a.id, role, u.q);
+      const row = await this.d.accountStore.setRole(a.id, role, u.q);
       await u.audit("admin", a.handle ?? a.id, { action: "role", role, by: byId });
       return row;
     });
@@ -38,7 +39,7 @@ export class Moderation {
     if (ban && accounts.adminNow(a)) throw errors.adminAccount();
     const action = ban ? "ban" : "unban";
     const updated = await store.work(async (u) => {
-      const row = await store.accounts.setBanned(a.id, ban, u.q);
+      const row = await this.d.accountStore.setBanned(a.id, ban, u.q);
       await u.audit("admin", a.handle ?? a.id, { action, by: byId });
       return row;
     });
@@ -50,9 +51,9 @@ export class Moderation {
   async deleteAccount(a: AccountRow, byId: string): Promise<{ bannedBots: string[] }> {
     const { store, accounts } = this.d;
     if (accounts.adminNow(a)) throw errors.adminAccount();
-    const bots = await store.accounts.accountBots(a.id);
+    const bots = await this.d.accountStore.accountBots(a.id);
     const banned = await store.work(async (u) => {
-      const banned = await store.accounts.deleteAccount(a.id, u.q);
+      const banned = await this.d.accountStore.deleteAccount(a.id, u.q);
       await u.audit("admin", a.handle ?? a.id, { action: "delete_account", by: byId, banned_bots: banned });
       return banned;
     });
@@ -67,7 +68,7 @@ export class Moderation {
     if (bot.status === "retired" || (action !== "ban" && bot.status === "banned"))
       throw errors.botModerated(bot.status);
     await store.work(async (u) => {
-      if (action === "ban") await store.accounts.banBot(bot.id, u.q);
+      if (action === "ban") await this.d.accountStore.banBot(bot.id, u.q);
       else await store.setBotStatus(bot.id, action === "suspend" ? "suspended" : "active", u.q);
       await u.audit("admin", bot.name, { action, by: byId });
     });
@@ -80,7 +81,7 @@ export class Moderation {
   async createOwnerKey(name: string, maxBots: number | null, byId: string) {
     const { store } = this.d;
     return store.work(async (u) => {
-      const key = await store.accounts.createOwnerKey(name, maxBots, u.q);
+      const key = await this.d.accountStore.createOwnerKey(name, maxBots, u.q);
       if (key === "taken") throw errors.ownerTaken(name);
       await u.audit("admin", name, { action: "owner_key", by: byId });
       return key;

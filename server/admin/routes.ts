@@ -3,18 +3,18 @@
 // answers privately. The changes are the moderation service's (moderation.ts: each change and its audit entry one
 // unit of work, then its effect on the live server); these only find the target and shape the answer.
 import { z } from "zod";
+import type { AccountRow } from "../accounts/account-store.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { BOT_NAME, HANDLE } from "../kernel/names.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { operationalPolicy } from "../ladders/policy.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import type { Moderation } from "./moderation.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AdminServices = Pick<
   Services,
-  "accounts" | "hub" | "lobby" | "matches" | "store" | "lifecycle" | "announcements"
+  "accounts" | "accountStore" | "hub" | "lobby" | "matches" | "store" | "lifecycle" | "announcements"
 > &
   Pick<Kernel, "config" | "settings"> & { moderation: Moderation };
 const defineOperation = operationFor<AdminServices>();
@@ -39,15 +39,15 @@ const RefParams = z.object({ ref: z.string() });
 const NameParams = z.object({ name: z.string() });
 
 async function target(ctx: AdminServices, ref: string): Promise<AccountRow> {
-  const a = ref.length <= 128 ? await ctx.store.accounts.accountByRef(ref) : null;
+  const a = ref.length <= 128 ? await ctx.accountStore.accountByRef(ref) : null;
   if (!a) throw errors.noSuchAccount(ref);
   return a;
 }
 
 async function listed(ctx: AdminServices, a: AccountRow) {
-  const { store, accounts } = ctx;
-  const bots = await store.accounts.accountBots(a.id);
-  const keys = await store.accounts.keys(a.id);
+  const { accountStore, accounts } = ctx;
+  const bots = await accountStore.accountBots(a.id);
+  const keys = await accountStore.keys(a.id);
   return {
     id: a.id,
     handle: a.handle,
@@ -69,7 +69,7 @@ async function listed(ctx: AdminServices, a: AccountRow) {
  * the overview `you` marks the caller's own entry, which the console names by the email it signed in with.
  */
 const admins = async (ctx: AdminServices, callerId?: string) =>
-  (await ctx.store.accounts.admins())
+  (await ctx.accountStore.admins())
     .filter((a) => ctx.accounts.adminNow(a))
     .map((a) => ({
       handle: a.handle,
@@ -128,7 +128,7 @@ export const ADMIN_OPERATIONS = [
     auth: "admin",
     query: AccountsQuery,
     handle: async ({ query }, ctx) => {
-      const r = await ctx.store.accounts.searchAccounts(query.q?.trim() || null, query.limit);
+      const r = await ctx.accountStore.searchAccounts(query.q?.trim() || null, query.limit);
       return {
         total: r.total,
         found: r.found,
@@ -220,7 +220,7 @@ export const ADMIN_OPERATIONS = [
     summary: "Owners (legacy owner keys) and their bots",
     auth: "admin",
     handle: async (_input, ctx) =>
-      (await ctx.store.accounts.ownerKeys()).map((o) => ({
+      (await ctx.accountStore.ownerKeys()).map((o) => ({
         name: o.name,
         max_bots: o.max_bots,
         created: o.created,

@@ -12,7 +12,7 @@ declare module "../kernel/feature.ts" {
 
 export const botLifecycleFeature = defineFeature({
   name: "botLifecycle",
-  needs: ["accounts", "lobby", "store"],
-  build: (kernel, { accounts, lobby, store }) =>
-    new BotLifecycle({ store, lobby, config: kernel.config, live: accounts }),
+  needs: ["accounts", "accountStore", "lobby", "store"],
+  build: (kernel, { accounts, accountStore, lobby, store }) =>
+    new BotLifecycle({ store, accountStore, lobby, config: kernel.config, live: accounts }),
 });

@@ -30,7 +30,7 @@ export interface BotOwner {
   client: string;
 }
 
-export type BotLifecycleDeps = Pick<Services, "store" | "lobby"> &
+export type BotLifecycleDeps = Pick<Services, "store" | "accountStore" | "lobby"> &
   Pick<Kernel, "config"> & { live: LiveBotControl };
 
 const NOTE =
@@ -43,7 +43,7 @@ export class BotLifecycle {
   async register(owner: BotOwner, name: string) {
     const { store, config } = this.d;
     const count = owner.accountId
-      ? await store.accounts.countBots(owner.accountId)
+      ? await this.d.accountStore.countBots(owner.accountId)
       : await store.countActiveBots(owner.name);
     if (count >= owner.limit) throw errors.botLimit(owner.limit);
     try {
@@ -81,11 +81,11 @@ export class BotLifecycle {
     if (bot.status === "suspended" || bot.status === "banned") throw errors.botModerated(bot.status);
     if (bot.status === "retired") return { name: bot.name, outcome: "retired" };
     // A bot in its first match has played, even though the result is not stored yet.
-    const played = live.inMatch(bot.id) || (await store.accounts.hasPlayed(bot.id));
+    const played = live.inMatch(bot.id) || (await this.d.accountStore.hasPlayed(bot.id));
     const deleted =
       !played &&
       (await store.work(async (u) => {
-        const gone = await store.accounts.deleteUnplayedBot(bot.id, u.q);
+        const gone = await this.d.accountStore.deleteUnplayedBot(bot.id, u.q);
         if (gone) await u.audit("bot_deleted", bot.name, { client });
         return gone;
       }));
@@ -110,7 +110,7 @@ export class BotLifecycle {
     if (live.inMatch(bot.id)) throw errors.botInMatch(bot.name);
     if (name === bot.name) return { name };
     const renamed = await store.work(async (u) => {
-      const row = await store.accounts.renameBot(bot.id, name, u.q);
+      const row = await this.d.accountStore.renameBot(bot.id, name, u.q);
       if (row === "taken") throw errors.invalidBot(`the name ${JSON.stringify(name)} is taken`);
       await u.audit("rename", row.name, { from: bot.name, account: accountId });
       return row;
@@ -136,7 +136,7 @@ export class BotLifecycle {
 
   /** A bot's avatar (the caller checked it is one of SPEC 2's), or null for the plain orb. */
   async setAvatar(bot: BotRow, avatar: string | null): Promise<void> {
-    await this.d.store.accounts.setAvatar(bot.id, avatar);
+    await this.d.accountStore.setAvatar(bot.id, avatar);
     this.d.live.refreshLive({ ...bot, avatar });
   }
 
@@ -147,10 +147,10 @@ export class BotLifecycle {
   async claim(bot: BotRow, account: { id: string; handle: string }, limit: number): Promise<void> {
     const { store, live } = this.d;
     if (bot.account_id !== null || bot.house) throw errors.alreadyClaimed();
-    if (bot.status !== "retired" && (await store.accounts.countBots(account.id)) >= limit)
+    if (bot.status !== "retired" && (await this.d.accountStore.countBots(account.id)) >= limit)
       throw errors.botLimit(limit);
     await store.work(async (u) => {
-      if (!(await store.accounts.claimBot(bot.id, account.id, account.handle, u.q)))
+      if (!(await this.d.accountStore.claimBot(bot.id, account.id, account.handle, u.q)))
         throw errors.alreadyClaimed();
       await u.audit("claim", bot.name, { account: account.id, previous_owner: bot.owner });
     });

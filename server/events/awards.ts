@@ -2,10 +2,11 @@
 // listener), shown to the account with its progress, revealed, and staff's revocations and reconciliation. Each
 // change is one unit of work with its audit entry; a flag never enters an audit entry, a log line or any answer
 // but a reveal.
+
+import type { AccountRow } from "../accounts/account-store.ts";
 import { errors } from "../errors.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
 import type { AchievementDefinition } from "../ladders/event-definition.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import type { MatchRecord } from "../store/types.ts";
 import { type EventCatalog, type EventRuntime, type EventsDeps, officialNames } from "./catalog.ts";
 import { evaluate, type MatchFacts } from "./definition.ts";
@@ -34,7 +35,7 @@ export class EventAwards {
       for (const seat of m.bots) {
         const accountId = ev.accounts[seat.fighter] ?? null;
         if (seat.house || !accountId || !this.c.enrolled(e, accountId)) continue;
-        const account = await this.d.store.accounts.account(accountId);
+        const account = await this.d.accountStore.account(accountId);
         if (!account || account.banned_at) continue;
         await this.earn(e, account.id, factsOf(m, seat.bot_id));
       }
@@ -111,7 +112,7 @@ export class EventAwards {
 
   async achievements(account: AccountRow, eventId: string) {
     const e = this.c.require(eventId);
-    const bots = (await this.d.store.accounts.accountBots(account.id))
+    const bots = (await this.d.accountStore.accountBots(account.id))
       .filter((b) => b.status === "active")
       .map((b) => ({ id: b.id, name: b.name, online: !!this.d.lobby.get(b.id)?.conn }));
     const last = await this.c.tables.lastRequest(e.def.id, account.id);

@@ -3,6 +3,7 @@
 // window. What happens to an event is in the files beside this one: earning and revoking achievements
 // (awards.ts), opponent requests (requests.ts), staff's changes (staff.ts); service.ts puts them together.
 import type { Logger } from "pino";
+import type { AccountStore } from "../accounts/account-store.ts";
 import type { QueueRefusal } from "../connection/rules.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
@@ -52,6 +53,7 @@ export interface EventRuntime {
 
 export interface EventsDeps {
   store: Store;
+  accountStore: AccountStore;
   /** The ladders' tables (every membership, for an event's standings). */
   ladderTables: LadderStore;
   ladders: Ladders;

@@ -13,7 +13,7 @@ declare module "../kernel/feature.ts" {
 
 export const eventsFeature = defineFeature({
   name: "eventApi",
-  needs: ["events", "reads", "store"],
+  needs: ["events", "reads", "store", "accountStore"],
   build: (kernel, deps) => {
     // An event's image is uploaded as raw bytes (PUT /api/admin/events/<id>/image).
     imageBodies(kernel.http);

@@ -1,9 +1,10 @@
 // Opponent requests (SPEC 3.9): an enrolled account asks for its online bot to meet one of an open event's house
 // bots; the matchmaker asks `requested` on each pass and says `served` when it started the match; closing the
 // event expires what is left. One request per account and event at a time, and a cooldown between them.
+
+import type { AccountRow } from "../accounts/account-store.ts";
 import { errors } from "../errors.ts";
 import { HOUSE_NAMES } from "../ladders/event-definition.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import { type EventCatalog, type EventsDeps, officialNames } from "./catalog.ts";
 import type { RequestRow } from "./store.ts";
 
@@ -47,7 +48,7 @@ export class OpponentRequests {
           ? `${opponent} does not play on the ladder ${e.def.ladder_id}`
           : "this server hosts no house bots",
       );
-    const bot = (await this.d.store.accounts.accountBots(account.id)).find(
+    const bot = (await this.d.accountStore.accountBots(account.id)).find(
       (b) => (b.id === botRef || b.name === botRef) && b.status === "active",
     );
     if (!bot) throw errors.noSuchBot(botRef);

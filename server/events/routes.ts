@@ -2,16 +2,16 @@
 // session only, `Cache-Control: private, no-store`, `Vary: Authorization`, a supplied Origin must be this
 // site, banned accounts 403) and the event administration (4.6). Thin: parse, call the events service, render.
 import { z } from "zod";
+import type { AccountRow } from "../accounts/account-store.ts";
 import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
 import { HOUSE_NAMES, STAT_NAMES } from "../ladders/event-definition.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import { ALT_HEADER, altText, normaliseImage } from "./image.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type EventServices = Pick<Services, "events" | "store">;
+export type EventServices = Pick<Services, "events" | "store" | "accountStore">;
 const defineOperation = operationFor<EventServices>();
 
 const EventParams = z.object({ event: z.string().max(64) });
@@ -122,7 +122,7 @@ const SESSION_ERRORS = {
 };
 
 async function account(ctx: EventServices, ref: string): Promise<AccountRow> {
-  const a = await ctx.store.accounts.accountByRef(ref);
+  const a = await ctx.accountStore.accountByRef(ref);
   if (!a) throw errors.noSuchAccount(ref);
   return a;
 }

@@ -7,11 +7,12 @@ import { Events, Flags } from "./service.ts";
 
 export const eventsServiceFeature = defineFeature({
   name: "events",
-  needs: ["store", "ladderTables", "ladders", "membership", "lobby"],
-  build: async (kernel, { store, ladderTables, ladders, membership, lobby }) => {
+  needs: ["store", "accountStore", "ladderTables", "ladders", "membership", "lobby"],
+  build: async (kernel, { store, accountStore, ladderTables, ladders, membership, lobby }) => {
     const { config, bus, scheduler, log } = kernel;
     const events = new Events({
       store,
+      accountStore,
       ladderTables,
       ladders,
       membership,

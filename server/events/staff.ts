@@ -2,11 +2,11 @@
 // link, its image, and the admin list with the counts of awards. Each change stores an override and counts a
 // revision, with its audit entry, as one unit of work.
 import { createHash } from "node:crypto";
+import type { AccountRow } from "../accounts/account-store.ts";
 import { errors } from "../errors.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
 import { ownsWindow } from "../ladders/event-definition.ts";
 import { moveWindow } from "../ladders/schedule.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import type { EventCatalog, EventRuntime, EventsDeps } from "./catalog.ts";
 import type { EventOverrides } from "./store.ts";
 

@@ -7,13 +7,14 @@ import { HumanPlay } from "./human-play.ts";
 
 export const humanPlayFeature = defineFeature({
   name: "humanPlay",
-  needs: ["store", "lobby", "live", "matches", "ladders", "doors"],
-  build: (kernel, { store, lobby, live, matches, ladders, doors }) => {
+  needs: ["store", "accountStore", "lobby", "live", "matches", "ladders", "doors"],
+  build: (kernel, { store, accountStore, lobby, live, matches, ladders, doors }) => {
     const { config, log, settings } = kernel;
     const humanPlay = new HumanPlay({
       config,
       log,
       store,
+      accountStore,
       lobby,
       matches,
       maxConcurrentMatches: () => settings.limits().maxConcurrentMatches,

@@ -8,6 +8,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
+import type { AccountRow, AccountStore } from "../accounts/account-store.ts";
 import type { Config } from "../config.ts";
 import { BotConnection } from "../connection/bot-connection.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES } from "../connection/rules.ts";
@@ -16,7 +17,6 @@ import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors
 import { type Lobby, newParticipant, type Participant } from "../lobby/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
 import { ConnectionSet } from "../socket/connection-set.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow, Store } from "../store/types.ts";
 
 export const TICKET_MS = 60_000;
@@ -31,6 +31,7 @@ export interface HumanPlayDeps {
   config: Config;
   log: Logger;
   store: Store;
+  accountStore: Pick<AccountStore, "account">;
   /** The Public ladder's house bots wait here (SPEC 1.2 rule 8). */
   lobby: Lobby;
   /** The running matches by id (a person's game is resumed from here). */
@@ -115,7 +116,7 @@ export class HumanPlay {
   }
 
   private async admit(ticket: Ticket, opponent: string): Promise<Participant | SocketErrorCode> {
-    const account = await this.d.store.accounts.account(ticket.accountId);
+    const account = await this.d.accountStore.account(ticket.accountId);
     if (!account) return "account_required";
     if (account.banned_at) return "account_banned";
     // A game already running for this person is resumed, whatever opponent the page names.

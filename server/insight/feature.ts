@@ -19,7 +19,7 @@ declare module "../kernel/feature.ts" {
 
 export const insightFeature = defineFeature({
   name: "insight",
-  needs: ["ladders", "reads", "botDirectory", "store", "mail", "accounts", "pageParts"],
+  needs: ["ladders", "reads", "botDirectory", "store", "accountStore", "mail", "accounts", "pageParts"],
   build: (kernel, deps) => ({
     matchups: new MatchupService(deps),
     diagnostics: new DiagnosticsService(deps),
@@ -28,6 +28,7 @@ export const insightFeature = defineFeature({
       ladders: deps.ladders,
       botDirectory: deps.botDirectory,
       store: deps.store,
+      accountStore: deps.accountStore,
       mail: deps.mail,
       work: (fn) => kernel.work(fn),
       publicUrl: kernel.config.publicUrl,

@@ -11,6 +11,7 @@
 // finds it regressed, a bot_health mail is queued with a dedupe key of its own (the outbox refuses a second one
 // even after a restart), and the account's email preferences decide at sending time (server/mail/sender.ts).
 import type { Logger } from "pino";
+import type { AccountStore } from "../accounts/account-store.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
@@ -109,9 +110,8 @@ export function regressionMail(base: string, handle: string | null, r: Regressio
 export interface RegressionDeps {
   ladders: Pick<Ladders, "all" | "get">;
   botDirectory: Pick<BotDirectory, "snapshot">;
-  store: Pick<Store, "versions" | "botWrites"> & {
-    accounts: Pick<Store["accounts"], "account" | "accountBots">;
-  };
+  store: Pick<Store, "versions" | "botWrites">;
+  accountStore: Pick<AccountStore, "account" | "accountBots">;
   mail: Pick<MailService, "queue">;
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
   publicUrl: string;
@@ -161,7 +161,7 @@ export class RegressionAlerts {
 
   /** The regressions of an account's bots. */
   async ofAccount(accountId: string): Promise<Regression[]> {
-    const bots = await this.d.store.accounts.accountBots(accountId);
+    const bots = await this.d.accountStore.accountBots(accountId);
     const all = await Promise.all(bots.filter((b) => b.status !== "banned").map((b) => this.ofBot(b)));
     return all.flat();
   }
@@ -185,7 +185,7 @@ export class RegressionAlerts {
       const r = regressionOf(l.ratings, l.id, { id: seat.bot_id, name: seat.name }, versions, seat.version);
       if (!r) continue;
       this.mailed.add(id);
-      const account = await this.d.store.accounts.account(accountId);
+      const account = await this.d.accountStore.account(accountId);
       const queued = await this.d.work((u) =>
         this.d.mail.queue(
           u,

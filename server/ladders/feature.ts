@@ -12,7 +12,7 @@ declare module "../kernel/feature.ts" {
 
 export const laddersFeature = defineFeature({
   name: "ladderApi",
-  needs: ["ladders", "ladderTables", "membership", "store"],
+  needs: ["ladders", "ladderTables", "membership", "store", "accountStore"],
   build: (kernel, deps) => ({ ...deps, bus: kernel.bus, config: kernel.config, scheduler: kernel.scheduler }),
   operations: LADDER_OPERATIONS,
 });

@@ -3,10 +3,10 @@
 // Open ladders enroll at once; approval ladders wait in `pending` for staff; invitation ladders need an
 // unused invitation made for this account or for anyone. Staff may also re-admit a revoked member.
 
+import type { AccountRow } from "../accounts/account-store.ts";
 import type { QueueRefusal } from "../connection/rules.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import type { BotRow, Store } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
 import type { LadderStore, MembershipState } from "./store.ts";

@@ -2,15 +2,18 @@
 // ladder screens: definitions, members, approvals and invitations (4.6). Thin: parse, call the membership
 // service, render. The auth rule of each is part of its definition.
 import { z } from "zod";
+import type { AccountRow } from "../accounts/account-store.ts";
 import * as R from "../api/responses.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import { operationFor } from "../kernel/operation.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import { moveWindow } from "./schedule.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type LadderServices = Pick<Services, "ladders" | "ladderTables" | "membership" | "store"> &
+export type LadderServices = Pick<
+  Services,
+  "ladders" | "ladderTables" | "membership" | "store" | "accountStore"
+> &
   Pick<Kernel, "bus" | "config" | "scheduler">;
 const defineOperation = operationFor<LadderServices>();
 
@@ -40,7 +43,7 @@ const ScheduleBody = z
   .strict();
 
 async function account(ctx: LadderServices, ref: string): Promise<AccountRow> {
-  const a = await ctx.store.accounts.accountByRef(ref);
+  const a = await ctx.accountStore.accountByRef(ref);
   if (!a) throw errors.noSuchAccount(ref);
   return a;
 }

@@ -4,11 +4,12 @@
 // closing must follow opening (400 invalid_window). The change and its audit entry are one unit of work; the
 // stored window outranks the manifest's on restart, and the phase job is told to look again; then
 // LadderWindowMoved (the events on the ladder count a revision).
+
+import type { AccountRow } from "../accounts/account-store.ts";
 import { errors } from "../errors.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import { DEFAULT_LADDER } from "../kernel/names.ts";
 import type { Scheduler } from "../kernel/scheduler.ts";
-import type { AccountRow } from "../store/account-store.ts";
 import type { Store } from "../store/types.ts";
 import type { Ladders } from "./registry.ts";
 import type { LadderStore } from "./store.ts";

@@ -5,10 +5,10 @@
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { errors } from "../errors.ts";
+import type { Services } from "../kernel/feature.ts";
 import type { Scheduler } from "../kernel/scheduler.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { EmailCategory, Unit } from "../kernel/unit-of-work.ts";
-import type { Ladders } from "../ladders/registry.ts";
 import type { Store } from "../store/types.ts";
 import { MailProducers } from "./producers.ts";
 import { OutboxSender } from "./sender.ts";
@@ -27,6 +27,8 @@ export const INTERRUPTED_SCOPE = "interrupted";
 export interface MailDeps {
   config: Config;
   store: Store;
+  /** The accounts' table, typed by its feature (server/accounts/store-feature.ts). */
+  accountStore: Pick<Services["accountStore"], "account">;
   settings: Settings;
   scheduler: Scheduler;
   log: Logger;
@@ -35,7 +37,7 @@ export interface MailDeps {
   /** Account ids of the admins in force now (configured list included). */
   admins: () => Promise<string[]>;
   /** The ladders (window reminders). */
-  ladders: () => Ladders;
+  ladders: () => Services["ladders"];
 }
 
 declare module "../kernel/feature.ts" {
@@ -97,6 +99,7 @@ export class MailService {
     this.d.scheduler.add(this.sender);
     this.producers = new MailProducers({
       store: this.d.store,
+      accountStore: this.d.accountStore,
       mail: this,
       ladders: this.d.ladders,
       publicUrl: this.d.config.publicUrl,
@@ -162,7 +165,7 @@ export class MailService {
   async inspect(token: string) {
     const read = this.tokens.read(token);
     const claim =
-      typeof read === "string" || (await this.d.store.accounts.account(read.accountId)) ? read : "invalid";
+      typeof read === "string" || (await this.d.accountStore.account(read.accountId)) ? read : "invalid";
     if (typeof claim === "string")
       return {
         valid: false,

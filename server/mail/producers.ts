@@ -12,9 +12,9 @@
 import type { Logger } from "pino";
 import { summariseHealth } from "../bots/health.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
+import type { Services } from "../kernel/feature.ts";
 import type { ScheduledJob } from "../kernel/scheduler.ts";
 import type { EmailCategory, Unit } from "../kernel/unit-of-work.ts";
-import type { Ladders } from "../ladders/registry.ts";
 import type { Store } from "../store/types.ts";
 import * as messages from "./messages.ts";
 import type { MailParts } from "./templates.ts";
@@ -70,8 +70,10 @@ export interface MailQueue {
 
 export interface ProducerDeps {
   store: Store;
+  /** The accounts' table, typed by its feature (server/accounts/store-feature.ts). */
+  accountStore: Pick<Services["accountStore"], "account">;
   mail: MailQueue;
-  ladders: () => Ladders;
+  ladders: () => Services["ladders"];
   publicUrl: string;
   log: Logger;
   admins: () => Promise<string[]>;
@@ -241,7 +243,7 @@ export class MailProducers {
       );
       const problems = healthProblems(health);
       if (!health || problems.length === 0) continue;
-      const account = await this.d.store.accounts.account(accountId);
+      const account = await this.d.accountStore.account(accountId);
       const week = new Date(weekStart(Date.now())).toISOString().slice(0, 10);
       await this.work((u) =>
         this.d.mail.queue(
@@ -305,7 +307,7 @@ export class MailProducers {
   }): Promise<number> {
     let n = 0;
     for (const id of e.accountIds) {
-      const account = await this.d.store.accounts.account(id);
+      const account = await this.d.accountStore.account(id);
       if (!account) continue;
       const queued = await this.work((u) =>
         this.d.mail.queue(
@@ -341,7 +343,7 @@ export class MailProducers {
     },
     u?: Unit,
   ): Promise<boolean> {
-    const account = await this.d.store.accounts.account(a.accountId);
+    const account = await this.d.accountStore.account(a.accountId);
     if (!account) return false;
     const write = (unit: Unit) =>
       this.d.mail.queue(

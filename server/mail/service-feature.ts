@@ -8,18 +8,18 @@ import { acceptUnsubscribeForms } from "./routes.ts";
 
 export const mailServiceFeature = defineFeature({
   name: "mail",
-  needs: ["store", "accounts", "identity", "ladders", "events"],
-  build: async (kernel, { store, accounts, identity, ladders }) => {
+  needs: ["store", "accountStore", "accounts", "identity", "ladders", "events"],
+  build: async (kernel, { store, accountStore, accounts, identity, ladders }) => {
     const { config, settings, scheduler, log, http } = kernel;
     const mail = new MailService({
       config,
       store,
+      accountStore,
       settings,
       scheduler,
       log,
       mailer: identity?.mailer ?? null,
-      admins: async () =>
-        (await store.accounts.admins()).filter((a) => accounts.adminNow(a)).map((a) => a.id),
+      admins: async () => (await accountStore.admins()).filter((a) => accounts.adminNow(a)).map((a) => a.id),
       ladders: () => ladders,
     });
     await mail.start();

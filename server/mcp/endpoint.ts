@@ -38,7 +38,7 @@ interface Sdk {
 }
 
 /** What the endpoint reads: credentials, the store, the log and the server's operations (its tools). */
-export type EndpointDeps = Pick<Services, "accounts" | "store"> &
+export type EndpointDeps = Pick<Services, "accounts" | "accountStore" | "store"> &
   Pick<Kernel, "config" | "log"> & {
     /** The tool endpoint's own tables (grants, keys' scopes). */
     tables: McpStore;
@@ -93,7 +93,7 @@ async function authenticate(
     );
   }
   const grant = await ctx.tables.useGrant(claims.grantId);
-  const account = grant ? await ctx.store.accounts.account(claims.accountId) : null;
+  const account = grant ? await ctx.accountStore.account(claims.accountId) : null;
   if (!grant || !account || grant.account_id !== account.id || grant.client_id !== claims.clientId) {
     challenge(reply, service, "insufficient_scope");
     throw errors.mcpConsentRequired();

@@ -38,21 +38,29 @@ function sweep({ endpoint }: McpServer): ScheduledJob {
 
 export const mcpFeature = defineFeature({
   name: "mcp",
-  needs: ["accounts", "store"],
-  build: async (kernel, { accounts, store }): Promise<McpServer | null> => {
+  needs: ["accounts", "accountStore", "store"],
+  build: async (kernel, { accounts, accountStore, store }): Promise<McpServer | null> => {
     const { config, settings } = kernel;
     if (config.accounts === "none") return null;
     // Its tables (clients, authorizations, grants, keys' scopes) are its own, on the store's database.
     const tables = new McpStore(store.db);
     const oauth = new McpOAuth(
-      { config, store, tables },
+      { config, store, accountStore, tables },
       await loadIdentitySecrets(config.dataDir, "mcp-keys.json"),
     );
     return {
       oauth,
       // The start-up flag turns it off for the run; the live setting (`mcp: false`) while the server runs.
       enabled: () => config.mcp && settings.mcpAllowed(),
-      endpoint: { accounts, store, tables, config, log: kernel.log, boundOperations: kernel.boundOperations },
+      endpoint: {
+        accounts,
+        accountStore,
+        store,
+        tables,
+        config,
+        log: kernel.log,
+        boundOperations: kernel.boundOperations,
+      },
     };
   },
   operations: MCP_OPERATIONS,

@@ -7,12 +7,14 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createLocalJWKSet, type JWTVerifyGetKey, jwtVerify, SignJWT } from "jose";
 import { z } from "zod";
+import type { AccountStore } from "../accounts/account-store.ts";
 import { type Caller, clientOf } from "../accounts/accounts.ts";
 import type { IdentitySecrets } from "../accounts/signing-keys.ts";
 import type { Config } from "../config.ts";
 import { hashToken } from "../db/rows.ts";
 import { errors } from "../errors.ts";
 import type { Store } from "../store/types.ts";
+import { addresses, type McpAddresses } from "./addresses.ts";
 import { clientName, redirectUriProblem } from "./client-metadata.ts";
 import { grantScopes, MANAGE, parseScope, REGISTER, SCOPES, type Scope, scopeString } from "./scopes.ts";
 import type { AuthorizationRow, ClientRow, GrantRow, McpStore } from "./store.ts";
@@ -44,23 +46,6 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
 
-export interface McpAddresses {
-  /** The issuer: the ladder's public address. */
-  issuer: string;
-  /** The canonical /mcp address: the resource and every access token's audience. */
-  resource: string;
-  /** RFC 9728 metadata of the resource. */
-  resourceMetadata: string;
-}
-
-export function addresses(publicUrl: string): McpAddresses {
-  return {
-    issuer: publicUrl,
-    resource: `${publicUrl}/mcp`,
-    resourceMetadata: `${publicUrl}/.well-known/oauth-protected-resource/mcp`,
-  };
-}
-
 /** What /mcp learns from a valid access token. */
 export interface AccessClaims {
   accountId: string;
@@ -75,7 +60,12 @@ export class McpOAuth {
   private readonly jwks: JWTVerifyGetKey;
 
   constructor(
-    private readonly d: { config: Pick<Config, "publicUrl">; store: Store; tables: McpStore },
+    private readonly d: {
+      config: Pick<Config, "publicUrl">;
+      store: Store;
+      accountStore: Pick<AccountStore, "account">;
+      tables: McpStore;
+    },
     private readonly keys: IdentitySecrets,
   ) {
     this.at = addresses(d.config.publicUrl);
@@ -422,7 +412,7 @@ export class McpOAuth {
 
   /** A banned account gets no token (SPEC 3.6): refused at the token endpoint, not only at /mcp. */
   private async refuseBanned(accountId: string): Promise<void> {
-    const account = await this.store.accounts.account(accountId);
+    const account = await this.d.accountStore.account(accountId);
     if (!account || account.banned_at)
       throw errors.invalidGrant("the account is banned; its clients get no tokens (account_banned)");
   }

@@ -10,9 +10,7 @@ import { type Reachability, watchReachability } from "../db/reachability.ts";
 import { hashToken, iso, isoOrNull, newToken, numOrNull } from "../db/rows.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
-import { AccountStore } from "./account-store.ts";
 import { toBot } from "./bot-row.ts";
-import { IdentityStore } from "./identity-store.ts";
 import { insertMatches } from "./match-insert.ts";
 import type { PairingRecord } from "./pairing-record.ts";
 import { PlannerStats } from "./planner-stats.ts";
@@ -113,8 +111,6 @@ const MATCH_COLUMNS = "m.*";
 
 export class SqlStore implements Store {
   readonly driver: "pg" | "pglite";
-  readonly accounts: AccountStore;
-  readonly identity: IdentityStore;
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
@@ -134,8 +130,6 @@ export class SqlStore implements Store {
     this.botWrites = counter;
     this.reachability = watched.reachability;
     this.driver = db.driver;
-    this.accounts = new AccountStore(db);
-    this.identity = new IdentityStore(db);
     this.plannerStats = new PlannerStats(db);
   }
 

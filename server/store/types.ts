@@ -7,9 +7,7 @@ import type { Db, Queryable } from "../db/db.ts";
 import type { Reachability } from "../db/reachability.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
-import type { AccountStore } from "./account-store.ts";
 import type { BotRow, BotStatus } from "./bot-row.ts";
-import type { IdentityStore } from "./identity-store.ts";
 import type { PairingRecord } from "./pairing-record.ts";
 
 export type { BotRow, BotStatus } from "./bot-row.ts";
@@ -140,10 +138,6 @@ export interface Store {
   readonly driver: "pg" | "pglite";
   /** The highest applied migration number. */
   readonly schema: number;
-  /** Accounts, agent keys, owner keys and bot ownership (the accounts issue). */
-  readonly accounts: AccountStore;
-  /** The built-in identity provider's users and tokens. */
-  readonly identity: IdentityStore;
   /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
   readonly botWrites: WriteCounter;
   /** Whether the database answered the store's last statement (server/db/reachability.ts). */

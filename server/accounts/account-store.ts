@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { type Db, type Queryable, type Row, withTx } from "../db/db.ts";
 import { hashToken, iso, isoOrNull, newToken } from "../db/rows.ts";
-import type { BotRow } from "./bot-row.ts";
-import { toBot } from "./bot-row.ts";
+import type { BotRow } from "../store/bot-row.ts";
+import { toBot } from "../store/bot-row.ts";
 
 export const EMAIL_PREFERENCE_KEYS = [
   "onboarding",

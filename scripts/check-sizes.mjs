@@ -13,7 +13,6 @@ const LONG_FILES = new Set([
   "server/tournaments/service.ts",
   "server/runner/match-runner.ts",
   "server/scrimmages/service.ts",
-  "server/accounts/account-pages.ts",
   "server/settlement/service.ts",
 ]);
 

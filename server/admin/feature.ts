@@ -1,8 +1,9 @@
-// Staff administration as a feature (SPEC 4.6: overview, accounts, bots, bans, the audit log, usage): its
-// operations, handed the accounts, the live lobby, hub and matches, the store, the announcements and the
-// moderation service that owns every staff change (moderation.ts).
+// Staff administration as a feature (SPEC 4.6: overview, accounts, bots, bans, the audit log, usage): its console
+// page (page.ts) and its operations, handed the accounts, the live lobby, hub and matches, the store, the
+// announcements and the moderation service that owns every staff change (moderation.ts).
 import { defineFeature } from "../kernel/feature.ts";
 import { Moderation } from "./moderation.ts";
+import { adminPage } from "./page.ts";
 import { ADMIN_OPERATIONS, type AdminServices } from "./routes.ts";
 
 declare module "../kernel/feature.ts" {
@@ -13,7 +14,17 @@ declare module "../kernel/feature.ts" {
 
 export const adminFeature = defineFeature({
   name: "admin",
-  needs: ["accounts", "accountStore", "hub", "lobby", "matches", "store", "lifecycle", "announcements"],
+  needs: [
+    "accounts",
+    "accountStore",
+    "identity",
+    "hub",
+    "lobby",
+    "matches",
+    "store",
+    "lifecycle",
+    "announcements",
+  ],
   build: (kernel, deps) => ({
     ...deps,
     config: kernel.config,
@@ -26,4 +37,6 @@ export const adminFeature = defineFeature({
     }),
   }),
   operations: ADMIN_OPERATIONS,
+  // The console's page, /admin: an empty shell that web/admin.js fills from the operations above.
+  pages: (http, admin) => adminPage(http, admin),
 });

@@ -14,7 +14,15 @@ import type { Moderation } from "./moderation.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AdminServices = Pick<
   Services,
-  "accounts" | "accountStore" | "hub" | "lobby" | "matches" | "store" | "lifecycle" | "announcements"
+  | "accounts"
+  | "accountStore"
+  | "identity"
+  | "hub"
+  | "lobby"
+  | "matches"
+  | "store"
+  | "lifecycle"
+  | "announcements"
 > &
   Pick<Kernel, "config" | "settings"> & { moderation: Moderation };
 const defineOperation = operationFor<AdminServices>();

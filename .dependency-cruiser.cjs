@@ -46,7 +46,8 @@ const composition = `^server/(?:${any(COMPOSITION_FILES)})\\.ts$`;
 /**
  * Bottom to top. A file may import files of its own layer and of the layers below it.
  * - engine: the rules, the match, the protocol, house bots and the simulator (engine/assembly is the
- *   AssemblyScript source of the wasm module: no TypeScript imports reach it, and it is not cruised).
+ *   AssemblyScript source of the wasm module and is not cruised; the one TypeScript import that reaches it is
+ *   engine/assembly/geometry.ts, the line of sight and ray the house bots share with the engine).
  * - pool: the match worker pool; plays matches with the engine.
  * - server-base: the storage seam (db/), the kernel (operation definitions, bus, unit of work, settings,
  *   scheduler) and the leaf modules listed in BASE_FILES. A feature builds on them; they know no feature.

@@ -23,7 +23,7 @@ import {
   SRC_WALL_SLAM, STATE_SIZE, T_ATTACK, T_DASH, T_MOVE, T_SHOUT, T_TX, T_TY,
 } from "./layout";
 import {
-  params, tiles, turns, state, events, obs, DX, DY, P, S, setS, F, setF, T, inBoard, isWall, iabs, sign, cheb, rand, randBelow, emit, reject, stepOpen, lineClear, visible, occupiedBy, dashReach,
+  params, tiles, turns, state, events, obs, DX, DY, P, S, setS, F, setF, T, inBoard, isWall, iabs, sign, cheb, rand, randBelow, emit, reject, stepOpen, visible, ray, occupiedBy, dashReach,
 } from "./state";
 
 export { visible } from "./state";
@@ -254,41 +254,18 @@ function knockBack(by: i32, target: i32, dx: i32, dy: i32): void {
   }
 }
 
-// Fixed-point ray in half-tile steps from the shooter's current tile along its locked aim.
+// The ranged ray (geometry.ts) from the shooter's current tile along its locked aim; the first open tile that
+// holds the other fighter takes the hit. The shooter is module state: the ray's visit cannot close over it.
+let rayFrom: i32 = 0;
+function rayHits(tx: i32, ty: i32, bounced: bool): bool {
+  const other = 1 - rayFrom;
+  if (F(other, F_ALIVE) == 0 || tx != F(other, F_X) || ty != F(other, F_Y)) return false;
+  damage(rayFrom, other, ATTACK_RANGED, bounced ? P(P_R_RICO_DMG) : P(P_R_DMG), bounced ? 1 : 0);
+  return true;
+}
 function fireRanged(f: i32): void {
-  const SCALE = 1024;
-  const dx = aimX[f];
-  const dy = aimY[f];
-  const n = iabs(dx) > iabs(dy) ? iabs(dx) : iabs(dy);
-  let vx = (dx * SCALE) / (2 * n);
-  let vy = (dy * SCALE) / (2 * n);
-  let px = F(f, F_X) * SCALE + SCALE / 2;
-  let py = F(f, F_Y) * SCALE + SCALE / 2;
-  const other = 1 - f;
-  let bounced = 0;
-  const steps = P(P_R_RANGE) * 2;
-  for (let s = 0; s < steps; s++) {
-    const nx = px + vx;
-    const ny = py + vy;
-    const tx = nx >> 10;
-    const ty = ny >> 10;
-    if (isWall(tx, ty)) {
-      if (bounced != 0) break;
-      const wallX = isWall(tx, py >> 10);
-      const wallY = isWall(px >> 10, ty);
-      if (wallX) vx = -vx;
-      if (wallY) vy = -vy;
-      if (!wallX && !wallY) { vx = -vx; vy = -vy; }
-      bounced = 1;
-      continue;
-    }
-    px = nx;
-    py = ny;
-    if (F(other, F_ALIVE) != 0 && tx == F(other, F_X) && ty == F(other, F_Y)) {
-      damage(f, other, ATTACK_RANGED, bounced != 0 ? P(P_R_RICO_DMG) : P(P_R_DMG), bounced);
-      break;
-    }
-  }
+  rayFrom = f;
+  const bounced = ray(F(f, F_X), F(f, F_Y), aimX[f], aimY[f], P(P_R_RANGE) * 2, rayHits) >= 0 ? 1 : 0;
   if (bounced != 0) {
     // Mark the attack record so stats can count bounces without re-tracing the ray.
     const count = S(S_EVENT_COUNT);

@@ -6,6 +6,7 @@ import {
   BOARD, EV_REJECTED, EV_STRIDE, F_ALIVE, F_STRIDE, F_X, F_Y, FIGHTERS, MAX_EVENTS, OBS_SIZE, P_DASH_MAX,
   PARAMS_SIZE, S_EVENT_COUNT, S_FIGHTERS, S_RNG, STATE_SIZE, T_STRIDE, TILE_WALL, TILES,
 } from "./layout";
+import { RayVisit, sightClear, traceRay } from "./geometry";
 
 export const params = new StaticArray<i32>(PARAMS_SIZE);
 export const tiles = new StaticArray<i32>(TILES);
@@ -73,26 +74,15 @@ export function stepOpen(x: i32, y: i32, d: i32): bool {
 }
 
 // Line of sight: symmetric by construction (either Bresenham direction clear).
-export function lineClear(x0: i32, y0: i32, x1: i32, y1: i32): bool {
-  const dx = iabs(x1 - x0);
-  const dy = -iabs(y1 - y0);
-  const sx = x0 < x1 ? 1 : -1;
-  const sy = y0 < y1 ? 1 : -1;
-  let err = dx + dy;
-  let x = x0;
-  let y = y0;
-  while (true) {
-    if (x == x1 && y == y1) return true;
-    if (isWall(x, y) && !(x == x0 && y == y0)) return false;
-    const e2 = 2 * err;
-    if (e2 >= dy) { err += dy; x += sx; }
-    if (e2 <= dx) { err += dx; y += sy; }
-  }
-  return true;
-}
+// The engine's wall test as a function value for the shared geometry (geometry.ts): isWall itself is inlined.
+function wallAt(x: i32, y: i32): bool { return isWall(x, y); }
 export function visible(x0: i32, y0: i32, x1: i32, y1: i32): i32 {
   if (!inBoard(x0, y0) || !inBoard(x1, y1)) return 0;
-  return lineClear(x0, y0, x1, y1) || lineClear(x1, y1, x0, y0) ? 1 : 0;
+  return sightClear(x0, y0, x1, y1, wallAt) ? 1 : 0;
+}
+/** The ranged ray of geometry.ts over the engine's map. */
+export function ray(sx: i32, sy: i32, ax: i32, ay: i32, steps: i32, visit: RayVisit): i32 {
+  return traceRay(sx, sy, ax, ay, steps, wallAt, visit);
 }
 
 export function occupiedBy(x: i32, y: i32, except: i32): i32 {

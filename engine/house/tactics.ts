@@ -1,6 +1,9 @@
 // Shared helpers for the house bots: per-map tables (walls, legal steps, all-pairs BFS distances and line of
 // sight, computed once per map and cached), the engine's exact ranged ray (with one ricochet), rule numbers
-// read from hello.rules, and a small opponent tracker. Everything here is allocation-free per tick.
+// read from hello.rules, and a small opponent tracker. Everything here is allocation-free per tick. Line of
+// sight and the ray are the engine's own code (engine/assembly/geometry.ts, compiled into the engine too), run
+// over this bot's copy of the map.
+import { traceRay as engineRay, sightClear } from "../assembly/geometry.ts";
 import type { HelloMessageT, ObservationT } from "../protocol.ts";
 
 export const DIRS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"] as const;
@@ -35,6 +38,8 @@ export interface Arena {
   wallNear: Uint8Array;
   /** Wall tiles next to floor (4-neighbourhood): the useful aim points for ricochets. */
   faces: Int32Array;
+  /** The wall test the shared geometry reads the map through (off the board is wall). */
+  isWall: (x: number, y: number) => boolean;
 }
 
 const arenas = new Map<string, Arena>();
@@ -98,6 +103,7 @@ export function arenaOf(map: { width: number; height: number; rows: readonly str
     floor,
     wallNear,
     faces,
+    isWall,
   };
   arenas.set(key, arena);
   return arena;
@@ -116,35 +122,9 @@ function fillSight(A: Arena, a: number): void {
     }
     const bx = b % w;
     const by = (b - bx) / w;
-    sight[row + b] = lineClear(A, ax, ay, bx, by) || lineClear(A, bx, by, ax, ay) ? 1 : 0;
+    sight[row + b] = sightClear(ax, ay, bx, by, A.isWall) ? 1 : 0;
   }
   A.sightDone[a] = 1;
-}
-
-/** The engine's Bresenham walk: clear when no tile strictly after the start is a wall before the end. */
-function lineClear(A: Arena, x0: number, y0: number, x1: number, y1: number): boolean {
-  const { w, h, wall } = A;
-  const dx = Math.abs(x1 - x0);
-  const dy = -Math.abs(y1 - y0);
-  const sx = x0 < x1 ? 1 : -1;
-  const sy = y0 < y1 ? 1 : -1;
-  let err = dx + dy;
-  let x = x0;
-  let y = y0;
-  for (;;) {
-    if (x === x1 && y === y1) return true;
-    if ((x < 0 || y < 0 || x >= w || y >= h || wall[y * w + x] === 1) && !(x === x0 && y === y0))
-      return false;
-    const e2 = 2 * err;
-    if (e2 >= dy) {
-      err += dy;
-      x += sx;
-    }
-    if (e2 <= dx) {
-      err += dx;
-      y += sy;
-    }
-  }
 }
 
 export const cheb = (ax: number, ay: number, bx: number, by: number): number =>
@@ -248,12 +228,27 @@ export function numbersOf(hello: HelloMessageT): Numbers {
 }
 
 /**
- * The ranged ray exactly as the engine fires it: fixed point, half-tile steps along the aim (tx - x, ty - y)
- * from the shooter's tile centre, `range * 2` steps, one bounce off the first wall. Fills `out` with the
- * tiles it passes (consecutive repeats collapsed) and returns how many; `rayBounceAt` is then the index of the
- * first tile after the bounce (or the count when it did not bounce).
+ * The ranged ray exactly as the engine fires it (the engine's code: engine/assembly/geometry.ts), `range * 2`
+ * half-tile steps along the aim (tx - x, ty - y) with one bounce off the first wall. Fills `out` with the tiles
+ * it passes (consecutive repeats collapsed) and returns how many; `rayBounceAt` is then the index of the first
+ * tile after the bounce (or the count when it did not bounce).
  */
 export let rayBounceAt = 0;
+// The visit's state lives here, so a ray allocates nothing (the house bots trace many a tick).
+let rayOut: Int32Array = new Int32Array(0);
+let rayCount = 0;
+let rayLast = 0;
+let rayW = 0;
+let rayAfterBounce = -1;
+function collect(x: number, y: number, bounced: boolean): boolean {
+  if (bounced && rayAfterBounce < 0) rayAfterBounce = rayCount;
+  const t = y * rayW + x;
+  if (t !== rayLast) {
+    rayOut[rayCount++] = t;
+    rayLast = t;
+  }
+  return false;
+}
 export function traceRay(
   a: Arena,
   sx: number,
@@ -263,47 +258,15 @@ export function traceRay(
   range: number,
   out: Int32Array,
 ) {
-  const SCALE = 1024;
-  const n = Math.max(Math.abs(ax), Math.abs(ay));
-  let count = 0;
-  rayBounceAt = 0;
-  if (n === 0) return 0;
-  let vx = Math.trunc((ax * SCALE) / (2 * n));
-  let vy = Math.trunc((ay * SCALE) / (2 * n));
-  let px = sx * SCALE + SCALE / 2;
-  let py = sy * SCALE + SCALE / 2;
-  let bounced = false;
-  let last = sy * a.w + sx;
-  const steps = range * 2;
-  for (let s = 0; s < steps; s++) {
-    const nx = px + vx;
-    const ny = py + vy;
-    const tx = nx >> 10;
-    const ty = ny >> 10;
-    if (isWallAt(a, tx, ty)) {
-      if (bounced) break;
-      const wallX = isWallAt(a, tx, py >> 10);
-      const wallY = isWallAt(a, px >> 10, ty);
-      if (wallX) vx = -vx;
-      if (wallY) vy = -vy;
-      if (!wallX && !wallY) {
-        vx = -vx;
-        vy = -vy;
-      }
-      bounced = true;
-      rayBounceAt = count;
-      continue;
-    }
-    px = nx;
-    py = ny;
-    const t = ty * a.w + tx;
-    if (t !== last) {
-      out[count++] = t;
-      last = t;
-    }
-  }
-  if (!bounced) rayBounceAt = count;
-  return count;
+  rayOut = out;
+  rayCount = 0;
+  rayLast = sy * a.w + sx;
+  rayW = a.w;
+  rayAfterBounce = -1;
+  const bounced = engineRay(sx, sy, ax, ay, range * 2, a.isWall, collect) >= 0;
+  // Nothing is collected between the bounce and the next open tile, so the count then is the count at the bounce.
+  rayBounceAt = bounced && rayAfterBounce >= 0 ? rayAfterBounce : rayCount;
+  return rayCount;
 }
 
 /** Reads the opponent's ready times from the attack events it was seen making. */

@@ -98,7 +98,8 @@ const STEP: Record<Direction, Tile> = {
 const chebyshev = (ax: number, ay: number, bx: number, by: number) =>
   Math.max(Math.abs(ax - bx), Math.abs(ay - by));
 
-class Board {
+/** The map as the strategy reads it (exported for the test that pins its line of sight to the engine's). */
+export class Board {
   readonly w: number;
   readonly h: number;
   private readonly walls: Uint8Array;

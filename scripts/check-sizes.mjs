@@ -14,7 +14,6 @@ const LONG_FILES = new Set([
   "server/runner/match-runner.ts",
   "server/scrimmages/service.ts",
   "server/accounts/account-pages.ts",
-  "server/settlement/service.ts",
 ]);
 
 function* sources(dir) {

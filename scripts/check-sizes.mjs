@@ -11,7 +11,6 @@ const MARK = "// Longer than 500 lines:";
 const LONG_FILES = new Set([
   "server/store/sql-store.ts",
   "server/runner/match-runner.ts",
-  "server/scrimmages/service.ts",
   "server/accounts/account-pages.ts",
 ]);
 

@@ -153,12 +153,7 @@ export class ScrimmageGames {
 
   /** Games whose match is gone without a result: closed as void once LOST_RESULT_MS have passed. */
   lostResults(now: number): void {
-    for (const [matchId, p] of this.c.playing) {
-      if (this.d.live.byId.has(matchId)) continue;
-      p.goneSince ??= now;
-      if (now - p.goneSince < LOST_RESULT_MS) continue;
-      this.c.playing.delete(matchId);
+    for (const p of this.d.unrated.lost(this.c.playing, now, LOST_RESULT_MS))
       this.closeGame(p, "void", "no result was stored", now);
-    }
   }
 }

@@ -166,13 +166,8 @@ export class TournamentGames {
 
   /** Games whose match is gone without a result: scored a draw once LOST_RESULT_MS have passed. */
   lostResults(now: number): void {
-    for (const [matchId, p] of this.c.playing) {
-      if (this.d.live.byId.has(matchId)) continue;
-      p.goneSince ??= now;
-      if (now - p.goneSince < LOST_RESULT_MS) continue;
-      this.c.playing.delete(matchId);
+    for (const p of this.d.unrated.lost(this.c.playing, now, LOST_RESULT_MS))
       if (p.t.row.state === "running")
         this.score(p.t, p.g, 0.5, 0.5, null, "no result was stored (a draw)", now);
-    }
   }
 }

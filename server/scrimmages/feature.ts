@@ -49,7 +49,7 @@ export const scrimmagesFeature = defineFeature({
   },
   operations: SCRIMMAGE_OPERATIONS,
   settings: SCRIMMAGE_LIMITS,
-  listeners: (s) => ({ MatchFinished: (e) => s.scrimmages.finished(e) }),
+  listeners: (s) => ({ MatchFinished: (e) => s.scrimmages.games.finished(e) }),
   jobs: (s) => [
     {
       name: "scrimmages",

@@ -6,11 +6,11 @@ import { ApiError } from "../errors.ts";
 import { webAssets } from "../web/assets.ts";
 import { type Html, html } from "../web/html.ts";
 import { sendPage, shellAssets, table, td, when } from "../web/layout.ts";
+import type { BatchTests } from "./batches.ts";
 import type { ScrimmageServices } from "./routes.ts";
-import type { ScrimmageService } from "./service.ts";
 import type { Tally } from "./summary.ts";
 
-type BatchJ = Awaited<ReturnType<ScrimmageService["batch"]>>;
+type BatchJ = Awaited<ReturnType<BatchTests["batch"]>>;
 const BATCH_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 const pct = (x: number | null) => (x === null ? "—" : `${Math.round(x * 1000) / 10} %`);
@@ -86,7 +86,7 @@ export function batchPages(http: FastifyInstance, svc: ScrimmageServices): void 
     const { id } = req.params as { id: string };
     let b: BatchJ | null = null;
     try {
-      if (BATCH_ID.test(id)) b = await svc.scrimmages.batch(id);
+      if (BATCH_ID.test(id)) b = await svc.scrimmages.batchTests.batch(id);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
     }

@@ -2,8 +2,9 @@
 // ones that name tools are MCP tools too. Thin: parse, ask the scrimmage service, return what it answers.
 import { z } from "zod";
 import { operationFor } from "../kernel/operation.ts";
+import { MAX_BATCH_GAMES, MAX_BATCH_OPPONENTS } from "./batches.ts";
 import * as S from "./schemas.ts";
-import { MAX_BATCH_GAMES, MAX_BATCH_OPPONENTS, type ScrimmageService } from "./service.ts";
+import type { ScrimmageService } from "./service.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export interface ScrimmageServices {
@@ -56,7 +57,7 @@ export const SCRIMMAGE_OPERATIONS = [
         permission: "register",
       },
     ],
-    handle: async ({ params, caller }, ctx) => ctx.scrimmages.list(caller, params.name),
+    handle: async ({ params, caller }, ctx) => ctx.scrimmages.requests.list(caller, params.name),
   }),
   defineOperation({
     method: "POST",
@@ -85,7 +86,7 @@ export const SCRIMMAGE_OPERATIONS = [
       },
     ],
     handle: async ({ params, body, caller }, ctx) =>
-      ctx.scrimmages.request(caller, params.name, body.opponent, body.map),
+      ctx.scrimmages.requests.request(caller, params.name, body.opponent, body.map),
   }),
   defineOperation({
     method: "DELETE",
@@ -105,7 +106,8 @@ export const SCRIMMAGE_OPERATIONS = [
         permission: "register",
       },
     ],
-    handle: async ({ params, query, caller }, ctx) => ctx.scrimmages.cancel(caller, params.name, query.id),
+    handle: async ({ params, query, caller }, ctx) =>
+      ctx.scrimmages.requests.cancel(caller, params.name, query.id),
   }),
   defineOperation({
     method: "PUT",
@@ -125,7 +127,7 @@ export const SCRIMMAGE_OPERATIONS = [
       },
     ],
     handle: async ({ params, body, caller }, ctx) =>
-      ctx.scrimmages.setOptIn(caller, params.name, body.allowed),
+      ctx.scrimmages.requests.setOptIn(caller, params.name, body.allowed),
   }),
   defineOperation({
     method: "POST",
@@ -152,7 +154,8 @@ export const SCRIMMAGE_OPERATIONS = [
         permission: "register",
       },
     ],
-    handle: async ({ params, body, caller }, ctx) => ctx.scrimmages.createBatch(caller, params.name, body),
+    handle: async ({ params, body, caller }, ctx) =>
+      ctx.scrimmages.batchTests.createBatch(caller, params.name, body),
   }),
   defineOperation({
     method: "GET",
@@ -172,7 +175,7 @@ export const SCRIMMAGE_OPERATIONS = [
         permission: "register",
       },
     ],
-    handle: async ({ params }, ctx) => ctx.scrimmages.batch(params.id),
+    handle: async ({ params }, ctx) => ctx.scrimmages.batchTests.batch(params.id),
   }),
   defineOperation({
     method: "DELETE",
@@ -182,6 +185,6 @@ export const SCRIMMAGE_OPERATIONS = [
     auth: "session",
     params: BatchParams,
     errors: { ...SESSION_ERRORS, 404: "`no_such_batch` (also another account's)" },
-    handle: async ({ params, caller }, ctx) => ctx.scrimmages.cancelBatch(caller, params.id),
+    handle: async ({ params, caller }, ctx) => ctx.scrimmages.batchTests.cancelBatch(caller, params.id),
   }),
 ];

@@ -1,8 +1,9 @@
 // Starting an unrated match between two chosen bots outside the matchmaker, the way human play does: the
-// piece a scrimmage, a batch-test game and (later) a tournament game share. It knows who is ready (online and
-// queued, or a house bot), whether the server has room, and starts the match in a mode that no rating,
-// forecast, leaderboard or quota reads. Which bots to hold back from the ranked queue is the caller's: it
-// claims them with `lobby.hold` (server/lobby/lobby.ts).
+// piece a scrimmage, a batch-test game and a tournament game share. It knows who is ready (online and queued, or
+// a house bot), whether the server has room, and starts the match in a mode that no rating, forecast,
+// leaderboard or quota reads; and it finds the caller's started games whose match left without a result
+// (`lost`). Which bots to hold back from the ranked queue is the caller's: it claims them with `lobby.hold`
+// (server/lobby/lobby.ts).
 import { randomInt } from "node:crypto";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Settings } from "../kernel/settings.ts";
@@ -60,5 +61,24 @@ export class UnratedMatches {
     const chosen = map ?? MAP_NAMES[randomInt(MAP_NAMES.length)]!;
     const ladderId = a.house ? b.ladderId : a.ladderId;
     return this.d.live.start({ seats, map: chosen, seed }, ladderId, mode);
+  }
+
+  /**
+   * The caller's started games (by match id) whose match has been gone from the running set without a result
+   * for `after` ms: each is taken out of `playing` and yielded, for the caller to close (a restart or a lost
+   * worker can lose a result; MatchFinished then never comes).
+   */
+  *lost<P extends { goneSince: number | null }>(
+    playing: Map<string, P>,
+    now: number,
+    after: number,
+  ): Generator<P> {
+    for (const [matchId, p] of playing) {
+      if (this.d.live.byId.has(matchId)) continue;
+      p.goneSince ??= now;
+      if (now - p.goneSince < after) continue;
+      playing.delete(matchId);
+      yield p;
+    }
   }
 }

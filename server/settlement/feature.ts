@@ -38,15 +38,17 @@ export const settlementFeature = defineFeature({
       publicUrl: kernel.config.publicUrl,
     });
     await settlement.load();
-    deps.lobby.hold({ claims: (p) => settlement.claims(p), queued: () => settlement.queued() });
+    deps.lobby.hold({ claims: (p) => settlement.claims(p), queued: () => settlement.clock.queued() });
     // A new version's queue on a settling ladder is refused (settlement_frozen).
     deps.ladders.admitWith((bot, ladderId, version) => settlement.admits(bot, ladderId, version));
     noticeHook(kernel.http, settlement);
     return { settlement, ladders: deps.ladders, events: deps.events };
   },
   operations: SETTLEMENT_OPERATIONS,
-  listeners: (s) => ({ MatchFinished: (e) => s.settlement.finished(e.match) }),
-  jobs: (s) => [{ name: "settlement", nextAt: (now) => now + TICK_MS, run: (now) => s.settlement.tick(now) }],
+  listeners: (s) => ({ MatchFinished: (e) => s.settlement.clock.finished(e.match) }),
+  jobs: (s) => [
+    { name: "settlement", nextAt: (now) => now + TICK_MS, run: (now) => s.settlement.clock.tick(now) },
+  ],
   pages: (http, s) => {
     settlementPages(http, s.settlement);
     settlementAdminPage(http, s.settlement, s.ladders, () =>

@@ -5,8 +5,9 @@ import { errors } from "../errors.ts";
 import type { Events } from "../events/service.ts";
 import { operationFor } from "../kernel/operation.ts";
 import type { Ladders } from "../ladders/registry.ts";
+import { MAX_GAME_BUDGET, MAX_TOP_K } from "./ledger.ts";
 import * as S from "./schemas.ts";
-import { MAX_GAME_BUDGET, MAX_TOP_K, type SettlementService } from "./service.ts";
+import type { SettlementService } from "./service.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export interface SettlementServices {
@@ -112,7 +113,8 @@ export const SETTLEMENT_OPERATIONS = [
       400: "`invalid_settlement` (no end for a ladder or event that never closes, an end after the closing or before the start, an unknown or closed event)",
       409: "`settlement_exists`, `ladder_closed`",
     },
-    handle: async ({ params, body, caller }, ctx) => ctx.settlement.create(caller.account, params.id, body),
+    handle: async ({ params, body, caller }, ctx) =>
+      ctx.settlement.staff.create(caller.account, params.id, body),
   }),
   defineOperation({
     method: "PUT",
@@ -129,7 +131,8 @@ export const SETTLEMENT_OPERATIONS = [
       404: "`unknown_ladder`, or no settlement that has not ended (`no_settlement`)",
       409: "`settlement_started`: it has begun and runs as scheduled",
     },
-    handle: async ({ params, body, caller }, ctx) => ctx.settlement.edit(caller.account, params.id, body),
+    handle: async ({ params, body, caller }, ctx) =>
+      ctx.settlement.staff.edit(caller.account, params.id, body),
   }),
   defineOperation({
     method: "DELETE",
@@ -142,6 +145,6 @@ export const SETTLEMENT_OPERATIONS = [
       404: "`unknown_ladder`, or no settlement that has not ended (`no_settlement`)",
       409: "`settlement_started`: it has begun",
     },
-    handle: async ({ params, caller }, ctx) => ctx.settlement.cancel(caller.account, params.id),
+    handle: async ({ params, caller }, ctx) => ctx.settlement.staff.cancel(caller.account, params.id),
   }),
 ];

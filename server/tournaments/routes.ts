@@ -2,8 +2,9 @@
 // with its rounds and standings. Thin: parse, ask the tournament service, return what it answers.
 import { z } from "zod";
 import { operationFor } from "../kernel/operation.ts";
+import { MAX_ROUNDS } from "./catalog.ts";
 import * as S from "./schemas.ts";
-import { MAX_ROUNDS, type TournamentService } from "./service.ts";
+import type { TournamentService } from "./service.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export interface TournamentServices {

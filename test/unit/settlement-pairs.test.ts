@@ -1,8 +1,8 @@
-// The settlement's choice of pairs (server/settlement/service.ts): rank neighbours only, the pair whose 95 %
+// The settlement's choice of pairs (server/settlement/pairs.ts): rank neighbours only, the pair whose 95 %
 // rank intervals overlap most first, then the pair with fewer settlement games together, then the higher
 // ranked; and how many ranks two intervals share.
 import { describe, expect, it } from "vitest";
-import { neighbourPairs, overlap } from "../../server/settlement/service.ts";
+import { neighbourPairs, overlap } from "../../server/settlement/pairs.ts";
 
 const row = (rank: number) => ({ rank, name: `b${rank}` });
 

@@ -2,9 +2,8 @@
 // reconnects within the grace window, and the end (replay file, one database transaction, `end` messages).
 // The simulation itself runs in a pool worker; this module only moves messages and keeps time.
 import type { Logger } from "pino";
-import type { DeadlinesT, EndMessageT, EndReason, MatchStatsT } from "../../engine/protocol.ts";
-import { DIAGNOSTIC_ENTRIES, publicStats, type RecordedStatsT } from "../../engine/stats.ts";
-import type { SeatInput } from "../../pool/link.ts";
+import type { DeadlinesT, EndReason } from "../../engine/protocol.ts";
+import { DIAGNOSTIC_ENTRIES } from "../../engine/stats.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
 import { Hop, stamp, tracing } from "../../pool/trace.ts";
@@ -16,7 +15,8 @@ import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
 import type { PairingRecord } from "../store/pairing-record.ts";
-import type { MatchMode, MatchRecord } from "../store/types.ts";
+import { endMessage, matchRecord, withLateReplies } from "./match-result.ts";
+import { newSeat, type Seat } from "./seat.ts";
 import type { StallClock } from "./stall-clock.ts";
 
 export interface RunnerDeps {
@@ -49,31 +49,6 @@ export interface TickMeter {
   tick(roundTrip: number, server: number): void;
   /** A seat idled at its deadline: it did not answer in time, or had no socket. */
   deadlineMiss(disconnected: boolean): void;
-}
-
-interface Seat {
-  participant: Participant;
-  remote: boolean;
-  conn: BotConnection | null;
-  ready: boolean;
-  input: SeatInput | null;
-  sentAt: number;
-  deadlineMs: number;
-  /** performance.now() at which the seat's reply for this tick is due (sentAt + deadlineMs). */
-  dueAt: number;
-  messages: number;
-  rateNoticeTick: number;
-  /** A reconnected socket waits for its `hello`; observations go out only after it (SPEC 6.2 order). */
-  resuming: boolean;
-  /** performance.now() at which the seat's socket was lost; null while it is connected. */
-  lostAt: number | null;
-  /** The reconnect grace ran out: the seat is disqualified once the current tick is played. */
-  graceOver: boolean;
-  /** The last tick the seat idled as timeout, and when its reply was due (-1: none to wait for). */
-  missedTick: number;
-  missedDueAt: number;
-  /** How late replies to missed ticks came (the owner's diagnostics; merged into the stats at the end). */
-  late: { tick: number; late_ms: number }[];
 }
 
 export class RunningMatch {
@@ -117,24 +92,10 @@ export class RunningMatch {
     this.deps = deps;
     this.id = setup.matchId;
     this.setup = setup;
-    this.seats = participants.map((p, i) => ({
-      participant: p,
-      remote: setup.seats[i]!.kind === "remote",
-      conn: setup.seats[i]!.kind === "remote" ? p.conn : null,
-      ready: setup.seats[i]!.kind !== "remote",
-      input: null,
-      sentAt: 0,
-      deadlineMs: 0,
-      dueAt: 0,
-      messages: 0,
-      rateNoticeTick: -1,
-      resuming: false,
-      lostAt: null,
-      graceOver: false,
-      missedTick: -1,
-      missedDueAt: 0,
-      late: [] as Seat["late"],
-    })) as [Seat, Seat];
+    this.seats = participants.map((p, i) => {
+      const remote = setup.seats[i]!.kind === "remote";
+      return newSeat(p, remote, remote ? p.conn : null);
+    }) as [Seat, Seat];
     this.meter = deps.tickMeter?.(setup.mode) ?? null;
     this.channel = deps.pool.start(setup);
     this.channel.onMessage((m) => this.fromWorker(m));
@@ -466,36 +427,22 @@ export class RunningMatch {
           bHouse: this.seats[1].participant.bot.house,
         })
       : null;
-    const rounded = (v: number | undefined) => (v === undefined ? null : Math.round(v));
-    const record: MatchRecord = {
+    const record = matchRecord({
       id: this.id,
-      ladder_id: this.setup.ladderId,
-      mode: this.setup.mode as MatchMode,
-      seed: this.setup.seed,
-      map: this.setup.map,
+      setup: this.setup,
+      participants: [this.seats[0].participant, this.seats[1].participant],
       started: this.started,
-      ended: new Date().toISOString(),
-      duration_ms: durationMs,
-      final_tick: outcome ? outcome.finalTick : this.tick,
+      durationMs,
+      outcome,
       reason,
-      winner_bot_id: winnerSeat === null ? null : this.seats[winnerSeat]!.participant.bot.id,
       voided,
-      note: err ? `aborted: ${err.message}` : null,
-      bots: this.seats.map((s, i) => ({
-        fighter: i,
-        bot_id: s.participant.bot.id,
-        name: s.participant.bot.name,
-        display_name: s.participant.bot.display_name,
-        version: this.setup.fighters[i]!.version,
-        house: s.participant.bot.house,
-        avatar: s.participant.bot.avatar,
-        rating_before: rounded(change?.before[i]),
-        rating_after: rounded(change?.after[i]),
-      })),
-      stats: outcome ? this.withLateReplies(outcome.stats) : null,
-      replay_file: replayFile,
+      err,
+      tick: this.tick,
+      change,
+      stats: outcome ? withLateReplies(outcome.stats, [this.seats[0].late, this.seats[1].late]) : null,
+      replayFile,
       pairing: this.pairing,
-    };
+    });
     const ratingChange = this.seats.map((_, i) =>
       change ? Math.round(change.after[i]!) - Math.round(change.before[i]!) : null,
     ) as [number | null, number | null];
@@ -521,58 +468,25 @@ export class RunningMatch {
       if (err)
         s.conn.error("match_aborted", "the server could not finish this match; it is void and unrated");
       s.conn.send(
-        this.endMessage(
-          i,
-          winnerSeat,
+        endMessage({
+          matchId: this.id,
+          ladderId: this.setup.ladderId,
+          publicUrl: deps.publicUrl,
+          seat: i,
+          winner: winnerSeat,
           reason,
-          outcome ? outcome.finalTick : this.tick,
-          outcome?.stats ?? null,
-          ratingChange[i] ?? null,
-        ),
+          finalTick: outcome ? outcome.finalTick : this.tick,
+          stats: outcome?.stats ?? null,
+          ratingChange: ratingChange[i] ?? null,
+        }),
       );
     });
     this.done();
   }
 
-  /** The stats with how late each seat's late replies came, which only this process saw (the worker did not). */
-  private withLateReplies(stats: MatchStatsT): RecordedStatsT {
-    const recorded = stats as RecordedStatsT;
-    this.seats.forEach((s, i) => {
-      const misses = recorded.diagnostics?.[i]?.deadline_misses;
-      if (!misses || s.late.length === 0) return;
-      const byTick = new Map(s.late.map((l) => [l.tick, l.late_ms]));
-      for (const m of misses) m.late_ms = byTick.get(m.tick) ?? m.late_ms;
-    });
-    return recorded;
-  }
-
   private done(): void {
     this.deps.onEnd(this);
     this.endedResolve();
-  }
-
-  private endMessage(
-    seat: number,
-    winner: number | null,
-    reason: EndReason,
-    finalTick: number,
-    stats: MatchStatsT | null,
-    ratingChange: number | null,
-  ): EndMessageT {
-    const voided = reason === "voided" || reason === "aborted";
-    const result = voided ? "void" : winner === null ? "draw" : winner === seat ? "win" : "loss";
-    return {
-      type: "end",
-      match_id: this.id,
-      winner,
-      result,
-      reason,
-      final_tick: finalTick,
-      stats: stats ? { ...publicStats(stats), match_id: this.id } : null,
-      watch_url: `${this.deps.publicUrl}/view/${this.id}`,
-      rating_change: ratingChange,
-      ladder_id: this.setup.ladderId,
-    };
   }
 }
 

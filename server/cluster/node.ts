@@ -59,6 +59,18 @@ export interface JoinOptions {
   onPeerResult(r: SharedResult): void | Promise<void>;
   /** Cached tables whose writes every node is told of, by table name (server/cluster/shared-writes.ts). */
   writes: Record<string, WriteCounter>;
+  /** More of the node on the same connection (the shared queue and cross-node play), stopped before it closes. */
+  extend?(ctx: NodeContext): Promise<{ stop(): Promise<void> }>;
+}
+
+/** What an extension of the node gets: the connection, the key-value buckets' manager and the directory. */
+export interface NodeContext {
+  nc: NatsConnection;
+  kvm: Kvm;
+  id: string;
+  log: Logger;
+  /** The nodes whose heartbeat is current (this one included). */
+  nodes(): readonly NodeBeat[];
 }
 
 /** A node id: the host name (as a key-value key may hold it) and a random suffix, new at each start. */
@@ -158,6 +170,13 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
     delete: (k, opts) => leasesKv.delete(k, opts),
   };
 
+  const extension = o.extend
+    ? await o.extend({ nc, kvm, id, log, nodes: () => nodes }).catch(async (err: Error) => {
+        await nc.close();
+        throw new Error(`cannot open the shared queue on NATS at ${o.url}: ${err.message}`);
+      })
+    : null;
+
   const node: ClusterNode = {
     id,
     lease(name: string): Lease {
@@ -188,6 +207,7 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
       clearInterval(beatTimer);
       clearInterval(leaseTimer);
       await node.releaseLeases();
+      await extension?.stop();
       await results.stop();
       writes.stop();
       await nodesKv.delete(id).catch(() => {});

@@ -51,10 +51,16 @@ export interface TickMeter {
   deadlineMiss(disconnected: boolean): void;
 }
 
+/**
+ * What the runner sends a seat's bot through: its socket, or in a cluster a socket on another node reached through
+ * NATS (server/cluster/remote-seat.ts).
+ */
+export type SeatConn = Pick<BotConnection, "send" | "sendUtf8" | "error">;
+
 interface Seat {
   participant: Participant;
   remote: boolean;
-  conn: BotConnection | null;
+  conn: SeatConn | null;
   ready: boolean;
   input: SeatInput | null;
   sentAt: number;
@@ -225,7 +231,7 @@ export class RunningMatch {
   }
 
   /** A new socket for the seat's bot: resend hello, then the current observation at once. */
-  attach(seat: number, conn: BotConnection): void {
+  attach(seat: number, conn: SeatConn): void {
     const s = this.seats[seat]!;
     s.conn = conn;
     s.lostAt = null;

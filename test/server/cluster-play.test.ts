@@ -2,12 +2,13 @@
 // `node server/main.ts --cluster`, no house bots) on one PostgreSQL schema and a nats-server this test starts on a
 // free port. Bots connected to different nodes are paired by the one matchmaker and play a whole match, one of
 // them through NATS; every node then shows the same ratings and leaderboard. After kill -9 of the matchmaker's
-// node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and a bot that was
-// queued on another node before the kill is paired by the new holder: none lost, none paired twice.
+// node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and the bots that were
+// queued on the other nodes before the kill are all paired by the new holder: none lost, none paired twice.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyReplay } from "../../engine/verify.ts";
 import { type Child, startChild } from "../helpers/child-server.ts";
 import { type Nats, startNats } from "../helpers/nats.ts";
 import { BotClient, freshDatabaseUrl } from "../helpers/server.ts";
@@ -76,11 +77,11 @@ describe("the shared queue and cross-node play", () => {
       return held.length === 1 ? held[0]! : null;
     }, "one holder of the public ladder's lease");
 
-  async function connect(node: Child, name: string): Promise<BotClient> {
+  async function connect(node: Child, name: string, owner = `${name}-owner`): Promise<BotClient> {
     const res = await fetch(`${node.url}/api/bots`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name, owner: `${name}-owner` }),
+      body: JSON.stringify({ name, owner }),
     });
     expect(res.status).toBe(201);
     const { token } = (await res.json()) as { token: string };
@@ -120,10 +121,31 @@ describe("the shared queue and cross-node play", () => {
         ["loss", "win"],
       ]).toContainEqual(results);
       expect(ends[0]!.reason).not.toBe("aborted");
-      // The match is stored once, and its replay verifies on the node that ran it.
+      // The match is stored once (any node reads it), and its replay, on the node that ran it, verifies.
       const id = ends[0]!.match_id as string;
       const m = (await (await fetch(`${holder.url}/api/matches/${id}`)).json()) as { id: string };
       expect(m.id).toBe(id);
+      // It ran on one of the two socket nodes, with the other node's bot playing through NATS.
+      const placed = [a, b].flatMap((n) =>
+        n.log.filter((l) => l.includes("placed match started") && l.includes(id)),
+      );
+      expect(placed).toHaveLength(1);
+      expect(JSON.parse(placed[0]!)).toMatchObject({ match: id, remote: 1 });
+      const replays = await Promise.all(
+        [a, b].map(async (n) => {
+          const r = await fetch(`${n.url}/replays/${id}.jsonl.gz`);
+          return r.status === 200 ? new Uint8Array(await r.arrayBuffer()) : null;
+        }),
+      );
+      const replay = replays.find((r) => r !== null);
+      expect(replay).toBeDefined();
+      expect(verifyReplay(replay!)).toEqual({
+        ok: true,
+        matchId: id,
+        ticks: ends[0]!.final_tick,
+        winner: ends[0]!.winner,
+        reason: ends[0]!.reason,
+      });
     } finally {
       for (const x of bots) x.close();
     }
@@ -143,46 +165,55 @@ describe("the shared queue and cross-node play", () => {
     for (const x of boards) expect(x).toEqual(boards[0]);
   }, 120_000);
 
-  it("kill -9 of the matchmaker's node: the lease moves within 2 s and a bot queued elsewhere is paired once", async () => {
+  it("kill -9 of the matchmaker's node: the lease moves within 2 s; the bots queued elsewhere are all paired, once", async () => {
     const holder = await holderOf(nodes);
     const [a, b] = nodes.filter((n) => n !== holder) as [Child, Child];
     const bots: BotClient[] = [];
     try {
-      // A bot queues on a surviving node and waits (it is alone in the cluster's queue: no house bots).
-      const lone = await connect(a, "lone-a");
-      bots.push(lone);
-      lone.send({ type: "queue", version: "v1" });
-      await lone.next("queued");
-      const aId = (await clusterOf(a.url)).node;
+      // Four bots of one owner queue on the two other nodes and wait: bots of one owner never meet.
+      const kin: BotClient[] = [];
+      for (const [i, n] of [a, a, b, b].entries()) kin.push(await connect(n, `kin-${i}`, "kin"));
+      bots.push(...kin);
+      for (const x of kin) x.send({ type: "queue", version: "v1" });
+      await Promise.all(kin.map((x) => x.next("queued", () => true, 15_000, 0)));
+      const [aId, bId] = [(await clusterOf(a.url)).node, (await clusterOf(b.url)).node];
       await until(async () => {
         const seen = (await clusterOf(holder.url)) as ClusterView & {
           nodes: { node: string; queued: number }[];
         };
-        return seen.nodes.find((x) => x.node === aId)?.queued === 1 ? seen : null;
-      }, "the lone bot in the holder's view");
+        const q = (id: string) => seen.nodes.find((x) => x.node === id)?.queued;
+        return q(aId) === 2 && q(bId) === 2 ? seen : null;
+      }, "the four queued bots in the holder's view");
       const killedAt = Date.now();
       holder.proc.kill("SIGKILL");
       await holder.exited;
       await until(() => holderOf([a, b]).catch(() => null), "a surviving node to take the lease", 10_000, 20);
       expect(Date.now() - killedAt).toBeLessThan(2000);
-      // A bot queues on the other survivor: the new holder pairs it with the bot queued before the kill.
-      const late = await connect(b, "late-b");
-      bots.push(late);
-      await Promise.all([lone.next("hello", () => true, 15_000, 0), late.queueForMatch()]);
+      for (const x of kin) expect(x.received.some((m) => m.type === "hello")).toBe(false);
+
+      // Four bots of another owner queue, on b and a (the other way round): the new holder pairs each with one
+      // of the bots queued before the kill, some of them across the two nodes.
+      const foe: BotClient[] = [];
+      for (const [i, n] of [b, b, a, a].entries()) foe.push(await connect(n, `foe-${i}`, "foe"));
+      bots.push(...foe);
       const playing = Promise.all(bots.map((x) => x.playUntilEnd()));
-      for (const x of bots) x.send({ type: "ready" });
+      for (const x of foe) x.send({ type: "queue", version: "v1" });
       const ends = (await playing) as Msg[];
-      expect(ends.map((e) => e.reason)).not.toContain("voided");
-      expect(ends[0]!.match_id).toBe(ends[1]!.match_id);
-      // Once: one hello each, and no other match of either.
+      // Each bot played exactly one match, each match had exactly two bots, one of each owner.
       for (const x of bots) expect(x.received.filter((m) => m.type === "hello")).toHaveLength(1);
-      const id = ends[0]!.match_id as string;
+      const byMatch = new Map<string, number>();
+      for (const e of ends) byMatch.set(e.match_id as string, (byMatch.get(e.match_id as string) ?? 0) + 1);
+      expect([...byMatch.values()]).toEqual([2, 2, 2, 2]);
+      for (const e of ends) expect(e.reason).not.toBe("voided");
+      const kinMatches = new Set(ends.slice(0, 4).map((e) => e.match_id));
+      expect(kinMatches.size).toBe(4);
+      // Once in the results too: one rated game each, on both surviving nodes.
       for (const n of [a, b])
-        await until(async () => {
-          const r = await fetch(`${n.url}/api/bots/lone-a`);
-          const v = ((await r.json()) as { versions: { rated_games: number }[] }).versions;
-          return v[0]?.rated_games === 1 ? v : null;
-        }, `the match ${id} counted once on ${n.url}`);
+        for (const name of ["kin-0", "kin-3", "foe-0", "foe-3"])
+          await until(async () => {
+            const v = await botView(n.url, name);
+            return (v[0] as { rated_games?: number } | undefined)?.rated_games === 1 ? v : null;
+          }, `${name}'s one game on ${n.url}`);
     } finally {
       for (const x of bots) x.close();
     }

@@ -203,3 +203,9 @@ const Out = z.object({
 export type SeatOut = z.infer<typeof Out>;
 export const encodeOut = (m: SeatOut): Uint8Array => packr.pack(m);
 export const decodeOut = (bytes: Uint8Array): SeatOut | null => decode(Out, bytes);
+
+/** A connection error for a bot of the receiving node, from the matchmaker's node (`arena.notice.<node>`). */
+const Notice = z.object({ bot_id: z.string(), code: z.literal("quota_exceeded"), message: z.string() });
+export type Notice = z.infer<typeof Notice>;
+export const encodeNotice = (n: Notice): Uint8Array => packr.pack(n);
+export const decodeNotice = (bytes: Uint8Array): Notice | null => decode(Notice, bytes);

@@ -24,9 +24,11 @@ import {
   type ClaimRequest,
   decodeAnswer,
   decodeClaim,
+  decodeNotice,
   decodePlace,
   encodeAnswer,
   encodeClaim,
+  encodeNotice,
   encodePlace,
   type NodeBeat,
   type PlaceRequest,
@@ -36,6 +38,7 @@ import type { SharedQueue } from "./shared-queue.ts";
 
 const PLACE_SUBJECT = "arena.place";
 const CLAIM_SUBJECT = "arena.claim";
+const NOTICE_SUBJECT = "arena.notice";
 const REQUEST_MS = 5_000;
 /** A claimed bot whose match's node has not spoken within this is given back (a lost answer). */
 const UNHEARD_MS = 10_000;
@@ -223,6 +226,14 @@ export function startPlacement(o: PlacementOptions): Placement {
         msg.respond(encodeAnswer(c ? claim(c) : no("unreadable claim")));
       },
     }),
+    // The matchmaker's notices to this node's bots (a quota reached: the bot stays queued and is told).
+    nc.subscribe(`${NOTICE_SUBJECT}.${self}`, {
+      callback: (err, msg) => {
+        if (err) return;
+        const n = decodeNotice(msg.data);
+        if (n) lobby.get(n.bot_id)?.conn?.error(n.code, n.message);
+      },
+    }),
   );
 
   // Each side watches the other's node: one that left the heartbeat directory ends its half of the match.
@@ -281,6 +292,15 @@ export function startPlacement(o: PlacementOptions): Placement {
         log.info({ ladder: ladderId, on: target, why: a.why }, "placement refused; the pair waits again");
       });
       return true;
+    },
+    tell(p, code, message) {
+      const at = queue.nodeOf(p);
+      if (at === self) return void p.conn?.error(code, message);
+      try {
+        nc.publish(`${NOTICE_SUBJECT}.${at}`, encodeNotice({ bot_id: p.bot.id, code, message }));
+      } catch (err) {
+        log.warn({ err }, "telling a bot of another node failed");
+      }
     },
     relayOf: (botId) => relays.get(botId),
     figures: () => ({ relayed: relays.size, remoteSeats: seats.size }),

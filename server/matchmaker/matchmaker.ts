@@ -87,6 +87,8 @@ export interface ClusterQueue {
   waiting(ladderId: string, local: Participant[]): Participant[];
   /** Takes a start whose bots are not all here (placed by load); false: start it here as a single server does. */
   place(plan: StartPlan, ladderId: string): boolean;
+  /** Tells a bot of another node a connection error (a quota notice) through the node holding its socket. */
+  tell(p: Participant, code: "quota_exceeded", message: string): void;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -354,7 +356,8 @@ export class Matchmaker {
     const last = p.quotaNotices.get(reason);
     if (last !== undefined && now - last < QUOTA_NOTICE_MS) return;
     p.quotaNotices.set(reason, now);
-    p.conn?.error("quota_exceeded", `${message}; still queued (${reason})`);
+    if (p.conn) p.conn.error("quota_exceeded", `${message}; still queued (${reason})`);
+    else this.cluster?.tell(p, "quota_exceeded", `${message}; still queued (${reason})`);
     this.d.audit("throttle", p.bot.name, { reason, message });
     this.d.log.info({ bot: p.bot.name, reason }, "quota_exceeded");
   }

@@ -1,7 +1,8 @@
 // The cluster's shared queue and cross-node play (issue 36, parts 2-3): three real nodes (child processes of
 // `node server/main.ts --cluster`, no house bots) on one PostgreSQL schema and a nats-server this test starts on a
 // free port. Bots connected to different nodes are paired by the one matchmaker and play a whole match, one of
-// them through NATS; every node then shows the same ratings and leaderboard. After kill -9 of the matchmaker's
+// them through NATS; every node then shows the same ratings and leaderboard. A bot's hourly quota (1 here) holds
+// when it comes back through another node. After kill -9 of the matchmaker's
 // node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and the bots that were
 // queued on the other nodes before the kill are all paired by the new holder: none lost, none paired twice.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -55,7 +56,11 @@ describe("the shared queue and cross-node play", () => {
     for (let i = 0; i < 3; i++) {
       const dir = mkdtempSync(join(tmpdir(), `ladder-cluster-play-${i}-`));
       dirs.push(dir);
-      nodes.push(await startChild(dir, db.url, { args: ["--cluster", nats.url, "--no-house-bots"] }));
+      nodes.push(
+        await startChild(dir, db.url, {
+          args: ["--cluster", nats.url, "--no-house-bots", "--hourly-quota", "1"],
+        }),
+      );
     }
     for (const n of nodes) ids.push((await clusterOf(n.url)).node);
   }, 240_000);
@@ -85,7 +90,14 @@ describe("the shared queue and cross-node play", () => {
     });
     expect(res.status).toBe(201);
     const { token } = (await res.json()) as { token: string };
-    const bot = new BotClient(node.wsUrl, token);
+    tokens.set(name, token);
+    return connectAs(node, name);
+  }
+
+  const tokens = new Map<string, string>();
+  /** A new socket of a registered bot, on `node`. */
+  async function connectAs(node: Child, name: string): Promise<BotClient> {
+    const bot = new BotClient(node.wsUrl, tokens.get(name)!);
     await bot.open();
     return bot;
   }
@@ -163,6 +175,31 @@ describe("the shared queue and cross-node play", () => {
       );
     const boards = await Promise.all(nodes.map((n) => board(n.url)));
     for (const x of boards) expect(x).toEqual(boards[0]);
+  }, 120_000);
+
+  it("a quota holds across nodes: a bot that played through one node is refused when it queues on another", async () => {
+    const holder = await holderOf(nodes);
+    const [a, b] = nodes.filter((n) => n !== holder) as [Child, Child];
+    const first = [await connect(a, "quota-a"), await connect(b, "quota-b")];
+    try {
+      await playBoth(first);
+    } finally {
+      for (const x of first) x.close();
+    }
+    // The bot comes back through the other node (one match per hour allowed) and a fresh bot waits with it.
+    const again = await connectAs(b, "quota-a");
+    const fresh = await connect(a, "quota-c");
+    try {
+      again.send({ type: "queue", version: "v1" });
+      fresh.send({ type: "queue", version: "v1" });
+      const err = (await again.next("error", (m) => m.code === "quota_exceeded")) as Msg;
+      expect(err.message).toMatch(/hourly_quota/);
+      expect(again.received.some((m) => m.type === "hello")).toBe(false);
+      expect(fresh.received.some((m) => m.type === "hello")).toBe(false);
+    } finally {
+      again.close();
+      fresh.close();
+    }
   }, 120_000);
 
   it("kill -9 of the matchmaker's node: the lease moves within 2 s; the bots queued elsewhere are all paired, once", async () => {

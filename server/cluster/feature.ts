@@ -69,6 +69,6 @@ export const clusterFeature = defineFeature({
           PeerResult: (e) => ladders.get(e.match.ladder_id)?.quotas.stored(e.match.id),
         }
       : {},
-  drain: (node) => node?.releaseLeases(),
+  drain: (node) => node?.drain(),
   stop: (node) => node?.stop(),
 });

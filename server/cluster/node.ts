@@ -46,6 +46,8 @@ export interface ClusterNode extends LeaseGrant {
   publishResult(match: MatchRecord): void;
   /** Gives up every lease (the node drains): another node takes them at its next attempt. */
   releaseLeases(): Promise<void>;
+  /** The node drains: its leases go, it takes no more matches, and it waits for its relayed ones to end. */
+  drain(): Promise<void>;
   /** Leaves the cluster: stops beating, gives up its leases, removes its entry, closes the connection. */
   stop(): Promise<void>;
 }
@@ -60,7 +62,7 @@ export interface JoinOptions {
   /** Cached tables whose writes every node is told of, by table name (server/cluster/shared-writes.ts). */
   writes: Record<string, WriteCounter>;
   /** More of the node on the same connection (the shared queue and cross-node play), stopped before it closes. */
-  extend?(ctx: NodeContext): Promise<{ stop(): Promise<void> }>;
+  extend?(ctx: NodeContext): Promise<{ drain(): Promise<void>; stop(): Promise<void> }>;
 }
 
 /** What an extension of the node gets: the connection, the key-value buckets' manager and the directory. */
@@ -200,6 +202,9 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
     publishResult: (match) => results.publish(match),
     async releaseLeases() {
       await Promise.all([...leases.values()].map((l) => l.release()));
+    },
+    async drain() {
+      await Promise.all([node.releaseLeases(), extension?.drain()]);
     },
     async stop() {
       if (stopped) return;

@@ -62,6 +62,8 @@ export interface Placement extends ClusterQueue {
   relayOf(botId: string): SeatRelay | undefined;
   /** Matches of this node's bots relayed to other nodes, and remote seats of matches here. */
   figures(): { relayed: number; remoteSeats: number };
+  /** No more claims nor placements here; resolves once this node's relayed matches have ended. */
+  drain(): Promise<void>;
   stop(): void;
 }
 
@@ -70,6 +72,8 @@ export function startPlacement(o: PlacementOptions): Placement {
   const relays = new Map<string, SeatRelay>();
   const seats = new Set<RemoteSeat>();
   const subs: Subscription[] = [];
+  let draining = false;
+  let relaysEnded: (() => void) | null = null;
   const ok = (match?: string): Answer => (match ? { ok: true, match } : { ok: true });
   const no = (why: string): Answer => ({ ok: false, why });
 
@@ -105,6 +109,7 @@ export function startPlacement(o: PlacementOptions): Placement {
       p.starts.length = Math.min(p.starts.length, relay.before.starts);
     }
     lobby.leaveIfGone(p.bot.id);
+    if (relays.size === 0) relaysEnded?.();
   };
   const claim = (c: ClaimRequest): Answer => {
     if (c.op === "release") {
@@ -112,6 +117,7 @@ export function startPlacement(o: PlacementOptions): Placement {
       if (r && r.matchId === c.match) r.finish(false);
       return ok();
     }
+    if (draining) return no("this node is draining");
     const p = lobby.get(c.bot_id);
     if (!claimable(p, c.ladder_id, c.version)) return no("not waiting here");
     const before = { lastStartAt: p.lastStartAt, starts: p.starts.length };
@@ -127,6 +133,7 @@ export function startPlacement(o: PlacementOptions): Placement {
 
   // --- On the match's node: a placement.
   const runPlaced = async (r: PlaceRequest): Promise<Answer> => {
+    if (draining) return no("this node is draining");
     const limits = o.settings.limits();
     if (live.running() >= limits.maxConcurrentMatches) return no("this node is full");
     if (!o.ladders.get(r.ladder_id)) return no(`no ladder ${r.ladder_id} here`);
@@ -304,6 +311,13 @@ export function startPlacement(o: PlacementOptions): Placement {
     },
     relayOf: (botId) => relays.get(botId),
     figures: () => ({ relayed: relays.size, remoteSeats: seats.size }),
+    drain() {
+      draining = true;
+      if (relays.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        relaysEnded = resolve;
+      });
+    },
     stop() {
       clearInterval(liveness);
       for (const s of subs) s.unsubscribe();

@@ -26,6 +26,8 @@ export interface SharedPlayOptions {
 export interface SharedPlay {
   queue: SharedQueue;
   placement: Placement;
+  /** The node drains: its bots leave the shared queue, it takes no match, and its relayed matches end. */
+  drain(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,10 @@ export async function openSharedPlay(o: SharedPlayOptions): Promise<SharedPlay> 
   return {
     queue,
     placement,
+    async drain() {
+      await queue.stop();
+      await placement.drain();
+    },
     async stop() {
       placement.stop();
       await queue.stop();

@@ -180,6 +180,7 @@ export class SharedQueue {
   }
 
   async stop(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
     this.stopWatch?.();

@@ -2,7 +2,7 @@
 // `node server/main.ts --cluster`, no house bots) on one PostgreSQL schema and a nats-server this test starts on a
 // free port. Bots connected to different nodes are paired by the one matchmaker and play a whole match, one of
 // them through NATS; every node then shows the same ratings and leaderboard. A bot's hourly quota (1 here) holds
-// when it comes back through another node. After kill -9 of the matchmaker's
+// when it comes back through another node; a bot playing through NATS that drops resumes on its node. After kill -9 of the matchmaker's
 // node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and the bots that were
 // queued on the other nodes before the kill are all paired by the new holder: none lost, none paired twice.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -175,6 +175,47 @@ describe("the shared queue and cross-node play", () => {
       );
     const boards = await Promise.all(nodes.map((n) => board(n.url)));
     for (const x of boards) expect(x).toEqual(boards[0]);
+  }, 120_000);
+
+  it("a bot playing through NATS that drops and reconnects to its node within the grace resumes the match", async () => {
+    const holder = await holderOf(nodes);
+    const [a, b] = nodes.filter((n) => n !== holder) as [Child, Child];
+    const bots = [await connect(a, "resume-a"), await connect(b, "resume-b")];
+    const more: BotClient[] = [];
+    try {
+      const hellos = (await Promise.all(bots.map((x) => x.queueForMatch()))) as Msg[];
+      const id = hellos[0]!.match_id as string;
+      // The bot whose socket is not on the match's node plays through NATS.
+      const runs = (n: Child) => n.log.some((l) => l.includes("placed match started") && l.includes(id));
+      await until(async () => ([a, b].some(runs) ? true : null), "the placed match in a node's log");
+      const remote = runs(a) ? 1 : 0;
+      const [near, far] = [bots[1 - remote]!, bots[remote]!];
+      const farNode = remote === 0 ? a : b;
+      const nearEnd = near.playUntilEnd();
+      const stop = far.autoplay((o) => ((o.tick as number) < 3 ? { type: "turn", tick: o.tick } : undefined));
+      for (const x of bots) x.send({ type: "ready" });
+      await far.next("observation", (m) => m.tick === 3, 10_000, 0);
+      stop();
+      far.close();
+      await far.closed();
+      const back = await connectAs(farNode, remote === 0 ? "resume-a" : "resume-b");
+      more.push(back);
+      const farEnd = back.playUntilEnd();
+      const again = (await back.next("hello", () => true, 10_000, 0)) as Msg;
+      expect(again.match_id).toBe(id);
+      const ends = (await Promise.all([nearEnd, farEnd])) as Msg[];
+      for (const e of ends) expect(e.match_id).toBe(id);
+      // It played on after the reconnect (the new socket may come back before the missed tick's deadline, so it
+      // need not have idled as disconnected): not disqualified, and it answered ticks after the third.
+      const me = hellos[remote]!.bot_id as number;
+      const fighters = (
+        ends[1]!.stats as { fighters: { disqualified: boolean; timing: { replies: number } }[] }
+      ).fighters;
+      expect(fighters[me]!.disqualified).toBe(false);
+      expect(fighters[me]!.timing.replies).toBeGreaterThan(4);
+    } finally {
+      for (const x of [...bots, ...more]) x.close();
+    }
   }, 120_000);
 
   it("a quota holds across nodes: a bot that played through one node is refused when it queues on another", async () => {

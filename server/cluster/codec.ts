@@ -165,6 +165,8 @@ const Claim = z.object({
   /** The node that runs the match. */
   node: z.string(),
   ranked: z.boolean(),
+  /** The other seat's bot (the rematch hold counts from the end of their match). */
+  opponent: z.string(),
 });
 export type ClaimRequest = z.infer<typeof Claim>;
 export const encodeClaim = (c: ClaimRequest): Uint8Array => packr.pack(c);

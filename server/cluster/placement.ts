@@ -107,7 +107,7 @@ export function startPlacement(o: PlacementOptions): Placement {
     if (!started) {
       p.lastStartAt = relay.before.lastStartAt;
       p.starts.length = Math.min(p.starts.length, relay.before.starts);
-    }
+    } else if (relay.before.ranked) p.lastMet.set(relay.before.opponent, Date.now()); // the rematch hold
     lobby.leaveIfGone(p.bot.id);
     if (relays.size === 0) relaysEnded?.();
   };
@@ -120,7 +120,12 @@ export function startPlacement(o: PlacementOptions): Placement {
     if (draining) return no("this node is draining");
     const p = lobby.get(c.bot_id);
     if (!claimable(p, c.ladder_id, c.version)) return no("not waiting here");
-    const before = { lastStartAt: p.lastStartAt, starts: p.starts.length };
+    const before = {
+      lastStartAt: p.lastStartAt,
+      starts: p.starts.length,
+      ranked: c.ranked,
+      opponent: c.opponent,
+    };
     const now = Date.now();
     p.state = "playing";
     p.lastStartAt = now;
@@ -151,6 +156,7 @@ export function startPlacement(o: PlacementOptions): Placement {
           version: x.s.version,
           node: self,
           ranked: true,
+          opponent: r.seats[1 - x.i]!.bot.id,
         };
         return ask(`${CLAIM_SUBJECT}.${x.s.node}`, encodeClaim(c));
       }),
@@ -190,6 +196,7 @@ export function startPlacement(o: PlacementOptions): Placement {
               version: x.s.version,
               node: self,
               ranked: true,
+              opponent: r.seats[1 - x.i]!.bot.id,
             }),
           );
       return no(why);

@@ -117,8 +117,8 @@ export class SeatRelay implements SeatedMatch {
     readonly seat: number,
     readonly participant: Participant,
     readonly matchNode: string,
-    /** The lobby state before the claim, put back if the match never starts. */
-    readonly before: { lastStartAt: number; starts: number },
+    /** The lobby state before the claim, put back if the match never starts; and whom the bot meets. */
+    readonly before: { lastStartAt: number; starts: number; ranked: boolean; opponent: string },
     private readonly log: Logger,
     private readonly onDone: (relay: SeatRelay, started: boolean) => void,
   ) {

@@ -40,6 +40,7 @@ export async function openSharedPlay(o: SharedPlayOptions): Promise<SharedPlay> 
     log: o.log,
     lobby: o.lobby,
     liveNodes: () => new Set(o.nodes().map((n) => n.node)),
+    changed: () => o.ladders.poke(),
   });
   await queue.watch();
   const placement = startPlacement({ ...o, queue });

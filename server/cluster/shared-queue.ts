@@ -35,6 +35,8 @@ export interface SharedQueueOptions {
   lobby: Lobby;
   /** The nodes whose heartbeat is current. */
   liveNodes(): ReadonlySet<string>;
+  /** Another node's bot has queued (or queued again): the matchmakers may pass now. */
+  changed?(): void;
 }
 
 export class SharedQueue {
@@ -77,6 +79,7 @@ export class SharedQueue {
         }
         this.published.delete(e.key); // another node holds this bot's socket now
         this.take(e.key, entry);
+        this.o.changed?.();
       }
     })().catch((err: unknown) => {
       if (!this.stopped) this.o.log.error({ err }, "following the shared queue stopped");

@@ -1,10 +1,11 @@
 // The cluster's shared queue and cross-node play (issue 36, parts 2-3): three real nodes (child processes of
 // `node server/main.ts --cluster`, no house bots) on one PostgreSQL schema and a nats-server this test starts on a
 // free port. Bots connected to different nodes are paired by the one matchmaker and play a whole match, one of
-// them through NATS; every node then shows the same ratings and leaderboard. A bot's hourly quota (1 here) holds
-// when it comes back through another node; a bot playing through NATS that drops resumes on its node. After kill -9 of the matchmaker's
-// node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and the bots that were
-// queued on the other nodes before the kill are all paired by the new holder: none lost, none paired twice.
+// them through NATS; every node then shows the same ratings and leaderboard. A bot playing through NATS that drops
+// resumes on its node. A bot's hourly quota (1 here) holds when it comes back through another node. After kill -9
+// of the matchmaker's node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and
+// the bots that were queued on the other nodes before the kill are all paired by the new holder: none lost, none
+// paired twice.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -128,7 +128,11 @@ export class SeatRelay implements SeatedMatch {
         if (err) return;
         const m = decodeOut(msg.data);
         if (!m) return void this.log.warn({ match: matchId }, "unreadable seat message");
-        this.heard = true;
+        if (!this.heard) {
+          this.heard = true;
+          // The socket went between the claim and the match's start, before the match's node listened.
+          if (!this.conn) this.publish({ k: "detach" });
+        }
         this.playing = m.p;
         if (m.s !== undefined) this.conn?.send(m.s);
         if (m.b !== undefined) this.conn?.sendUtf8(m.b);

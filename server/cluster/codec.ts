@@ -38,6 +38,9 @@ export interface SharedResult {
   match: MatchRecord;
 }
 
+/** Bytes as msgpack carries them (a Node Buffer when read). */
+const bytes = z.custom<Uint8Array>((v) => v instanceof Uint8Array);
+
 const count = z.number().int().min(0);
 const Beat = z.object({
   node: z.string(),
@@ -103,3 +106,108 @@ export interface TableWrite {
 const Write = z.object({ node: z.string(), table: z.string() });
 export const encodeWrite = (w: TableWrite): Uint8Array => packr.pack(w);
 export const decodeWrite = (bytes: Uint8Array): TableWrite | null => decode(Write, bytes);
+
+// The shared queue and cross-node play (issue 36, parts 2-3): server/cluster/shared-queue.ts, placement.ts and
+// remote-seat.ts say what each message is for.
+
+const Bot = z.object({
+  id: z.string(),
+  name: z.string(),
+  display_name: z.string(),
+  owner: z.string(),
+  house: z.boolean(),
+  status: z.enum(["active", "suspended", "banned", "retired"]),
+  avatar: z.string().nullable(),
+  created: z.string(),
+  account_id: z.string().nullable(),
+});
+
+/** One queued bot as the node holding its socket publishes it (bucket `arena_queue`, key: the bot id). */
+const Entry = z.object({
+  node: z.string(),
+  bot: Bot,
+  version: z.string(),
+  ladder_id: z.string(),
+  queued_at: z.number(),
+  last_start_at: z.number(),
+  /** Its ranked starts in the last hour (the pairing's count of recent games). */
+  starts: z.array(z.number()),
+  /** Recent opponents: bot id and when their last match ended (the rematch hold). */
+  last_met: z.array(z.tuple([z.string(), z.number()])),
+});
+export type QueueEntry = z.infer<typeof Entry>;
+export const encodeEntry = (e: QueueEntry): Uint8Array => packr.pack(e);
+export const decodeEntry = (bytes: Uint8Array): QueueEntry | null => decode(Entry, bytes);
+
+/** A seat of a placed match: a bot queued on `node`, or a house bot (node null: every node hosts them). */
+const PlacedSeat = z.object({ bot: Bot, version: z.string(), node: z.string().nullable() });
+/** The matchmaker's node asks a node to run a match (`arena.place.<node>`). */
+const Place = z.object({
+  from: z.string(),
+  ladder_id: z.string(),
+  seats: z.tuple([PlacedSeat, PlacedSeat]),
+  map: z.string(),
+  seed: z.number().int(),
+  pairing: z.unknown(),
+});
+export type PlaceRequest = z.infer<typeof Place>;
+export const encodePlace = (p: PlaceRequest): Uint8Array => packr.pack(p);
+export const decodePlace = (bytes: Uint8Array): PlaceRequest | null => decode(Place, bytes);
+
+/** The match's node asks the node holding a seat's socket for the bot (`claim`), or gives it back (`release`). */
+const Claim = z.object({
+  op: z.enum(["claim", "release"]),
+  match: z.string(),
+  seat: z.number().int().min(0).max(1),
+  bot_id: z.string(),
+  ladder_id: z.string(),
+  version: z.string(),
+  /** The node that runs the match. */
+  node: z.string(),
+  ranked: z.boolean(),
+  /** The other seat's bot (the rematch hold counts from the end of their match). */
+  opponent: z.string(),
+});
+export type ClaimRequest = z.infer<typeof Claim>;
+export const encodeClaim = (c: ClaimRequest): Uint8Array => packr.pack(c);
+export const decodeClaim = (bytes: Uint8Array): ClaimRequest | null => decode(Claim, bytes);
+
+/** The answer to a placement or a claim: done, or why not. */
+const Answer = z.object({ ok: z.boolean(), why: z.string().optional(), match: z.string().optional() });
+export type Answer = z.infer<typeof Answer>;
+export const encodeAnswer = (a: Answer): Uint8Array => packr.pack(a);
+export const decodeAnswer = (bytes: Uint8Array): Answer | null => decode(Answer, bytes);
+
+/**
+ * What a seat's socket node sends the match's node (`arena.seat.<match>.<seat>.in`): a message of the bot (its
+ * head as the socket node read it, and its bytes; null for a binary frame), or that its socket came back or went.
+ */
+const In = z.object({
+  k: z.enum(["msg", "attach", "detach"]),
+  type: z.enum(["turn", "ready", "queue", "leave", "other"]).optional(),
+  tick: z.number().int().nullable().optional(),
+  b: bytes.nullable().optional(),
+});
+export type SeatIn = z.infer<typeof In>;
+export const encodeIn = (m: SeatIn): Uint8Array => packr.pack(m);
+export const decodeIn = (bytes: Uint8Array): SeatIn | null => decode(In, bytes);
+
+/**
+ * What the match's node sends a seat's socket node (`arena.seat.<match>.<seat>.out`): a message for the bot as
+ * text (`s`) or as UTF-8 bytes (`b`, the observations), whether ticks are being played (`p`), and at the end `done`.
+ */
+const Out = z.object({
+  p: z.boolean(),
+  s: z.string().optional(),
+  b: bytes.optional(),
+  done: z.boolean().optional(),
+});
+export type SeatOut = z.infer<typeof Out>;
+export const encodeOut = (m: SeatOut): Uint8Array => packr.pack(m);
+export const decodeOut = (bytes: Uint8Array): SeatOut | null => decode(Out, bytes);
+
+/** A connection error for a bot of the receiving node, from the matchmaker's node (`arena.notice.<node>`). */
+const Notice = z.object({ bot_id: z.string(), code: z.literal("quota_exceeded"), message: z.string() });
+export type Notice = z.infer<typeof Notice>;
+export const encodeNotice = (n: Notice): Uint8Array => packr.pack(n);
+export const decodeNotice = (bytes: Uint8Array): Notice | null => decode(Notice, bytes);

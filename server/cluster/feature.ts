@@ -36,6 +36,25 @@ export const clusterFeature = defineFeature({
       onPeerResult: (r) => kernel.bus.emit("PeerResult", r),
       // A bot registered, renamed or banned through any node: every node's bot directory reloads.
       writes: { bots: store.botWrites },
+      // The cluster's queue and cross-node play: the lease holder pairs every node's queued bots and places each
+      // match on a node; a bot of this node whose match runs elsewhere plays through its relay.
+      extend: async ({ nc, kvm, id, log, nodes }) => {
+        const { openSharedPlay } = await import("./shared-play.ts");
+        const play = await openSharedPlay({
+          nc,
+          kvm,
+          node: id,
+          log,
+          nodes,
+          lobby,
+          live,
+          ladders,
+          settings: kernel.settings,
+        });
+        for (const l of ladders.all()) l.matchmaker.cluster = play.placement;
+        hub.playElsewhereWith((botId) => play.placement.relayOf(botId));
+        return play;
+      },
     });
     // Each result this node commits is published once it is in the database (at once, or from the journal).
     results.onCommitted((match) => node.publishResult(match));
@@ -43,6 +62,13 @@ export const clusterFeature = defineFeature({
     reads.showCluster(() => node.view());
     return node;
   },
-  drain: (node) => node?.releaseLeases(),
+  listeners: (node, _kernel, { ladders }) =>
+    node
+      ? {
+          // A match this node's matchmaker placed on another node: its quota counts now see it in storage.
+          PeerResult: (e) => ladders.get(e.match.ladder_id)?.quotas.stored(e.match.id),
+        }
+      : {},
+  drain: (node) => node?.drain(),
   stop: (node) => node?.stop(),
 });

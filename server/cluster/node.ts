@@ -46,6 +46,8 @@ export interface ClusterNode extends LeaseGrant {
   publishResult(match: MatchRecord): void;
   /** Gives up every lease (the node drains): another node takes them at its next attempt. */
   releaseLeases(): Promise<void>;
+  /** The node drains: its leases go, it takes no more matches, and it waits for its relayed ones to end. */
+  drain(): Promise<void>;
   /** Leaves the cluster: stops beating, gives up its leases, removes its entry, closes the connection. */
   stop(): Promise<void>;
 }
@@ -59,6 +61,18 @@ export interface JoinOptions {
   onPeerResult(r: SharedResult): void | Promise<void>;
   /** Cached tables whose writes every node is told of, by table name (server/cluster/shared-writes.ts). */
   writes: Record<string, WriteCounter>;
+  /** More of the node on the same connection (the shared queue and cross-node play), stopped before it closes. */
+  extend?(ctx: NodeContext): Promise<{ drain(): Promise<void>; stop(): Promise<void> }>;
+}
+
+/** What an extension of the node gets: the connection, the key-value buckets' manager and the directory. */
+export interface NodeContext {
+  nc: NatsConnection;
+  kvm: Kvm;
+  id: string;
+  log: Logger;
+  /** The nodes whose heartbeat is current (this one included). */
+  nodes(): readonly NodeBeat[];
 }
 
 /** A node id: the host name (as a key-value key may hold it) and a random suffix, new at each start. */
@@ -158,6 +172,13 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
     delete: (k, opts) => leasesKv.delete(k, opts),
   };
 
+  const extension = o.extend
+    ? await o.extend({ nc, kvm, id, log, nodes: () => nodes }).catch(async (err: Error) => {
+        await nc.close();
+        throw new Error(`cannot open the shared queue on NATS at ${o.url}: ${err.message}`);
+      })
+    : null;
+
   const node: ClusterNode = {
     id,
     lease(name: string): Lease {
@@ -182,12 +203,16 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
     async releaseLeases() {
       await Promise.all([...leases.values()].map((l) => l.release()));
     },
+    async drain() {
+      await Promise.all([node.releaseLeases(), extension?.drain()]);
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(beatTimer);
       clearInterval(leaseTimer);
       await node.releaseLeases();
+      await extension?.stop();
       await results.stop();
       writes.stop();
       await nodesKv.delete(id).catch(() => {});

@@ -78,6 +78,19 @@ export interface MatchmakerDeps {
   served?(botId: string): void;
 }
 
+/**
+ * Cluster mode (server/cluster/shared-queue.ts): the queue of the whole cluster, and where a pair is started. On a
+ * single server there is none, and a pass reads this process's lobby and starts here, as it always did.
+ */
+export interface ClusterQueue {
+  /** A ladder's queue across the cluster: this node's `local` waiting bots and the other nodes' ones. */
+  waiting(ladderId: string, local: Participant[]): Participant[];
+  /** Takes a start whose bots are not all here (placed by load); false: start it here as a single server does. */
+  place(plan: StartPlan, ladderId: string): boolean;
+  /** Tells a bot of another node a connection error (a quota notice) through the node holding its socket. */
+  tell(p: Participant, code: "quota_exceeded", message: string): void;
+}
+
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
@@ -87,6 +100,8 @@ export class Matchmaker {
   paused = false;
   /** Pairs only while this is held: always on a single server, one node at a time in a cluster (server/cluster/). */
   lease: Lease = ALWAYS_HELD;
+  /** The cluster's queue and placement (server/cluster/); null on a single server. */
+  cluster: ClusterQueue | null = null;
 
   constructor(d: MatchmakerDeps) {
     this.d = d;
@@ -135,7 +150,10 @@ export class Matchmaker {
       for (const p of lobby.waiting(ladderId)) if (!p.house) this.notice(p, "capacity", message, now);
       return;
     }
-    const players = lobby.waiting(ladderId).filter((p) => !p.house && this.mayStart(p, limits, now));
+    const queue = this.cluster
+      ? this.cluster.waiting(ladderId, lobby.waiting(ladderId))
+      : lobby.waiting(ladderId);
+    const players = queue.filter((p) => !p.house && this.mayStart(p, limits, now));
     if (players.length === 0) return;
     const houses = this.houseBots() ? lobby.all().filter((p) => p.house && p.state === "waiting") : [];
     // Opponent requests (SPEC 3.9): a bot that asked for a house bot meets it first, ranked as usual. The
@@ -153,7 +171,7 @@ export class Matchmaker {
         versionKey(house.bot.id, house.version ?? ""),
       );
       const rating = (q: Participant) => ratings.ratingOf(versionKey(q.bot.id, q.version ?? ""));
-      this.d.start(
+      this.begin(
         this.plan(p, house, "competitive", {
           reason: "request",
           weight: null,
@@ -241,7 +259,7 @@ export class Matchmaker {
       if (pair.kind === "discovery") discovery++;
       else competitive++;
       free--;
-      this.d.start(
+      this.begin(
         this.plan(a, b, pair.kind, {
           ...pair.choice,
           forecast: pair.forecast,
@@ -259,6 +277,11 @@ export class Matchmaker {
     // the debt must not turn the next passes into a run of discovery starts.
     this.sinceDiscovery = Math.max(0, this.sinceDiscovery + competitive - (DISCOVERY_EVERY - 1) * discovery);
     if (discovery < slots) this.sinceDiscovery = Math.min(this.sinceDiscovery, DISCOVERY_EVERY - 1);
+  }
+
+  /** Starts a planned match: here, or where the cluster places it. */
+  private begin(plan: StartPlan): void {
+    if (!this.cluster?.place(plan, this.d.ladderId)) this.d.start(plan);
   }
 
   /** Seats, map and seed of a start, and its pairing record; `why` is told in a's view (forecast of a). */
@@ -333,7 +356,8 @@ export class Matchmaker {
     const last = p.quotaNotices.get(reason);
     if (last !== undefined && now - last < QUOTA_NOTICE_MS) return;
     p.quotaNotices.set(reason, now);
-    p.conn?.error("quota_exceeded", `${message}; still queued (${reason})`);
+    if (p.conn) p.conn.error("quota_exceeded", `${message}; still queued (${reason})`);
+    else this.cluster?.tell(p, "quota_exceeded", `${message}; still queued (${reason})`);
     this.d.audit("throttle", p.bot.name, { reason, message });
     this.d.log.info({ bot: p.bot.name, reason }, "quota_exceeded");
   }

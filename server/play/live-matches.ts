@@ -18,6 +18,9 @@ import { type RunnerDeps, RunningMatch, seatKinds } from "../runner/match-runner
 import type { StallClock } from "../runner/stall-clock.ts";
 import type { MatchMode, MatchRecord } from "../store/types.ts";
 
+/** A new match id: the time, then random. */
+export const newMatchId = (): string => `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`;
+
 /** SPEC 8.4: a person gets two minutes per tick. */
 export const HUMAN_TICK_MS = 120_000;
 
@@ -98,14 +101,16 @@ export class LiveMatches {
   }
 
   start(
-    plan: Pick<StartPlan, "seats" | "map" | "seed"> & Partial<Pick<StartPlan, "pairing">>,
+    plan: Pick<StartPlan, "seats" | "map" | "seed"> &
+      Partial<Pick<StartPlan, "pairing">> & { matchId?: string },
     ladderId: string,
     mode: MatchMode,
   ): RunningMatch {
     const pair = plan.seats;
     const limits = this.d.settings.limits(ladderId);
     const setup: MatchSetup = {
-      matchId: `m${Date.now().toString(36)}${randomBytes(4).toString("hex")}`,
+      // A match placed by another node's matchmaker (cluster mode) comes with its id, named before it starts.
+      matchId: plan.matchId ?? newMatchId(),
       seed: plan.seed,
       map: plan.map,
       mode,

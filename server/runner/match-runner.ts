@@ -16,7 +16,8 @@ import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
 import type { PairingRecord } from "../store/pairing-record.ts";
 import { endMessage, matchRecord, withLateReplies } from "./match-result.ts";
-import { newSeat, type Seat } from "./seat.ts";
+import { newSeat, type Seat, type SeatConn } from "./seat.ts";
+
 import type { StallClock } from "./stall-clock.ts";
 
 export interface RunnerDeps {
@@ -186,7 +187,7 @@ export class RunningMatch {
   }
 
   /** A new socket for the seat's bot: resend hello, then the current observation at once. */
-  attach(seat: number, conn: BotConnection): void {
+  attach(seat: number, conn: SeatConn): void {
     const s = this.seats[seat]!;
     s.conn = conn;
     s.lostAt = null;

@@ -5,10 +5,16 @@ import type { BotConnection } from "../connection/bot-connection.ts";
 import type { Participant } from "../lobby/lobby.ts";
 import type { LateReply } from "./match-result.ts";
 
+/**
+ * What the runner sends a seat's bot through: its socket, or in a cluster a socket on another node reached through
+ * NATS (server/cluster/remote-seat.ts).
+ */
+export type SeatConn = Pick<BotConnection, "send" | "sendUtf8" | "error">;
+
 export interface Seat {
   participant: Participant;
   remote: boolean;
-  conn: BotConnection | null;
+  conn: SeatConn | null;
   ready: boolean;
   input: SeatInput | null;
   sentAt: number;
@@ -31,7 +37,7 @@ export interface Seat {
 }
 
 /** A seat before the match starts: a house bot's is ready at once, a remote bot's waits for its `ready`. */
-export function newSeat(participant: Participant, remote: boolean, conn: BotConnection | null): Seat {
+export function newSeat(participant: Participant, remote: boolean, conn: SeatConn | null): Seat {
   return {
     participant,
     remote,

@@ -61,6 +61,12 @@ export interface HubDeps {
   ): Promise<{ ladderId: string } | QueueRefusal>;
 }
 
+/**
+ * A match as the hub reaches it for one bot: the running match itself, or in a cluster the relay to a match that
+ * runs on another node (server/cluster/remote-seat.ts).
+ */
+export type SeatedMatch = Pick<RunningMatch, "playing" | "fromSocket" | "seatOf" | "attach" | "detach">;
+
 /** A rule on a bot whose token checked out: a connection error to close with, or null to let it in. */
 export type BotGate = (bot: BotRow) => Promise<SocketErrorCode | null>;
 
@@ -81,6 +87,8 @@ export class BotHub {
    */
   private readonly refused = new Map<string, { code: SocketErrorCode; before: number; at: number }>();
   private authentications = 0;
+  /** Matches of this node's bots played on other nodes (cluster mode); none on a single server. */
+  private elsewhere: ((botId: string) => SeatedMatch | undefined) | null = null;
   /** The head of the message being handled (read by the runner during the call, never kept). */
   private readonly head: MessageHead = { type: "other", tick: null };
 
@@ -167,7 +175,7 @@ export class BotHub {
     }
     this.conns.add(conn);
     const p = lobby.join(conn.bot, conn);
-    const match = this.d.matchOf(conn.bot.id);
+    const match = this.matchOf(conn.bot.id);
     if (match) {
       p.state = "playing";
       match.attach(match.seatOf(conn.bot.id), conn);
@@ -181,7 +189,7 @@ export class BotHub {
     const p = this.d.lobby.get(conn.bot.id);
     if (!p || p.conn !== conn) return; // replaced by a newer connection
     p.conn = null;
-    const match = this.d.matchOf(conn.bot.id);
+    const match = this.matchOf(conn.bot.id);
     if (match) match.detach(match.seatOf(conn.bot.id));
     else p.state = "idle";
     this.d.lobby.leaveIfGone(conn.bot.id);
@@ -191,7 +199,7 @@ export class BotHub {
     if (conn.closed) return;
     const p = this.d.lobby.get(conn.bot.id);
     if (!p || p.conn !== conn) return;
-    const match = this.d.matchOf(conn.bot.id);
+    const match = this.matchOf(conn.bot.id);
     // 1. Rate limit. While ticks are played the runner caps messages per tick; otherwise (idle, queued, the
     // startup window, the end of a match) messages per second, so no phase is unlimited.
     if (!match?.playing) {
@@ -281,7 +289,7 @@ export class BotHub {
       conn.lastVersion = { row: version, generation };
     }
     if (version.retired) return conn.error("version_retired");
-    if (conn.closed || p.conn !== conn || this.d.matchOf(conn.bot.id)) return;
+    if (conn.closed || p.conn !== conn || this.matchOf(conn.bot.id)) return;
     if (p.state !== "waiting") p.queuedAt = Date.now();
     p.state = "waiting";
     p.version = version.label;
@@ -297,6 +305,16 @@ export class BotHub {
     // A bot claimed by a holder (a scrimmage waiting for it) starts there; any other waits for the matchmaker.
     this.d.lobby.queued(p);
     this.d.poke();
+  }
+
+  /** The match a bot plays in: here, or (cluster mode) relayed to another node. */
+  private matchOf(botId: string): SeatedMatch | undefined {
+    return this.d.matchOf(botId) ?? this.elsewhere?.(botId);
+  }
+
+  /** Cluster mode: where a bot whose match runs on another node finds it (its relay). */
+  playElsewhereWith(find: (botId: string) => SeatedMatch | undefined): void {
+    this.elsewhere = find;
   }
 
   /** Adds a rule every authenticated bot must pass, in the order added (server/accounts/accounts-feature.ts). */

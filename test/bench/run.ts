@@ -2,7 +2,7 @@
 // `npm test`: performance targets live here, never as timing asserts in tests. `--quick` shortens each run;
 // `--live` runs only the live benchmarks (ladder against the bare ws ceiling), `--no-memory` skips the idle
 // socket memory run, `--storm` runs only the connect storm, `--workers-table` only the worker-tuning table of
-// docs/operations.md (test/bench/workers-table.ts), `--link` and `--wake` only the worker link's costs, `--dump` only the open data dump job, `--league` only the local league's scaling, and
+// docs/operations.md (test/bench/workers-table.ts), `--link` and `--wake` only the worker link's costs, `--cluster` only cross-node play (issue 36), `--dump` only the open data dump job, `--league` only the local league's scaling, and
 // `--workers N` sets the ladder's pool workers for the live runs.
 import { cpus, loadavg } from "node:os";
 import { defaultWorkers } from "../../server/config.ts";
@@ -15,6 +15,14 @@ import { type LiveBenchLine, liveBench, memoryRun } from "./live-bench.ts";
 if (process.argv.includes("--storm")) {
   const { stormBench, printStorm } = await import("./storm-bench.ts");
   printStorm(await stormBench(process.argv.includes("--quick") ? 1 : 3));
+  process.exit(0);
+}
+
+// `--cluster` measures only a cross-node match against a one-node match (issue 36; needs DATABASE_URL).
+if (process.argv.includes("--cluster")) {
+  const { clusterBench, printCluster } = await import("./cluster-bench.ts");
+  const n = process.argv.includes("--quick") ? 1 : 3;
+  printCluster(await clusterBench(n), n);
   process.exit(0);
 }
 

@@ -232,8 +232,9 @@ describe("three nodes on one PostgreSQL and NATS", () => {
   };
 
   /**
-   * Two new bots play one rated match on the node holding the ladder's lease (pairing is still each node's own:
-   * part 2 is not built): the second leaves once the match is under way and forfeits after the reconnect grace.
+   * Two new bots play one rated match on the node holding the ladder's lease (both sockets there, so it runs
+   * there; cross-node play is cluster-play.test.ts): the second leaves once the match is under way and forfeits
+   * after the reconnect grace.
    * `meanwhile` runs once the match has begun and before it ends. Resolves with the holder and its bots' pages.
    */
   async function playOne(names: string[], meanwhile: () => Promise<void> = async () => {}) {

@@ -1,0 +1,59 @@
+// The shared queue and cross-node play of one node (issue 36, parts 2-3), opened on the node's NATS connection:
+// the queue bucket and its follower (shared-queue.ts), and the placements, claims and relays (placement.ts).
+import type { Kvm } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import type { Settings } from "../kernel/settings.ts";
+import type { Ladders } from "../ladders/registry.ts";
+import type { Lobby } from "../lobby/lobby.ts";
+import type { LiveMatches } from "../play/live-matches.ts";
+import type { NodeBeat } from "./codec.ts";
+import { type Placement, startPlacement } from "./placement.ts";
+import { QUEUE_BUCKET, SharedQueue } from "./shared-queue.ts";
+
+export interface SharedPlayOptions {
+  nc: NatsConnection;
+  kvm: Kvm;
+  node: string;
+  log: Logger;
+  nodes(): readonly NodeBeat[];
+  lobby: Lobby;
+  live: LiveMatches;
+  ladders: Ladders;
+  settings: Settings;
+}
+
+export interface SharedPlay {
+  queue: SharedQueue;
+  placement: Placement;
+  /** The node drains: its bots leave the shared queue, it takes no match, and its relayed matches end. */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function openSharedPlay(o: SharedPlayOptions): Promise<SharedPlay> {
+  // No TTL: an entry lives as long as its bot waits; a dead node's entries are ignored (not in the directory).
+  const kv = await o.kvm.create(QUEUE_BUCKET, { history: 1 });
+  const queue = new SharedQueue({
+    kv,
+    node: o.node,
+    log: o.log,
+    lobby: o.lobby,
+    liveNodes: () => new Set(o.nodes().map((n) => n.node)),
+    changed: () => o.ladders.poke(),
+  });
+  await queue.watch();
+  const placement = startPlacement({ ...o, queue });
+  return {
+    queue,
+    placement,
+    async drain() {
+      await queue.stop();
+      await placement.drain();
+    },
+    async stop() {
+      placement.stop();
+      await queue.stop();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+// `npm run bench -- --cluster` (issue 36, part 3): what a cross-node match adds per tick, against a match on one
+// node, in the same run. Two cluster nodes (child processes of `node server/main.ts --cluster`, no house bots,
+// logging at `warn`) on one PostgreSQL schema (DATABASE_URL) and a nats-server started on a free port, as the
+// cluster tests do. Each repetition plays two matches of fresh instant-reply bots (both answer an observation the
+// moment it arrives; the match runs until the zone knocks both out): one with both bots on the first node (the
+// match runs there, as the single server's path), one with a bot on each node (one seat plays through NATS).
+// Per tick: the interval between two observations as one bot sees them (from tick 10), median and p95, and the
+// CPU time of both node processes divided by the ticks (the whole server: sockets, runner, pool, NATS client).
+// Also the encoding of one observation frame between nodes, msgpackr (what the cluster sends) against JSON.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Packr } from "msgpackr";
+import WebSocket from "ws";
+import { type Child, startChild } from "../helpers/child-server.ts";
+import { type Nats, startNats } from "../helpers/nats.ts";
+import { freshDatabaseUrl } from "../helpers/server.ts";
+
+const FROM_TICK = 10;
+
+export interface ClusterRow {
+  name: string;
+  values: number[];
+  unit: string;
+}
+
+/** User plus system CPU of a process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+async function register(node: Child, name: string): Promise<string> {
+  const res = await fetch(`${node.url}/api/bots`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, owner: `${name}-o` }),
+  });
+  if (res.status !== 201) throw new Error(`registering ${name}: ${res.status}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+interface Played {
+  intervals: number[];
+  ticks: number;
+  observation: string;
+}
+
+/** Two instant-reply bots on `nodes[0]` and `nodes[1]` play one match; the first bot's intervals are kept. */
+async function playOne(nodes: [Child, Child], tag: string): Promise<Played> {
+  const tokens = await Promise.all(nodes.map((n, i) => register(n, `${tag}-${i}`)));
+  const times: number[] = [];
+  let observation = "";
+  let ticks = 0;
+  const sockets = nodes.map(
+    (n, i) => new WebSocket(n.wsUrl, { headers: { authorization: `Bearer ${tokens[i]}` } }),
+  );
+  const ended = sockets.map(
+    (ws, i) =>
+      new Promise<void>((resolve, reject) => {
+        ws.on("error", reject);
+        ws.on("message", (data) => {
+          const text = data.toString();
+          const type = /"type":"(\w+)"/.exec(text)?.[1];
+          if (type === "hello") ws.send('{"type":"ready"}');
+          else if (type === "observation") {
+            const tick = Number(/"tick":(\d+)/.exec(text)?.[1] ?? 0);
+            ws.send(`{"type":"turn","tick":${tick}}`);
+            if (i === 0) {
+              if (tick >= FROM_TICK) times.push(performance.now());
+              observation = text;
+              ticks = tick;
+            }
+          } else if (type === "end") resolve();
+        });
+        ws.on("open", () => ws.send('{"type":"queue","version":"v1"}'));
+      }),
+  );
+  await Promise.race([
+    Promise.all(ended),
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`match ${tag} did not end`)), 120_000)),
+  ]);
+  for (const ws of sockets) ws.close();
+  return { intervals: times.slice(1).map((t, i) => t - times[i]!), ticks, observation };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
+};
+
+/** Encode and decode of one frame, each way, `n` times: µs per frame. */
+function encodings(observation: string): { msgpackr: number; json: number; bytes: [number, number] } {
+  const packr = new Packr({ useRecords: true, mapsAsObjects: true });
+  const frame = { p: true, b: Buffer.from(observation) };
+  const n = 20_000;
+  let t0 = performance.now();
+  let packed: Uint8Array = new Uint8Array();
+  for (let i = 0; i < n; i++) {
+    packed = packr.pack(frame);
+    packr.unpack(packed);
+  }
+  const mp = ((performance.now() - t0) * 1000) / n;
+  t0 = performance.now();
+  let text = "";
+  for (let i = 0; i < n; i++) {
+    text = JSON.stringify({ p: true, s: observation });
+    JSON.parse(text);
+  }
+  const js = ((performance.now() - t0) * 1000) / n;
+  return { msgpackr: mp, json: js, bytes: [packed.length, Buffer.byteLength(text)] };
+}
+
+export async function clusterBench(reps: number): Promise<ClusterRow[]> {
+  if (!process.env.DATABASE_URL)
+    throw new Error("npm run bench -- --cluster needs DATABASE_URL (PostgreSQL)");
+  let nats: Nats | null = null;
+  let db: Awaited<ReturnType<typeof freshDatabaseUrl>> | null = null;
+  const nodes: Child[] = [];
+  const dirs: string[] = [];
+  try {
+    nats = await startNats();
+    db = await freshDatabaseUrl();
+    for (let i = 0; i < 2; i++) {
+      const dir = mkdtempSync(join(tmpdir(), `ladder-cluster-bench-${i}-`));
+      dirs.push(dir);
+      nodes.push(
+        await startChild(dir, db.url, {
+          args: ["--cluster", nats.url, "--no-house-bots"],
+          quietLevel: "warn",
+        }),
+      );
+    }
+    // Both nodes see each other before the first match (placement reads the heartbeats).
+    for (const n of nodes)
+      for (;;) {
+        const s = (await (await fetch(`${n.url}/api/status`)).json()) as { cluster?: { nodes: unknown[] } };
+        if ((s.cluster?.nodes.length ?? 0) >= 2) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    const [a, b] = nodes as [Child, Child];
+    const rows = new Map<string, ClusterRow>();
+    const add = (name: string, value: number, unit: string) => {
+      const r = rows.get(name) ?? { name, values: [], unit };
+      r.values.push(value);
+      rows.set(name, r);
+    };
+    let observation = "";
+    for (let r = 0; r < reps; r++) {
+      const cpu0 = cpuMs(a.proc.pid!) + cpuMs(b.proc.pid!);
+      const local = await playOne([a, a], `bl${r}`);
+      const cpu1 = cpuMs(a.proc.pid!) + cpuMs(b.proc.pid!);
+      const cross = await playOne([a, b], `bx${r}`);
+      const cpu2 = cpuMs(a.proc.pid!) + cpuMs(b.proc.pid!);
+      observation = cross.observation;
+      add("one-node match: tick interval p50", pct(local.intervals, 50), "ms");
+      add("cross-node match: tick interval p50", pct(cross.intervals, 50), "ms");
+      add("added latency per tick, p50", pct(cross.intervals, 50) - pct(local.intervals, 50), "ms");
+      add("one-node match: tick interval p95", pct(local.intervals, 95), "ms");
+      add("cross-node match: tick interval p95", pct(cross.intervals, 95), "ms");
+      add("added latency per tick, p95", pct(cross.intervals, 95) - pct(local.intervals, 95), "ms");
+      add("one-node match: CPU of both nodes per tick", (cpu1 - cpu0) / Math.max(1, local.ticks), "ms");
+      add("cross-node match: CPU of both nodes per tick", (cpu2 - cpu1) / Math.max(1, cross.ticks), "ms");
+    }
+    const e = encodings(observation);
+    add("observation frame between nodes, msgpackr (encode+decode)", e.msgpackr, "µs");
+    add("the same frame as JSON (encode+decode)", e.json, "µs");
+    add("its size: msgpackr", e.bytes[0], "bytes");
+    add("its size: JSON", e.bytes[1], "bytes");
+    return [...rows.values()];
+  } finally {
+    for (const n of nodes) if (n.proc.exitCode === null) n.proc.kill("SIGKILL");
+    await Promise.all(nodes.map((n) => n.exited));
+    await nats?.stop();
+    await db?.drop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+export function printCluster(rows: ClusterRow[], reps: number): void {
+  const f = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toString() : v.toFixed(2));
+  console.log(`\ncluster (issue 36): two nodes, one match at a time; median of ${reps} [range]\n`);
+  console.log("| benchmark | figure |");
+  console.log("|---|---|");
+  for (const r of rows) {
+    const s = [...r.values].sort((x, y) => x - y);
+    const med = s[Math.floor(s.length / 2)]!;
+    const range = s.length > 1 ? ` [${f(s[0]!)} – ${f(s.at(-1)!)}]` : "";
+    console.log(`| ${r.name} | ${f(med)} ${r.unit}${range} |`);
+  }
+}

@@ -287,7 +287,10 @@ export class Accounts {
 
   /** SPEC 4.1: a banned account's public profile answers like an unknown user's (404), page and API alike. */
   async hiddenUser(handle: string): Promise<boolean> {
-    return Boolean((await this.d.accountStore.accountByHandle(handle))?.banned_at);
+    // Asked on every view of a user page: kept until accounts are written (server/store/sql-store.ts).
+    return this.store.rememberAccountRead(`banned:${handle.toLowerCase()}`, async () =>
+      Boolean((await this.d.accountStore.accountByHandle(handle))?.banned_at),
+    );
   }
 
   /** The bot socket's admission rule beyond the token (SPEC 1.4, 3.6, 7.2). */

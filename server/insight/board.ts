@@ -78,6 +78,17 @@ const rowKey = (r: Pick<LeaderboardRow, "name" | "version">) => `${r.name}\t${r.
 
 export class BoardInsight {
   private readonly kept = new Map<string, Kept>();
+  /**
+   * Each leaderboard answer's keys and signature, by the answer's identity: the reads hand back the same frozen
+   * array until a result, a bot change or who is online changes it (server/ratings/leaderboard.ts), so a page
+   * view does not rebuild 2,000 keys and a 2,000-line signature (issue 38).
+   */
+  private readonly boards = new WeakMap<readonly LeaderboardRow[], Board>();
+  /** Each kept board's rivals answers by bot name (a bot page asks for the same ones until the board changes). */
+  private readonly rivalsOf = new WeakMap<
+    Board,
+    Map<string, { row: LeaderboardRow; rivals: Rival[] } | null>
+  >();
   private readonly running = new Map<string, Promise<Kept>>();
 
   constructor(private readonly d: BoardDeps) {}
@@ -88,10 +99,14 @@ export class BoardInsight {
       this.d.reads.leaderboard(ladder.id),
       this.d.botDirectory.snapshot(),
     ]);
+    const known = this.boards.get(rows);
+    if (known && known.ladder === ladder) return known;
     const idOf = new Map(dir.bots.map((b) => [b.name, b.id]));
     const keys = rows.map((r) => versionKey(idOf.get(r.name) ?? r.name, r.version));
     const signature = keys.map((k, i) => `${k}:${ladder.ratings.ratingOf(k)}:${rows[i]!.name}`).join("\n");
-    return { ladder, rows, keys, signature };
+    const board = { ladder, rows, keys, signature };
+    if (Object.isFrozen(rows)) this.boards.set(rows, board);
+    return board;
   }
 
   private input(b: Board): RatingsInput {
@@ -151,6 +166,20 @@ export class BoardInsight {
     name: string,
   ): Promise<{ row: LeaderboardRow; rivals: Rival[] } | null> {
     const b = await this.board(ladderId);
+    let kept = this.rivalsOf.get(b);
+    if (kept?.has(name)) return kept.get(name)!;
+    const answer = this.nearest(b, name);
+    if (this.boards.get(b.rows) === b) {
+      if (!kept || kept.size >= 256) {
+        kept = new Map();
+        this.rivalsOf.set(b, kept);
+      }
+      kept.set(name, answer);
+    }
+    return answer;
+  }
+
+  private nearest(b: Board, name: string): { row: LeaderboardRow; rivals: Rival[] } | null {
     const me = b.rows.findIndex((r) => r.name === name);
     if (me < 0) return null;
     const book = b.ladder.ratings;

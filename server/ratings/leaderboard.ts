@@ -50,6 +50,8 @@ export class Leaderboard {
   /** Grows with each recorded result; with the directory's generation it keys the cache. */
   private results = 0;
   private cache: { generation: number; results: number; rows: CachedRow[] } | null = null;
+  /** The last answer of rows() with its online bots' key: asked again with the same key, no row is rebuilt. */
+  private filled: { rows: CachedRow[]; onlineKey: string; answer: LeaderboardRow[] } | null = null;
 
   constructor(
     readonly ladderId: string,
@@ -107,16 +109,23 @@ export class Leaderboard {
 
   /**
    * The rows in rank order: each active bot once, at its ranked, unretired version that last played a rated
-   * game here, sorted by leaderboard_score (then name).
+   * game here, sorted by leaderboard_score (then name). `onlineKey`, when given, names everything `online`
+   * answers from (the online bots and their versions): the same key as the last call gives the same array back
+   * (frozen: callers must not change it or its rows) without building 2,000 rows again, and a caller may keep
+   * what it derives from the rows by the array's identity.
    */
   rows(
     dir: BotSnapshot,
     base: string,
     online: (botId: string, version: string) => boolean,
+    onlineKey?: string,
   ): LeaderboardRow[] {
     if (!this.cache || this.cache.generation !== dir.generation || this.cache.results !== this.results)
       this.cache = { generation: dir.generation, results: this.results, rows: this.build(dir, base) };
-    return this.cache.rows.map((r, i) => ({
+    const f = this.filled;
+    if (onlineKey !== undefined && f && f.rows === this.cache.rows && f.onlineKey === onlineKey)
+      return f.answer;
+    const answer = this.cache.rows.map((r, i) => ({
       rank: i + 1,
       name: r.name,
       display_name: r.display_name,
@@ -132,6 +141,10 @@ export class Leaderboard {
       losses: r.losses,
       draws: r.draws,
     }));
+    if (onlineKey === undefined) return answer;
+    Object.freeze(answer);
+    this.filled = { rows: this.cache.rows, onlineKey, answer };
+    return answer;
   }
 
   private build(dir: BotSnapshot, base: string): CachedRow[] {

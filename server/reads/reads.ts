@@ -26,10 +26,13 @@ import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
+import { ReadMemo } from "../store/read-memo.ts";
 import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
 
 const HISTORY_LIMIT = 1000;
 const RECENT_MATCHES = 10;
+/** Rating charts kept until the next stored result (about 300 bytes a point, so a few MiB at most). */
+const CHART_POINTS_KEPT = 20_000;
 
 const DIFFICULTY: Record<string, NonNullable<LobbyEntryT["difficulty"]>> = {
   kiter: "Easy",
@@ -57,6 +60,8 @@ export class LadderReads {
   private cluster: (() => ClusterStatusT) | null = null;
   /** Each bot snapshot's bots by lowercase name, so a read finds a bot by name without a query. */
   private readonly byName = new WeakMap<BotSnapshot, Map<string, BotRow>>();
+  /** Whole rating charts (no time limit), kept until a match is written (store.matchWrites). */
+  private readonly charts = new ReadMemo(CHART_POINTS_KEPT);
 
   constructor(private readonly d: ReadsDeps) {
     this.health = new HealthWindows(d.store);
@@ -70,6 +75,8 @@ export class LadderReads {
   /** A result another node of the cluster committed (PeerResult): the health windows read it from the database. */
   notePeerResult(m: MatchRecord): void {
     this.health.forget(m);
+    // The match tables changed under this node's memoised reads (server/store/read-memo.ts).
+    this.d.store.matchWrites.bump();
   }
 
   private get base(): string {
@@ -90,10 +97,22 @@ export class LadderReads {
 
   private async board(ladder: LadderRuntime): Promise<LeaderboardRowT[]> {
     const dir = await this.d.bots.snapshot();
-    return ladder.leaderboard.rows(dir, this.base, (botId, version) => {
-      const o = this.online(botId);
-      return o.online && o.version === version;
-    });
+    // `online` answers from the online bots and their versions only: with the same ones as the last read, the
+    // rows are not built again (a few bots online, 2,000 rows).
+    const onlineKey = this.d.lobby
+      .online()
+      .map((p) => `${p.bot.id}@${p.version ?? ""}`)
+      .sort()
+      .join(",");
+    return ladder.leaderboard.rows(
+      dir,
+      this.base,
+      (botId, version) => {
+        const o = this.online(botId);
+        return o.online && o.version === version;
+      },
+      onlineKey,
+    );
   }
 
   /** Who is online on a ladder: its players' bots (queued there last) and its house bots, best first. */
@@ -216,17 +235,28 @@ export class LadderReads {
   async ratings(name: string, ladderId?: string, days?: number): Promise<RatingHistoryT> {
     const ladder = this.d.ladders.require(ladderId);
     const bot = await this.botNamed(name);
+    if (days !== undefined) return this.chart(bot, ladder.id, days);
+    // The whole chart changes only when a match is stored: kept until then (bot pages ask for it every view).
+    return this.charts.get(
+      `${bot.id}\0${bot.name}\0${ladder.id}`,
+      this.d.store.matchWrites.generation,
+      () => this.chart(bot, ladder.id),
+      (h) => h.points.length,
+    );
+  }
+
+  private async chart(bot: BotRow, ladderId: string, days?: number): Promise<RatingHistoryT> {
     const since = days === undefined ? null : new Date(Date.now() - days * 86_400_000).toISOString();
     // The sample is picked from the history's keys (one index of match_bots), then only its games are read:
     // a house bot's thousands of games cost an index walk, not thousands of joined rows.
-    const keys = await this.d.store.ratingKeys(bot.id, ladder.id, since);
+    const keys = await this.d.store.ratingKeys(bot.id, ladderId, since);
     const picked = sample(keys, HISTORY_LIMIT);
     const rows =
       picked.length === 0
         ? []
         : await this.d.store.ratingPoints(
             bot.id,
-            ladder.id,
+            ladderId,
             since,
             picked.map((k) => k.seq),
           );

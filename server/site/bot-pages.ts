@@ -9,13 +9,25 @@ import {
   standing,
 } from "../insight/page-parts.ts";
 import { type RatingPoint, ratingChart } from "../web/chart.ts";
-import { html } from "../web/html.ts";
+import { type Html, html } from "../web/html.ts";
 import { avatar, href, plural, table, td, when } from "../web/layout.ts";
 import { matchesTable, userLink } from "../web/sections.ts";
 import type { PageKit, SitePageServices } from "./page-kit.ts";
 
 export function botRoutes(app: FastifyInstance, ctx: SitePageServices, kit: PageKit): void {
   const { read, shell, on, ladderOf, send, switcherFor, notFound } = kit;
+  /**
+   * The drawn rating chart by its points (the reads keep a bot's chart, the same array, until the next stored
+   * result): up to 1,000 points drawn once, not per view (issue 38).
+   */
+  const charts = new WeakMap<readonly RatingPoint[], { title: string; svg: Html }>();
+  function chartOf(points: RatingPoint[], title: string): Html {
+    const hit = charts.get(points);
+    if (hit?.title === title) return hit.svg;
+    const svg = ratingChart(points, title);
+    charts.set(points, { title, svg });
+    return svg;
+  }
   // ---- bot page -------------------------------------------------------------------------------------------
   app.get("/bot/:name", async (req, reply) => {
     const ladder = ladderOf(req);
@@ -90,7 +102,7 @@ ${
     : ""
 }
 ${parts.top}
-<section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${ratingChart(points, `Rating of ${bot.display_name} over its rated games`)}</section>
+<section aria-labelledby="h-rating"><h2 id="h-rating">Rating history</h2>${chartOf(points, `Rating of ${bot.display_name} over its rated games`)}</section>
 <section aria-labelledby="h-versions"><h2 id="h-versions">Versions</h2>
 <p class="muted small" id="provisional-note">${provisionalSentence(bot.qualifying_games)}</p>${versions}</section>
 <section aria-labelledby="h-health"><h2 id="h-health">Health</h2>

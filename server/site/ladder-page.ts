@@ -22,6 +22,38 @@ const SPARK_GAMES = 30;
 
 export function ladderRoutes(app: FastifyInstance, ctx: SitePageServices, kit: PageKit): void {
   const { read, shell, on, wholeBoard, ladderOf, send, laddersFor, notFound } = kit;
+  /**
+   * The rendered leaderboard section by the board it shows (the reads' frozen answer, the same array until a
+   * result, a bot change or who is online changes it), with what else it shows as a key: its sparklines and the
+   * rendered rows' rank intervals. Rendering 100 rows is most of the dashboard's own cost (issue 38).
+   */
+  const boardHtml = new WeakMap<readonly LeaderboardRowT[], Map<string, Html>>();
+  function boardSection(
+    board: LeaderboardRowT[],
+    ladder: string | null,
+    trends: Map<string, number[]>,
+    interval: ((r: LeaderboardRowT) => { low: number; high: number } | null) | undefined,
+    top: number | null,
+  ): Html {
+    const shown = top === null ? board : board.slice(0, top);
+    const key = JSON.stringify([
+      ladder,
+      top,
+      [...trends],
+      interval ? shown.map((r) => interval(r)).map((i) => (i ? `${i.low}-${i.high}` : "")) : null,
+    ]);
+    let kept = boardHtml.get(board);
+    const hit = kept?.get(key);
+    if (hit) return hit;
+    const made = leaderboardSection(board, ladder, trends, interval, top);
+    if (!Object.isFrozen(board)) return made;
+    if (!kept || kept.size >= 8) {
+      kept = new Map();
+      boardHtml.set(board, kept);
+    }
+    kept.set(key, made);
+    return made;
+  }
   // ---- ladder dashboard -----------------------------------------------------------------------------------
   /** The latest ratings of the top ten's ranked versions, by bot name, for the leaderboard's sparklines. */
   async function topTrends(board: LeaderboardRowT[], ladder: string | null): Promise<Map<string, number[]>> {
@@ -53,7 +85,7 @@ export function ladderRoutes(app: FastifyInstance, ctx: SitePageServices, kit: P
     return {
       signature,
       // The top of the board up front; the whole board when asked for (?board=all).
-      leaderboard: leaderboardSection(
+      leaderboard: boardSection(
         board.body,
         ladder,
         await topTrends(board.body, ladder),

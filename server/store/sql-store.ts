@@ -14,6 +14,7 @@ import { toBot } from "./bot-row.ts";
 import { insertMatches } from "./match-insert.ts";
 import type { PairingRecord } from "./pairing-record.ts";
 import { PlannerStats } from "./planner-stats.ts";
+import { ReadMemo } from "./read-memo.ts";
 import type {
   AuditEntry,
   BotRow,
@@ -109,25 +110,45 @@ function toMatch(r: Row, bots: MatchBotRecord[]): StoredMatch {
 // has_stats is stored with the match (migrations/0013_match_has_stats.sql), written with its stats.
 const MATCH_COLUMNS = "m.*";
 
+/** How long another node's ban of a handle may take to hide its user page here. */
+const HANDLE_TTL_MS = 1_000;
+
+/** Rows the read memo keeps in all (a match list of 500 counts 500). */
+const MEMO_ROWS = 4_000;
+
 export class SqlStore implements Store {
   readonly driver: "pg" | "pglite";
 
   /** Committed writes to bots and their versions (the bot directory reloads when it grows). */
   readonly botWrites: WriteCounter;
+  /** Committed writes to matches and their seats (the memoised match reads are asked again when it grows). */
+  readonly matchWrites: WriteCounter;
+  /** Committed writes to accounts (rememberAccountRead). */
+  readonly accountWrites: WriteCounter;
   readonly reachability: Reachability;
   /** The database as every store of the server sees it (write tracking and reachability included). */
   readonly db: Db;
   /** ANALYZE on the embedded database as it grows, which autovacuum does on PostgreSQL. */
   readonly plannerStats: PlannerStats;
+  /**
+   * Answers of the read queries that pages and routes repeat (match lists, a bot's versions, rating tails), kept
+   * until their tables are written (read-memo.ts): about 1 KB a row, so at most a few MiB.
+   */
+  private readonly memo = new ReadMemo(MEMO_ROWS);
 
   constructor(
     raw: Db,
     readonly schema: number,
   ) {
     const watched = watchReachability(raw);
-    const { db, counter } = trackWrites(watched.db, ["bots", "bot_versions"]);
+    const bots = trackWrites(watched.db, ["bots", "bot_versions"]);
+    const matches = trackWrites(bots.db, ["matches", "match_bots"]);
+    const accounts = trackWrites(matches.db, ["accounts"]);
+    const db = accounts.db;
+    this.accountWrites = accounts.counter;
     this.db = db;
-    this.botWrites = counter;
+    this.botWrites = bots.counter;
+    this.matchWrites = matches.counter;
     this.reachability = watched.reachability;
     this.driver = db.driver;
     this.plannerStats = new PlannerStats(db);
@@ -200,6 +221,19 @@ export class SqlStore implements Store {
     if (rows.length === 0) throw new Error(`setBotStatus: no bot with id ${JSON.stringify(botId)}`);
   }
 
+  /**
+   * An answer about accounts kept until accounts are written here or for HANDLE_TTL_MS (another node of a
+   * cluster may have written them): a banned handle's user page, asked on every view of it.
+   */
+  rememberAccountRead<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return this.memo.get(
+      `accounts\0${key}`,
+      this.accountWrites.generation * 1e9 + Math.floor(Date.now() / HANDLE_TTL_MS),
+      load,
+      () => 1,
+    );
+  }
+
   // --- Versions ---
 
   async ensureVersion(botId: string, label: string, notes = "") {
@@ -222,7 +256,16 @@ export class SqlStore implements Store {
     return rows.length ? toVersion(rows[0]) : null;
   }
 
-  async versions(botId: string): Promise<VersionRow[]> {
+  versions(botId: string): Promise<VersionRow[]> {
+    return this.memo.get(
+      `versions\0${botId}`,
+      this.botWrites.generation,
+      () => this.readVersions(botId),
+      (v) => v.length,
+    );
+  }
+
+  private async readVersions(botId: string): Promise<VersionRow[]> {
     const rows = await this.db.query("SELECT * FROM bot_versions WHERE bot_id = $1 ORDER BY created, label", [
       botId,
     ]);
@@ -259,7 +302,17 @@ export class SqlStore implements Store {
     return (await this.withBots(this.db, rows))[0] ?? null;
   }
 
-  async matches(q: MatchQuery): Promise<StoredMatch[]> {
+  /** Kept until a match or a bot is written (a bot named in the query is found by name). */
+  matches(q: MatchQuery): Promise<StoredMatch[]> {
+    return this.memo.get(
+      `matches\0${JSON.stringify([q.ladder, q.botName, q.botId, q.beforeSeq, q.limit])}`,
+      this.matchWrites.generation + this.botWrites.generation,
+      () => this.readMatches(q),
+      (v) => v.length,
+    );
+  }
+
+  private async readMatches(q: MatchQuery): Promise<StoredMatch[]> {
     const params: unknown[] = [];
     const where: string[] = [];
     if (q.ladder !== undefined) {
@@ -564,7 +617,16 @@ export class SqlStore implements Store {
     }));
   }
 
-  async ratingTail(botId: string, version: string, ladderId: string, limit: number): Promise<number[]> {
+  ratingTail(botId: string, version: string, ladderId: string, limit: number): Promise<number[]> {
+    return this.memo.get(
+      `tail\0${botId}\0${version}\0${ladderId}\0${limit}`,
+      this.matchWrites.generation,
+      () => this.readRatingTail(botId, version, ladderId, limit),
+      (v) => Math.ceil(v.length / 20),
+    );
+  }
+
+  private async readRatingTail(botId: string, version: string, ladderId: string, limit: number) {
     // Walks the (bot_id, version, seq) index newest first and stops at the limit: what the sparkline shows, not
     // the whole history (rated_ladder is the seat's rated ladder, migrations/0014).
     const rows = await this.db.query<{ rating_after: unknown }>(

@@ -140,6 +140,15 @@ export interface Store {
   readonly schema: number;
   /** Grows after each committed change to bots or versions (in-memory copies reload when it moves). */
   readonly botWrites: WriteCounter;
+  /**
+   * Grows after each committed write to matches or their seats (memoised reads are asked again when it moves);
+   * another node's results count through bump().
+   */
+  readonly matchWrites: WriteCounter;
+  /** Committed writes to accounts. */
+  readonly accountWrites: WriteCounter;
+  /** An answer about accounts, kept in memory until accounts are written (or for a second: other nodes). */
+  rememberAccountRead<T>(key: string, load: () => Promise<T>): Promise<T>;
   /** Whether the database answered the store's last statement (server/db/reachability.ts). */
   readonly reachability: Reachability;
   /** The database, for the stores that features keep in their own folders (server/kernel/feature.ts). */

@@ -2,10 +2,11 @@
 // when the snapshot still matches the database, else from every stored result. The snapshot is written here too,
 // after a full rebuild or once enough results were read past it, so that the next start reads only the tail.
 //
-// Stale means: the ladder no longer has exactly the snapshot's number of rated results up to the snapshot's
-// last match (results deleted, a database restored from an older dump, a snapshot from another database), or
-// the snapshot's format or map list is not this build's. Rated results are never re-rated or voided once stored
-// (migrations/0016), so an equal count up to that match means the same results.
+// Stale means: the snapshot's number of rated results plus those stored after its last match is not the ladder's
+// number of rated results (results deleted, a database restored from an older dump, a snapshot from another
+// database), or the snapshot's format or map list is not this build's. Rated results are never re-rated or
+// voided once stored (migrations/0016), so equal counts mean the same results. The ladder's count is a row the
+// database keeps with each insert (migrations/0020), so the check reads the tail and one row, not the history.
 import type { RatedResultRow, Store } from "../store/types.ts";
 import { type RatingBook, ratedGame } from "./book.ts";
 
@@ -19,12 +20,11 @@ export type BookStart =
 /** Loads `book` (fresh) with the ladder's stored rated results and fits it; says which way it went. */
 export async function startBook(book: RatingBook, store: Store, ladderId: string): Promise<BookStart> {
   const snap = await store.ratingSnapshot(ladderId);
-  if (
-    snap &&
-    (await store.countRatedResults(ladderId, snap.through_seq)) === snap.results &&
-    book.restore(snap.book)
-  ) {
-    const tail = await store.ratedResults(ladderId, snap.through_seq);
+  // The count first: a result stored between the two reads makes the tail longer than the count allows, and the
+  // start falls back to the full rebuild rather than miss it.
+  const total = snap ? await store.ratedResultCount(ladderId) : 0;
+  const tail = snap ? await store.ratedResults(ladderId, snap.through_seq) : [];
+  if (snap && snap.results + tail.length === total && book.restore(snap.book)) {
     book.load(tail.map(ratedGame));
     if (tail.length >= SNAPSHOT_AFTER) await save(book, store, ladderId, tail, snap.results + tail.length);
     return { from: "snapshot", tail: tail.length };

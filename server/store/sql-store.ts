@@ -407,16 +407,10 @@ export class SqlStore implements Store {
     );
   }
 
+  /** From the rows the database keeps with each insert (migrations/0020): one row per version, not per game. */
   async ladderRecords(ladderId: string): Promise<LadderRecordRow[]> {
     const rows = await this.db.query(
-      `SELECT mb.bot_id, mb.version,
-              count(*) FILTER (WHERE m.winner_bot_id = mb.bot_id) AS wins,
-              count(*) FILTER (WHERE m.winner_bot_id <> mb.bot_id) AS losses,
-              count(*) FILTER (WHERE m.winner_bot_id IS NULL) AS draws,
-              max(mb.seq) AS last
-       FROM match_bots mb JOIN matches m ON m.id = mb.match_id
-       WHERE m.ladder_id = $1 AND m.mode = 'ranked' AND NOT m.voided
-       GROUP BY mb.bot_id, mb.version`,
+      "SELECT bot_id, version, wins, losses, draws, last FROM ladder_version_records WHERE ladder_id = $1",
       [ladderId],
     );
     return rows.map((r) => ({
@@ -546,25 +540,25 @@ export class SqlStore implements Store {
     );
   }
 
+  /** From the rows the database keeps with each insert (migrations/0020; scrimmages and tournaments left out). */
   async seatBalance(): Promise<Map<string, number>> {
-    const rows = await this.db.query(
-      // Not scrimmages: their seats go by a coin toss and the live balance never counts them, so a restart
-      // must not either (server/scrimmages/).
-      `SELECT mb.bot_id, sum(CASE WHEN mb.fighter = 0 THEN 1 ELSE -1 END) AS balance
-       FROM match_bots mb JOIN matches m ON m.id = mb.match_id WHERE m.mode NOT IN ('scrimmage', 'tournament') GROUP BY mb.bot_id`,
-    );
+    const rows = await this.db.query("SELECT bot_id, balance FROM bot_seat_balance");
     return new Map(rows.map((r) => [String(r.bot_id), Number(r.balance)]));
   }
 
   async lastRatedPlay(ladderId: string): Promise<Map<string, number>> {
     const rows = await this.db.query(
-      `SELECT mb.bot_id, mb.version, max(mb.seq) AS last
-       FROM match_bots mb JOIN matches m ON m.id = mb.match_id
-       WHERE m.ladder_id = $1 AND m.mode = 'ranked' AND NOT m.voided
-       GROUP BY mb.bot_id, mb.version`,
+      "SELECT bot_id, version, last FROM ladder_version_records WHERE ladder_id = $1",
       [ladderId],
     );
     return new Map(rows.map((r) => [JSON.stringify([String(r.bot_id), String(r.version)]), Number(r.last)]));
+  }
+
+  async ratedResultCount(ladderId: string): Promise<number> {
+    const rows = await this.db.query("SELECT results FROM ladder_rated_counts WHERE ladder_id = $1", [
+      ladderId,
+    ]);
+    return Number(rows[0]?.results ?? 0);
   }
 
   async ratingKeys(botId: string, ladderId: string, since: string | null) {

@@ -226,6 +226,8 @@ export interface Store {
   ratedResults(ladderId: string, afterSeq?: number): Promise<RatedResultRow[]>;
   /** How many rated results a ladder has up to and including the match with order number `throughSeq`. */
   countRatedResults(ladderId: string, throughSeq: number): Promise<number>;
+  /** How many rated (ranked, non-voided) matches a ladder has: a row the database keeps (migrations/0020). */
+  ratedResultCount(ladderId: string): Promise<number>;
   /** The ladder's saved rating book snapshot (server/ratings/book.ts), or null. */
   ratingSnapshot(ladderId: string): Promise<RatingSnapshot | null>;
   saveRatingSnapshot(ladderId: string, snapshot: RatingSnapshot): Promise<void>;

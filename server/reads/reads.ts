@@ -60,6 +60,15 @@ export class LadderReads {
   private cluster: (() => ClusterStatusT) | null = null;
   /** Each bot snapshot's bots by lowercase name, so a read finds a bot by name without a query. */
   private readonly byName = new WeakMap<BotSnapshot, Map<string, BotRow>>();
+  /**
+   * Each stored match's list view by the stored row (the store hands back the same rows until a match is
+   * written, server/store/read-memo.ts): a list of 500 is not mapped again on every read.
+   */
+  private readonly views = new WeakMap<StoredMatch, MatchT>();
+  /** Each bot snapshot's player bots by lowercase owner handle (user pages). */
+  private readonly byOwner = new WeakMap<BotSnapshot, Map<string, BotRow[]>>();
+  /** Each kept leaderboard answer's rows by bot name (user pages look their bots up in it). */
+  private readonly rowsByName = new WeakMap<readonly LeaderboardRowT[], Map<string, LeaderboardRowT>>();
   /** Whole rating charts (no time limit), kept until a match is written (store.matchWrites). */
   private readonly charts = new ReadMemo(CHART_POINTS_KEPT);
 
@@ -228,7 +237,7 @@ export class LadderReads {
           health: await this.health.of(bot.id, v.label),
         })),
       ),
-      recent_matches: recent.map((m) => matchView(m, this.base)),
+      recent_matches: recent.map((m) => this.view(m)),
     };
   }
 
@@ -286,17 +295,31 @@ export class LadderReads {
   /** An owner's bots with their standing on a ladder; unknown (or banned: no listed bots) is a 404. */
   async user(handle: string, ladderId?: string): Promise<UserT> {
     const ladder = this.d.ladders.require(ladderId);
-    const bots = (await this.d.bots.snapshot()).bots.filter(
-      (b) => !b.house && b.owner.toLowerCase() === handle.toLowerCase(),
-    );
+    const snap = await this.d.bots.snapshot();
+    let owners = this.byOwner.get(snap);
+    if (!owners) {
+      owners = new Map();
+      for (const b of snap.bots) {
+        if (b.house) continue;
+        const key = b.owner.toLowerCase();
+        owners.set(key, [...(owners.get(key) ?? []), b]);
+      }
+      this.byOwner.set(snap, owners);
+    }
+    const bots = owners.get(handle.toLowerCase()) ?? [];
     if (bots.length === 0) throw errors.notFound(`user ${JSON.stringify(handle)}`);
     const board = await this.board(ladder);
+    let named = this.rowsByName.get(board);
+    if (!named) {
+      named = new Map(board.map((r) => [r.name, r]));
+      if (Object.isFrozen(board)) this.rowsByName.set(board, named);
+    }
     return {
       handle: bots[0]!.owner,
       created: bots.map((b) => b.created).sort()[0]!,
       ladder_id: ladder.id,
       bots: bots.map((bot) => {
-        const row = board.find((r) => r.name === bot.name);
+        const row = named.get(bot.name);
         const totals = [...ladder.leaderboard.records(bot.id).values()].reduce(
           (t, r) => ({ wins: t.wins + r.wins, losses: t.losses + r.losses, draws: t.draws + r.draws }),
           { wins: 0, losses: 0, draws: 0 },
@@ -369,7 +392,7 @@ export class LadderReads {
     const views = pending.map((m) =>
       matchView(storedForm(m), this.base, q.stats ? m.stats && publicStats(m.stats) : undefined),
     );
-    if (!q.stats) return [...views, ...stored.map((m) => matchView(m, this.base))];
+    if (!q.stats) return [...views, ...stored.map((m) => this.view(m))];
     return [
       ...views,
       ...(await Promise.all(
@@ -379,6 +402,16 @@ export class LadderReads {
         }),
       )),
     ];
+  }
+
+  /** A stored match's list view, kept by its row (callers must not change it). */
+  private view(m: StoredMatch): MatchT {
+    let v = this.views.get(m);
+    if (!v) {
+      v = matchView(m, this.base);
+      this.views.set(m, v);
+    }
+    return v;
   }
 
   async match(id: string): Promise<MatchT> {

@@ -9,6 +9,8 @@ const t0 = performance.now();
 const proc = spawn(
   process.execPath,
   [
+    // START_NODE_FLAGS: V8 flags for the server (say --no-wasm-tier-up), to see what they change.
+    ...(process.env.START_NODE_FLAGS ?? "").split(" ").filter(Boolean),
     "build/server/main.js",
     "--anonymous-dev",
     "--host",

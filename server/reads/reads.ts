@@ -28,6 +28,9 @@ import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
 import { ReadMemo } from "../store/read-memo.ts";
 import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
+import { sample } from "./sample.ts";
+
+export { sample } from "./sample.ts";
 
 const HISTORY_LIMIT = 1000;
 const RECENT_MATCHES = 10;
@@ -479,24 +482,6 @@ function ratingPoint(bot: BotRow, r: RatingPointRow) {
     opponent_display_name: r.opponent.display_name,
     map: r.map,
   };
-}
-
-/** An even sample of at most `limit` points that keeps each version's first and last game (SPEC 2). */
-export function sample<T extends { version: string }>(rows: readonly T[], limit: number): T[] {
-  if (rows.length <= limit) return rows as T[];
-  const keep = new Set<number>();
-  const firstLast = new Map<string, [number, number]>();
-  rows.forEach((r, i) => {
-    const fl = firstLast.get(r.version);
-    firstLast.set(r.version, fl ? [fl[0], i] : [i, i]);
-  });
-  for (const [a, b] of firstLast.values()) keep.add(a).add(b);
-  const room = Math.max(0, limit - keep.size);
-  for (let k = 0; k < room; k++) keep.add(Math.floor((k * rows.length) / room));
-  return [...keep]
-    .sort((a, b) => a - b)
-    .slice(0, Math.max(limit, keep.size))
-    .map((i) => rows[i]!);
 }
 
 /** A journaled result in the shape of a stored one (its replay is on disk and not trimmed yet). */

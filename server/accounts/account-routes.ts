@@ -60,7 +60,7 @@ const KeyBody = z.object({
 
 /** The Account resource of SPEC 2. */
 async function view(ctx: AccountServices, caller: Caller) {
-  const { store, config, accounts } = ctx;
+  const { config, accounts } = ctx;
   const a = caller.account;
   const [bots, keys, regressions] = await Promise.all([
     ctx.accountStore.accountBots(a.id),

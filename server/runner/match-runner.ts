@@ -7,7 +7,6 @@ import { DIAGNOSTIC_ENTRIES } from "../../engine/stats.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
 import { Hop, stamp, tracing } from "../../pool/trace.ts";
-import type { BotConnection } from "../connection/bot-connection.ts";
 import { headOf, type MessageHead } from "../connection/message-head.ts";
 import type { EventBus } from "../kernel/bus.ts";
 import type { Participant } from "../lobby/lobby.ts";

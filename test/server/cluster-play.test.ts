@@ -6,15 +6,12 @@
 // of the matchmaker's node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and
 // the bots that were queued on the other nodes before the kill are all paired by the new holder: none lost, none
 // paired twice.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyReplay } from "../../engine/verify.ts";
-import { type Child, startChild } from "../helpers/child-server.ts";
-import { type Nats, startNats } from "../helpers/nats.ts";
-import { BotClient, freshDatabaseUrl } from "../helpers/server.ts";
+import type { Child } from "../helpers/child-server.ts";
+import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { TestCluster } from "../helpers/test-cluster.ts";
 
 const LEASE = "matchmaker.public";
 
@@ -44,35 +41,17 @@ async function clusterOf(url: string): Promise<ClusterView> {
 
 describe("the shared queue and cross-node play", () => {
   skipAllIf(DATABASE_URL_MISSING);
-  let nats: Nats | null = null;
-  let db: Awaited<ReturnType<typeof freshDatabaseUrl>> | null = null;
-  const nodes: Child[] = [];
-  const dirs: string[] = [];
+  const cluster = new TestCluster();
+  const nodes = cluster.nodes;
   const ids: string[] = [];
 
   beforeAll(async () => {
     if (DATABASE_URL_MISSING) return;
-    nats = await startNats();
-    db = await freshDatabaseUrl();
-    for (let i = 0; i < 3; i++) {
-      const dir = mkdtempSync(join(tmpdir(), `ladder-cluster-play-${i}-`));
-      dirs.push(dir);
-      nodes.push(
-        await startChild(dir, db.url, {
-          args: ["--cluster", nats.url, "--no-house-bots", "--hourly-quota", "1"],
-        }),
-      );
-    }
+    await cluster.start("ladder-cluster-play", 3, ["--no-house-bots", "--hourly-quota", "1"]);
     for (const n of nodes) ids.push((await clusterOf(n.url)).node);
   }, 240_000);
 
-  afterAll(async () => {
-    for (const n of nodes) if (n.proc.exitCode === null) n.proc.kill("SIGKILL");
-    await Promise.all(nodes.map((n) => n.exited));
-    await nats?.stop();
-    await db?.drop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  afterAll(() => cluster.stop());
 
   /** The node holding the ladder's lease, once exactly one of `among` holds it. */
   const holderOf = (among: Child[]) =>

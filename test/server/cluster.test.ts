@@ -9,11 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../server/config.ts";
-import { type Child, startChild } from "../helpers/child-server.ts";
-import { type Nats, startNats } from "../helpers/nats.ts";
 import { freePort } from "../helpers/ports.ts";
-import { BotClient, freshDatabaseUrl, startServer } from "../helpers/server.ts";
+import { BotClient, startServer } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { TestCluster } from "../helpers/test-cluster.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const TOKEN = "cluster-test-metrics-token";
@@ -124,30 +123,15 @@ describe("a single server", () => {
 
 describe("three nodes on one PostgreSQL and NATS", () => {
   skipAllIf(DATABASE_URL_MISSING);
-  let nats: Nats | null = null;
-  let db: Awaited<ReturnType<typeof freshDatabaseUrl>> | null = null;
-  const nodes: Child[] = [];
-  const dirs: string[] = [];
+  const cluster = new TestCluster();
+  const nodes = cluster.nodes;
 
   beforeAll(async () => {
     if (DATABASE_URL_MISSING) return;
-    nats = await startNats();
-    db = await freshDatabaseUrl();
-    // One after another: the first runs the migrations, the others find them done.
-    for (let i = 0; i < 3; i++) {
-      const dir = mkdtempSync(join(tmpdir(), `ladder-cluster-${i}-`));
-      dirs.push(dir);
-      nodes.push(await startChild(dir, db.url, { args: ["--cluster", nats.url, "--metrics-token", TOKEN] }));
-    }
+    await cluster.start("ladder-cluster", 3, ["--metrics-token", TOKEN]);
   }, 240_000);
 
-  afterAll(async () => {
-    for (const n of nodes) if (n.proc.exitCode === null) n.proc.kill("SIGKILL");
-    await Promise.all(nodes.map((n) => n.exited));
-    await nats?.stop();
-    await db?.drop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  afterAll(() => cluster.stop());
 
   it("a node that cannot reach NATS does not start, and says so in one line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "ladder-cluster-nonats-"));
@@ -164,7 +148,7 @@ describe("three nodes on one PostgreSQL and NATS", () => {
         "--data-dir",
         dir,
         "--database-url",
-        db!.url!,
+        cluster.db!.url!,
         "--cluster",
         `nats://127.0.0.1:${port}`,
       ],
@@ -298,13 +282,13 @@ describe("three nodes on one PostgreSQL and NATS", () => {
   it("a result committed while NATS is down reaches every node, once, after NATS restarts", async () => {
     const names = ["outage-a", "outage-b"];
     // NATS dies mid-match: the match ends and commits to PostgreSQL meanwhile, its publication waits.
-    const { holder, onHolder } = await playOne(names, () => nats!.kill());
+    const { holder, onHolder } = await playOne(names, () => cluster.nats!.kill());
     const others = nodes.filter((n) => n !== holder);
     for (const n of others)
       expect(await Promise.all(names.map((name) => botView(n.url, name).catch(() => null)))).not.toEqual(
         onHolder,
       );
-    await nats!.restart();
+    await cluster.nats!.restart();
     await sameEverywhere(names, onHolder);
     // Once: still one rated game each, on every node, a while later.
     await sleep(1500);

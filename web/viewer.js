@@ -7,6 +7,8 @@
 // nothing is uploaded), keeps the tick in the address (`#t=120`) for links, and shows the `arena-sim fork`
 // command that plays on from the tick on screen (docs/simulator.md).
 
+import { traceRay } from "./geometry.js";
+
 const TICKS_PER_SECOND = 8; // at 1x: slow enough to follow a shot, a full 300-tick match in under 40 s
 const SHOUT_TICKS = 12; // how long a shout bubble stays over its fighter
 const LOOP_PAUSE_MS = 2500; // a looping replay rests on its last frame this long before starting again
@@ -129,45 +131,25 @@ export function createViewer(root, opts = {}) {
     !walls || y < 0 || y >= walls.length || x < 0 || x >= walls[0].length || walls[y][x];
 
   /**
-   * The path of a ranged shot for drawing: the engine's own fixed-point ray (half-tile steps, one bounce off a
-   * wall), stopped at the fighter it hit. Returns points in tile units.
+   * The path of a ranged shot for drawing: the engine's own ray (web/geometry.js is engine/assembly/geometry.ts),
+   * stopped at the fighter it hit. Returns its start, the point it bounced at (when it did) and its end, in tile
+   * units.
    */
   function shotPath(from, target, stopAt, range) {
     const SCALE = 1024;
-    const dx = target[0] - from[0];
-    const dy = target[1] - from[1];
-    const n = Math.max(Math.abs(dx), Math.abs(dy));
-    if (n === 0) return [];
-    let vx = Math.trunc((dx * SCALE) / (2 * n));
-    let vy = Math.trunc((dy * SCALE) / (2 * n));
-    let px = from[0] * SCALE + SCALE / 2;
-    let py = from[1] * SCALE + SCALE / 2;
-    const pts = [[px, py]];
-    let bounced = false;
-    for (let s = 0; s < range * 2; s++) {
-      const nx = px + vx;
-      const ny = py + vy;
-      const tx = nx >> 10;
-      const ty = ny >> 10;
-      if (isWall(tx, ty)) {
-        if (bounced) break;
-        const wallX = isWall(tx, py >> 10);
-        const wallY = isWall(px >> 10, ty);
-        if (wallX) vx = -vx;
-        if (wallY) vy = -vy;
-        if (!wallX && !wallY) {
-          vx = -vx;
-          vy = -vy;
-        }
-        bounced = true;
-        pts.push([px, py]);
-        continue;
-      }
-      px = nx;
-      py = ny;
-      if (stopAt && tx === stopAt[0] && ty === stopAt[1]) break;
-    }
-    pts.push([px, py]);
+    const ax = target[0] - from[0];
+    const ay = target[1] - from[1];
+    if (ax === 0 && ay === 0) return [];
+    const start = [from[0] * SCALE + SCALE / 2, from[1] * SCALE + SCALE / 2];
+    let last = start;
+    let bounce = null;
+    const bouncedAt = traceRay(from[0], from[1], ax, ay, range * 2, isWall, (tx, ty, bounced, px, py) => {
+      if (bounced && !bounce) bounce = last;
+      last = [px, py];
+      return Boolean(stopAt) && tx === stopAt[0] && ty === stopAt[1];
+    });
+    // A ray that bounces into a second wall at once is never visited after its bounce: it ends where it bounced.
+    const pts = bouncedAt >= 0 ? [start, bounce ?? last, last] : [start, last];
     return pts.map(([x, y]) => [x / SCALE, y / SCALE]);
   }
 

@@ -8,13 +8,17 @@
 // (integer division in AssemblyScript, a no-op there; truncation toward zero in JavaScript, as AssemblyScript
 // divides); shifts are arithmetic in both. The map is read through a wall test the caller passes: the engine's
 // tile array, the bot's own copy of the map. No closures (AssemblyScript has none): the engine passes top-level
-// functions and keeps the ray's shooter in module state.
+// functions and keeps the ray's shooter in module state. The replay viewer imports it too, as web/geometry.js,
+// which scripts/build-web-geometry.ts writes from this file (test/unit/geometry.test.ts checks it is current).
 
 /** Whether a tile blocks sight and shots (off the board counts as wall). */
 export type WallTest = (x: i32, y: i32) => bool;
 
-/** Called for each half-tile step of a ray that lands on open floor; returning true stops the ray (a hit). */
-export type RayVisit = (x: i32, y: i32, bounced: bool) => bool;
+/**
+ * Called for each half-tile step of a ray that lands on open floor, with its tile and its exact point (fixed
+ * point, 1024 to a tile: the replay viewer draws the shot through them); returning true stops the ray (a hit).
+ */
+export type RayVisit = (x: i32, y: i32, bounced: bool, px: i32, py: i32) => bool;
 
 function abs32(v: i32): i32 {
   return v < 0 ? -v : v;
@@ -85,7 +89,7 @@ export function traceRay(sx: i32, sy: i32, ax: i32, ay: i32, steps: i32, isWall:
     }
     px = nx;
     py = ny;
-    if (visit(tx, ty, bouncedAt >= 0)) break;
+    if (visit(tx, ty, bouncedAt >= 0, px, py)) break;
   }
   return bouncedAt;
 }

@@ -257,7 +257,7 @@ function knockBack(by: i32, target: i32, dx: i32, dy: i32): void {
 // The ranged ray (geometry.ts) from the shooter's current tile along its locked aim; the first open tile that
 // holds the other fighter takes the hit. The shooter is module state: the ray's visit cannot close over it.
 let rayFrom: i32 = 0;
-function rayHits(tx: i32, ty: i32, bounced: bool): bool {
+function rayHits(tx: i32, ty: i32, bounced: bool, px: i32, py: i32): bool {
   const other = 1 - rayFrom;
   if (F(other, F_ALIVE) == 0 || tx != F(other, F_X) || ty != F(other, F_Y)) return false;
   damage(rayFrom, other, ATTACK_RANGED, bounced ? P(P_R_RICO_DMG) : P(P_R_DMG), bounced ? 1 : 0);

@@ -3,11 +3,13 @@
 // to each other (the wasm's `visible` against the house bots' `sees` on every pair of tiles of every map), and
 // pins the starter bots' own copies (they are standalone downloads, so they keep one) to the engine's.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Engine } from "../../engine/host.ts";
 import { arenaOf, rayBounceAt, sees, traceRay } from "../../engine/house/tactics.ts";
 import { MAP_NAMES, RULES } from "../../engine/rules.ts";
+import { WEB_GEOMETRY, webGeometrySource } from "../../scripts/build-web-geometry.ts";
 import { Board } from "../../starters/typescript/strategy.ts";
 
 const mapOf = (name: string) => {
@@ -83,5 +85,44 @@ describe("the ranged ray has one source", () => {
     const tiles = [...out.slice(0, n)].map((t) => t % 7);
     expect(tiles.slice(0, rayBounceAt)).toEqual([2, 3, 4, 5]);
     expect(tiles.slice(rayBounceAt)).toEqual([4, 3, 2, 1]);
+  });
+
+  it("the replay viewer's web/geometry.js is the engine's source as written by the build, and traces the same ray", async () => {
+    expect(readFileSync(WEB_GEOMETRY, "utf8"), "web/geometry.js is stale: run npm run build").toBe(
+      webGeometrySource(),
+    );
+    // The viewer's copy and the house bots' (engine/assembly/geometry.ts read as TypeScript) trace every shot of
+    // every map the same way: same tiles, same bounce.
+    const webUrl = new URL("../../web/geometry.js", import.meta.url).href;
+    const web = (await import(webUrl)) as typeof import("../../engine/assembly/geometry.ts");
+    for (const name of MAP_NAMES) {
+      const map = mapOf(name);
+      const arena = arenaOf(map);
+      const out = new Int32Array(64);
+      let bounces = 0;
+      for (let t = 0; t < map.width * map.height; t += 7)
+        for (const [ax, ay] of [
+          [3, 1],
+          [-2, 5],
+          [0, -4],
+          [6, 6],
+          [-7, -2],
+        ] as const) {
+          const [sx, sy] = [t % map.width, Math.floor(t / map.width)];
+          if (arena.isWall(sx, sy)) continue;
+          const n = traceRay(arena, sx, sy, ax, ay, 10, out);
+          const tiles: number[] = [];
+          let lastTile = sy * map.width + sx;
+          const bouncedAt = web.traceRay(sx, sy, ax, ay, 20, arena.isWall, (x, y) => {
+            const tile = y * map.width + x;
+            if (tile !== lastTile) tiles.push(tile);
+            lastTile = tile;
+            return false;
+          });
+          if (bouncedAt >= 0) bounces++;
+          expect(tiles, `${name} from ${sx},${sy} aim ${ax},${ay}`).toEqual([...out.slice(0, n)]);
+        }
+      expect(bounces, name).toBeGreaterThan(0);
+    }
   });
 });

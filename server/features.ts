@@ -6,6 +6,7 @@
 import { accountsFeature, accountsSetUpFeature, identityFeature } from "./accounts/accounts-feature.ts";
 import { accountFeature } from "./accounts/feature.ts";
 import { accountStoreFeature, identityStoreFeature } from "./accounts/store-feature.ts";
+import { auditStoreFeature } from "./admin/audit-feature.ts";
 import { adminFeature } from "./admin/feature.ts";
 import { settingsFeature } from "./admin/settings-feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
@@ -48,6 +49,7 @@ export const FEATURES: readonly AnyFeature[] = [
   // The core: what a match needs, from its result back to the socket it is played on.
   accountStoreFeature,
   identityStoreFeature,
+  auditStoreFeature,
   replayFilesFeature,
   resultsFeature,
   healthFeature,

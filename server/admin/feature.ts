@@ -17,6 +17,7 @@ export const adminFeature = defineFeature({
   needs: [
     "accounts",
     "accountStore",
+    "auditStore",
     "identity",
     "hub",
     "lobby",

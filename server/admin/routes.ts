@@ -16,6 +16,7 @@ export type AdminServices = Pick<
   Services,
   | "accounts"
   | "accountStore"
+  | "auditStore"
   | "identity"
   | "hub"
   | "lobby"
@@ -116,7 +117,7 @@ export const ADMIN_OPERATIONS = [
             .map((b) => ({ name: b.name, status: b.status, owner: b.owner })),
         },
         announcements: await ctx.announcements.list(),
-        audit: await ctx.store.auditEntries(null, 20),
+        audit: await ctx.auditStore.auditEntries(null, 20),
       };
     },
   }),
@@ -281,6 +282,6 @@ export const ADMIN_OPERATIONS = [
     summary: "Registrations, throttling and admin actions, newest first",
     auth: "admin",
     query: AuditQuery,
-    handle: async ({ query }, ctx) => ctx.store.auditEntries(query.kind ?? null, query.limit),
+    handle: async ({ query }, ctx) => ctx.auditStore.auditEntries(query.kind ?? null, query.limit),
   }),
 ];

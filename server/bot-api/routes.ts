@@ -16,7 +16,7 @@ import type { BotRow, VersionRow } from "../store/types.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type BotServices = Pick<
   Services,
-  "accounts" | "botLifecycle" | "insight" | "ladders" | "lobby" | "store"
+  "accounts" | "auditStore" | "botLifecycle" | "insight" | "ladders" | "lobby" | "store"
 > &
   Pick<Kernel, "config" | "settings">;
 const defineOperation = operationFor<BotServices>();
@@ -159,7 +159,7 @@ export const BOT_OPERATIONS = [
     handle: async ({ body, caller: bot }, ctx) => {
       let version: VersionRow;
       try {
-        ({ version } = await useVersion(ctx.store, ctx.settings.limits(), bot, body.label, body.notes ?? ""));
+        ({ version } = await useVersion(ctx, ctx.settings.limits(), bot, body.label, body.notes ?? ""));
       } catch (err) {
         if (err instanceof VersionLimitError)
           throw errors.quotaExceeded(`${err.message} (new_versions_per_day)`);

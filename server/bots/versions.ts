@@ -1,7 +1,14 @@
 // Creating a bot version on first use, within the new-versions-per-day limit (SPEC 8; house bots exempt).
 // Shared by the socket's `queue` and POST /api/me/versions so both enforce the same rule.
+import type { Services } from "../kernel/feature.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { BotRow, Store, VersionRow } from "../store/types.ts";
+
+/** The stores useVersion reads and writes: the bot's versions, and the audit log for a refusal. */
+export interface VersionStores {
+  store: Pick<Store, "version" | "versionsCreatedSince" | "ensureVersion">;
+  auditStore: Pick<Services["auditStore"], "audit">;
+}
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -12,7 +19,7 @@ export class VersionLimitError extends Error {
 }
 
 export async function useVersion(
-  store: Store,
+  { store, auditStore }: VersionStores,
   limits: Pick<Limits, "newVersionsPerDay">,
   bot: BotRow,
   label: string,
@@ -25,7 +32,7 @@ export async function useVersion(
   if (!bot.house) {
     const recent = await store.versionsCreatedSince(bot.id, new Date(Date.now() - DAY_MS).toISOString());
     if (recent >= limits.newVersionsPerDay) {
-      await store.audit("throttle", bot.name, {
+      await auditStore.audit("throttle", bot.name, {
         reason: "new_versions_per_day",
         limit: limits.newVersionsPerDay,
       });

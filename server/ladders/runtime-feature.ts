@@ -33,8 +33,8 @@ export const ladderTablesFeature = defineFeature({
 
 export const laddersFeature = defineFeature({
   name: "ladders",
-  needs: ["store", "ladderTables", "lobby", "live", "results", "meters"],
-  build: async (kernel, { store, ladderTables, lobby, live, results, meters }) => {
+  needs: ["store", "auditStore", "ladderTables", "lobby", "live", "results", "meters"],
+  build: async (kernel, { store, auditStore, ladderTables, lobby, live, results, meters }) => {
     const { config, settings, log, overrides } = kernel;
     const manifest = overrides.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
     const ladders = new Ladders(manifest, {
@@ -47,7 +47,7 @@ export const laddersFeature = defineFeature({
       runningForOwner: (owner) => live.runningForOwner(owner),
       start: (plan, ladderId) => live.start(plan, ladderId, "ranked"),
       audit: (kind, subject, detail) =>
-        void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
+        void auditStore.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
       houseWaitMs: overrides.houseWaitMs ?? 2_000,
       ...(meters ? { passTimer: (id: string) => meters.passTimer(id) } : {}),
     });

@@ -9,14 +9,13 @@ import { type DbPlace, openDb } from "../db/open.ts";
 import { type Reachability, watchReachability } from "../db/reachability.ts";
 import { hashToken, iso, isoOrNull, newToken, numOrNull } from "../db/rows.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
-import { auditIn, runUnit, type Unit } from "../kernel/unit-of-work.ts";
+import { runUnit, type Unit } from "../kernel/unit-of-work.ts";
 import { toBot } from "./bot-row.ts";
 import { insertMatches } from "./match-insert.ts";
 import type { PairingRecord } from "./pairing-record.ts";
 import { PlannerStats } from "./planner-stats.ts";
 import { ReadMemo } from "./read-memo.ts";
 import type {
-  AuditEntry,
   BotRow,
   BotStatus,
   LadderRecordRow,
@@ -666,10 +665,6 @@ export class SqlStore implements Store {
     return new Set(rows.map((r) => String(r.replay_file)));
   }
 
-  async audit(kind: string, subject: string, detail: Record<string, unknown> = {}): Promise<void> {
-    await auditIn(this.db, kind, subject, detail);
-  }
-
   private readonly mailListeners: (() => void)[] = [];
 
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T> {
@@ -680,20 +675,6 @@ export class SqlStore implements Store {
 
   onMailQueued(listener: () => void): void {
     this.mailListeners.push(listener);
-  }
-
-  async auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]> {
-    const rows = await this.db.query(
-      "SELECT * FROM audit WHERE ($1::text IS NULL OR kind = $1::text) ORDER BY id DESC LIMIT $2",
-      [kind, limit],
-    );
-    return rows.map((r) => ({
-      id: Number(r.id),
-      at: iso(r.at),
-      kind: String(r.kind),
-      subject: String(r.subject),
-      detail: (typeof r.detail === "string" ? JSON.parse(r.detail) : r.detail) as Record<string, unknown>,
-    }));
   }
 
   async close(): Promise<void> {

@@ -126,14 +126,6 @@ export interface LadderRecordRow {
   last: number;
 }
 
-export interface AuditEntry {
-  id: number;
-  at: string;
-  kind: string;
-  subject: string;
-  detail: Record<string, unknown>;
-}
-
 export interface Store {
   readonly driver: "pg" | "pglite";
   /** The highest applied migration number. */
@@ -267,8 +259,6 @@ export interface Store {
   versionsCreatedSince(botId: string, since: string): Promise<number>;
   /** Replay files that stored matches refer to (relative to the data dir). */
   replayFiles(): Promise<Set<string>>;
-  audit(kind: string, subject: string, detail?: Record<string, unknown>): Promise<void>;
-  auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]>;
 
   close(): Promise<void>;
 }

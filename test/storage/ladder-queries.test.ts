@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuditStore } from "../../server/admin/audit-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
 import { seedPglite } from "../helpers/pglite-template.ts";
@@ -189,11 +190,12 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   });
 
   it("keeps an audit log, newest first, filterable by kind", async () => {
-    await store.audit("registration", "alpha", { owner: "ann" });
-    await store.audit("throttle", "alpha", { reason: "hourly_quota" });
-    const all = await store.auditEntries(null, 10);
+    const log = new AuditStore(store.db);
+    await log.audit("registration", "alpha", { owner: "ann" });
+    await log.audit("throttle", "alpha", { reason: "hourly_quota" });
+    const all = await log.auditEntries(null, 10);
     expect(all.map((e) => e.kind)).toEqual(["throttle", "registration"]);
-    const reg = await store.auditEntries("registration", 10);
+    const reg = await log.auditEntries("registration", 10);
     expect(reg).toHaveLength(1);
     expect(reg[0]).toMatchObject({ subject: "alpha", detail: { owner: "ann" } });
   });

@@ -100,7 +100,6 @@ class FakeStore {
         return this.versions.find((v) => v.label === label) ?? null;
       },
       versionsCreatedSince: async () => this.createdToday,
-      audit: async () => {},
       ensureVersion: async (botId: string, label: string) => {
         if (this.hold) await this.hold.promise;
         this.ensured.push(label);
@@ -177,6 +176,7 @@ function world(): World {
     hub: new BotHub({
       config: { pingIntervalMs: 3_600_000 } as Config,
       store: store.asStore(),
+      auditStore: { audit: async () => {} },
       lobby,
       log: pino({ level: "warn" }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
       limits: () => ({ newVersionsPerDay: 3 }) as Limits,

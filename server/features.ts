@@ -33,6 +33,7 @@ import { openDataFeature } from "./opendata/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { healthFeature } from "./ops/health-feature.ts";
 import { liveFeature, matchesFeature } from "./play/feature.ts";
+import { ratingStoreFeature } from "./ratings/store-feature.ts";
 import { readsFeature } from "./reads/feature.ts";
 import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
@@ -50,6 +51,7 @@ export const FEATURES: readonly AnyFeature[] = [
   accountStoreFeature,
   identityStoreFeature,
   auditStoreFeature,
+  ratingStoreFeature,
   replayFilesFeature,
   resultsFeature,
   healthFeature,

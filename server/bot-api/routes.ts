@@ -16,7 +16,7 @@ import type { BotRow, VersionRow } from "../store/types.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type BotServices = Pick<
   Services,
-  "accounts" | "auditStore" | "botLifecycle" | "insight" | "ladders" | "lobby" | "store"
+  "accounts" | "auditStore" | "botLifecycle" | "insight" | "ladders" | "lobby" | "ratingStore" | "store"
 > &
   Pick<Kernel, "config" | "settings">;
 const defineOperation = operationFor<BotServices>();
@@ -51,7 +51,7 @@ function versionOf(
   ctx: BotServices,
   bot: BotRow,
   v: VersionRow,
-  records: Awaited<ReturnType<BotServices["store"]["versionRecords"]>>,
+  records: Awaited<ReturnType<BotServices["ratingStore"]["versionRecords"]>>,
 ) {
   return versionView(v, ctx.ladders.main.ratings.get(versionKey(bot.id, v.label)), records.get(v.label));
 }
@@ -127,7 +127,7 @@ export const BOT_OPERATIONS = [
     handle: async ({ caller: bot }, ctx) => {
       const [versions, records, regressions] = await Promise.all([
         ctx.store.versions(bot.id),
-        ctx.store.versionRecords(bot.id),
+        ctx.ratingStore.versionRecords(bot.id),
         ctx.insight.regressions.ofBot(bot),
       ]);
       const online = Boolean(ctx.lobby.get(bot.id)?.conn);
@@ -165,7 +165,7 @@ export const BOT_OPERATIONS = [
           throw errors.quotaExceeded(`${err.message} (new_versions_per_day)`);
         throw err;
       }
-      return versionOf(ctx, bot, version, await ctx.store.versionRecords(bot.id));
+      return versionOf(ctx, bot, version, await ctx.ratingStore.versionRecords(bot.id));
     },
   }),
   defineOperation({

@@ -33,8 +33,8 @@ export const ladderTablesFeature = defineFeature({
 
 export const laddersFeature = defineFeature({
   name: "ladders",
-  needs: ["store", "auditStore", "ladderTables", "lobby", "live", "results", "meters"],
-  build: async (kernel, { store, auditStore, ladderTables, lobby, live, results, meters }) => {
+  needs: ["store", "auditStore", "ratingStore", "ladderTables", "lobby", "live", "results", "meters"],
+  build: async (kernel, { store, auditStore, ratingStore, ladderTables, lobby, live, results, meters }) => {
     const { config, settings, log, overrides } = kernel;
     const manifest = overrides.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
     const ladders = new Ladders(manifest, {
@@ -62,7 +62,7 @@ export const laddersFeature = defineFeature({
       ladders.setWindow(id, w.opens_at, w.closes_at);
       l.phase = phaseAt(l.def, Date.now());
     }
-    for (const l of ladders.all()) await l.load(store, results.pending());
+    for (const l of ladders.all()) await l.load(ratingStore, results.pending());
     live.useLadders(ladders);
     return ladders;
   },

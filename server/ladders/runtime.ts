@@ -9,12 +9,15 @@ import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
 import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";
-import { type BookStart, startBook } from "../ratings/book-start.ts";
+import { type BookStart, type BookStartStore, startBook } from "../ratings/book-start.ts";
 import { Leaderboard } from "../ratings/leaderboard.ts";
+import type { RatingStore } from "../ratings/rating-store.ts";
 import type { MatchRecord, Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";
 
+/** What a ladder loads its book and leaderboard from (the ratings' store). */
+export type LadderLoadStore = BookStartStore & Pick<RatingStore, "ladderRecords">;
 export interface RuntimeDeps {
   store: Store;
   lobby: Lobby;
@@ -112,7 +115,7 @@ export class LadderRuntime {
    * Builds the book and leaderboard from stored results plus `journaled` ones (durable, not yet in the
    * database): live ratings always count exactly the durable results, which is what a restart rebuilds.
    */
-  async load(store: Store, journaled: readonly MatchRecord[] = []): Promise<void> {
+  async load(store: LadderLoadStore, journaled: readonly MatchRecord[] = []): Promise<void> {
     const mine = journaled.filter((m) => m.ladder_id === this.id && m.mode === "ranked" && !m.voided);
     // The stored results from the rating snapshot when it is current (server/ratings/book-start.ts), then the
     // journaled ones, which the snapshot never holds.

@@ -13,10 +13,11 @@ declare module "../kernel/feature.ts" {
 
 export const readsFeature = defineFeature({
   name: "reads",
-  needs: ["store", "ladders", "lobby", "botDirectory", "live", "lifecycle", "results"],
-  build: (kernel, { store, ladders, lobby, botDirectory, live, lifecycle, results }) =>
+  needs: ["store", "ratingStore", "ladders", "lobby", "botDirectory", "live", "lifecycle", "results"],
+  build: (kernel, { store, ratingStore, ladders, lobby, botDirectory, live, lifecycle, results }) =>
     new LadderReads({
       store,
+      ratingStore,
       ladders,
       lobby,
       bots: botDirectory,

@@ -25,9 +25,10 @@ import type { LadderRuntime } from "../ladders/runtime.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
+import type { RatingPointRow, RatingStore } from "../ratings/rating-store.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
 import { ReadMemo } from "../store/read-memo.ts";
-import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
+import type { BotRow, MatchRecord, Store, StoredMatch } from "../store/types.ts";
 import { sample } from "./sample.ts";
 
 export { sample } from "./sample.ts";
@@ -46,6 +47,7 @@ const DIFFICULTY: Record<string, NonNullable<LobbyEntryT["difficulty"]>> = {
 
 export interface ReadsDeps {
   store: Store;
+  ratingStore: Pick<RatingStore, "ratingKeys" | "ratingPoints" | "ratingTail">;
   ladders: Ladders;
   lobby: Lobby;
   bots: BotDirectory;
@@ -261,12 +263,12 @@ export class LadderReads {
     const since = days === undefined ? null : new Date(Date.now() - days * 86_400_000).toISOString();
     // The sample is picked from the history's keys (one index of match_bots), then only its games are read:
     // a house bot's thousands of games cost an index walk, not thousands of joined rows.
-    const keys = await this.d.store.ratingKeys(bot.id, ladderId, since);
+    const keys = await this.d.ratingStore.ratingKeys(bot.id, ladderId, since);
     const picked = sample(keys, HISTORY_LIMIT);
     const rows =
       picked.length === 0
         ? []
-        : await this.d.store.ratingPoints(
+        : await this.d.ratingStore.ratingPoints(
             bot.id,
             ladderId,
             since,
@@ -288,7 +290,7 @@ export class LadderReads {
     const tails = await Promise.all(
       rows.map(async (r) => {
         const bot = await this.botByName(r.name);
-        const tail = bot ? await this.d.store.ratingTail(bot.id, r.version, ladder.id, games) : [];
+        const tail = bot ? await this.d.ratingStore.ratingTail(bot.id, r.version, ladder.id, games) : [];
         return [r.name, tail.map(Math.round)] as const;
       }),
     );

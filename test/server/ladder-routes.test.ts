@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { versionKey } from "../../server/ratings/book.ts";
+import type { RatingPointRow } from "../../server/ratings/rating-store.ts";
 import { sample } from "../../server/reads/reads.ts";
-import type { BotRow, MatchRecord, RatingPointRow } from "../../server/store/types.ts";
+import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
 type Json = Record<string, unknown>;

@@ -115,10 +115,10 @@ describe("scrimmages", () => {
       (f) => f.name === "kiter",
     )!.version;
     expect(ladder.ratings.facts(annKey, versionKey(house.id, kiterVersion)).games).toBe(0);
-    expect((await srv.app.ctx.store.ratedResults("public")).some((r) => r.match_id === id)).toBe(false);
-    expect((await srv.app.ctx.store.ladderRecords("public")).some((r) => r.bot_id === ids.get("ann-a"))).toBe(
-      false,
-    );
+    expect((await srv.app.ctx.ratingStore.ratedResults("public")).some((r) => r.match_id === id)).toBe(false);
+    expect(
+      (await srv.app.ctx.ratingStore.ladderRecords("public")).some((r) => r.bot_id === ids.get("ann-a")),
+    ).toBe(false);
     const bot = await srv.get<{ versions: { wins: number; losses: number; draws: number }[] }>(
       "/api/bots/ann-a",
     );

@@ -118,7 +118,7 @@ type SettlementJ = {
 };
 const settlement = async () => (await srv.get<SettlementJ>(`/api/ladders/${LADDER}/settlement`)).body;
 /** The ladder's rated results in the database. */
-const ladderMatches = () => srv.app.ctx.store.ratedResults(LADDER);
+const ladderMatches = () => srv.app.ctx.ratingStore.ratedResults(LADDER);
 const page = async (path: string) => {
   const r = await fetch(`${srv.url}${path}`);
   return { status: r.status, text: await r.text() };

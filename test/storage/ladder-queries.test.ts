@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditStore } from "../../server/admin/audit-store.ts";
+import { RatingStore } from "../../server/ratings/rating-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
 import { seedPglite } from "../helpers/pglite-template.ts";
@@ -18,6 +19,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   const missing = driver === "pg" ? DATABASE_URL_MISSING : null;
   skipAllIf(missing);
   let store: Store;
+  let ratings: RatingStore;
   let dir: string;
   let drop = async () => {};
   let a: BotRow;
@@ -62,6 +64,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
       drop = db.drop;
       store = await openStore({ databaseUrl: db.url!, dataDir: dir });
     } else store = await openStore({ dataDir: seedPglite(dir) });
+    ratings = new RatingStore(store);
     a = (await store.createBot({ name: "alpha", owner: "ann", house: false })).bot;
     b = (await store.createBot({ name: "beta", owner: "bob", house: false })).bot;
     h = (await store.createBot({ name: "house-x", owner: "house", house: true })).bot;
@@ -110,7 +113,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   });
 
   it("lists rated results only, oldest first, with both sides", async () => {
-    const r = await store.ratedResults("public");
+    const r = await ratings.ratedResults("public");
     expect(r.map((x) => x.match_id)).toEqual(["m1", "m2"]);
     expect(r[0]!.seq).toBeLessThan(r[1]!.seq!);
     expect(r[0]).toEqual({
@@ -125,9 +128,9 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
     });
     expect(r[1]!.winner).toBeNull();
     // After an order number: only the later results (the rating snapshot's tail, server/ratings/book-start.ts).
-    expect((await store.ratedResults("public", r[0]!.seq)).map((x) => x.match_id)).toEqual(["m2"]);
-    expect(await store.countRatedResults("public", r[0]!.seq!)).toBe(1);
-    expect(await store.countRatedResults("public", r[1]!.seq!)).toBe(2);
+    expect((await ratings.ratedResults("public", r[0]!.seq)).map((x) => x.match_id)).toEqual(["m2"]);
+    expect(await ratings.countRatedResults("public", r[0]!.seq!)).toBe(1);
+    expect(await ratings.countRatedResults("public", r[1]!.seq!)).toBe(2);
   });
 
   it("finds bots, counts active ones and seat balance", async () => {
@@ -142,14 +145,16 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   });
 
   it("gives the last rated play per version and the rating history with opponents", async () => {
-    const last = await store.lastRatedPlay("public");
+    const last = await ratings.lastRatedPlay("public");
     expect(last.get(JSON.stringify([a.id, "v2"]))).toBeGreaterThan(last.get(JSON.stringify([a.id, "v1"]))!);
-    const points = await store.ratingPoints(a.id, "public", null);
+    const points = await ratings.ratingPoints(a.id, "public", null);
     expect(points.map((p) => [p.match_id, p.version, p.rating_after, p.opponent.name])).toEqual([
       ["m1", "v1", 1510, "house-x"],
       ["m2", "v2", 1490, "beta"],
     ]);
-    expect(await store.ratingPoints(a.id, "public", new Date(Date.now() + 60_000).toISOString())).toEqual([]);
+    expect(await ratings.ratingPoints(a.id, "public", new Date(Date.now() + 60_000).toISOString())).toEqual(
+      [],
+    );
   });
 
   it("counts recent starts per bot and owner, and versions created", async () => {
@@ -164,10 +169,10 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   });
 
   it("gives a version's latest ratings, oldest first, from rated games only (sparklines)", async () => {
-    expect(await store.ratingTail(a.id, "v1", "public", 30)).toEqual([1510]);
+    expect(await ratings.ratingTail(a.id, "v1", "public", 30)).toEqual([1510]);
     // m3 (voided) and m4 (human) have a's v2 too, but are not rated games.
-    expect(await store.ratingTail(a.id, "v2", "public", 30)).toEqual([1490]);
-    expect(await store.ratingTail(a.id, "v2", "elsewhere", 30)).toEqual([]);
+    expect(await ratings.ratingTail(a.id, "v2", "public", 30)).toEqual([1490]);
+    expect(await ratings.ratingTail(a.id, "v2", "elsewhere", 30)).toEqual([]);
     // Only the tail: the newest `limit` games, in play order. On a ladder of its own, so the tests above keep
     // their counts.
     for (const [i, seat] of [0, 1, 0].entries())
@@ -186,7 +191,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
           { ladder_id: "tail" },
         ),
       );
-    expect(await store.ratingTail(b.id, "v7", "tail", 2)).toEqual([1490, 1510]);
+    expect(await ratings.ratingTail(b.id, "v7", "tail", 2)).toEqual([1490, 1510]);
   });
 
   it("keeps an audit log, newest first, filterable by kind", async () => {

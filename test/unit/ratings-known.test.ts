@@ -21,6 +21,7 @@ import {
   leaderboardScore,
   type PairScore,
 } from "../../server/ratings/bradley-terry.ts";
+import { RatingStore } from "../../server/ratings/rating-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 import { seededDataDir } from "../helpers/pglite-template.ts";
@@ -433,7 +434,7 @@ describe("what enters the ratings", () => {
       await save(bob, ann, null, { voided: true, reason: "aborted" });
       // Another ladder's games are not this ladder's ratings.
       await save(bob, ann, bob, { ladder_id: "other" });
-      const rows = await store.ratedResults("public");
+      const rows = await new RatingStore(store).ratedResults("public");
       expect(rows.map((r) => r.match_id)).toEqual(["m1", "m2", "m3"]);
       // Loaded the way the server loads them at start-up (server/app.ts).
       const book = new RatingBook();

@@ -13,6 +13,7 @@ import { announcementsFeature } from "./announcements/feature.ts";
 import { botsFeature } from "./bot-api/feature.ts";
 import { botDirectoryFeature } from "./bots/directory-feature.ts";
 import { botLifecycleFeature } from "./bots/lifecycle-feature.ts";
+import { botStoreFeature } from "./bots/store-feature.ts";
 import { clusterFeature } from "./cluster/feature.ts";
 import { discoveryFeature } from "./discovery/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
@@ -52,6 +53,7 @@ export const FEATURES: readonly AnyFeature[] = [
   identityStoreFeature,
   auditStoreFeature,
   ratingStoreFeature,
+  botStoreFeature,
   replayFilesFeature,
   resultsFeature,
   healthFeature,

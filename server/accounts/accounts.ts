@@ -51,6 +51,8 @@ export interface AccountsDeps {
   config: Config;
   store: Store;
   accountStore: AccountStore;
+  /** Where a bot token is looked up (a bot token offered where an account credential belongs). */
+  botStore: Pick<Services["botStore"], "botByToken">;
   /** Where a throttle is audited. */
   auditStore: Pick<Services["auditStore"], "audit">;
   /** Closes a connected bot's socket with a connection error (the bot hub). */
@@ -221,7 +223,7 @@ export class Accounts {
     const header = req.headers.authorization;
     if (!header) throw errors.missingAuthorization();
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const bot = m ? await this.store.botByToken(m[1]!) : null;
+    const bot = m ? await this.d.botStore.botByToken(m[1]!) : null;
     if (!bot) throw errors.invalidToken();
     if ((await this.admit(bot)) === "account_banned") throw errors.accountBanned();
     return bot;

@@ -18,6 +18,7 @@ export const adminFeature = defineFeature({
     "accounts",
     "accountStore",
     "auditStore",
+    "botStore",
     "identity",
     "hub",
     "lobby",
@@ -33,6 +34,7 @@ export const adminFeature = defineFeature({
     moderation: new Moderation({
       accounts: deps.accounts,
       accountStore: deps.accountStore,
+      botStore: deps.botStore,
       store: deps.store,
       bus: kernel.bus,
     }),

@@ -17,6 +17,7 @@ export type AdminServices = Pick<
   | "accounts"
   | "accountStore"
   | "auditStore"
+  | "botStore"
   | "identity"
   | "hub"
   | "lobby"
@@ -94,7 +95,7 @@ export const ADMIN_OPERATIONS = [
     summary: "You, the admins, server status, bot moderation states and recent audit entries",
     auth: "admin",
     handle: async ({ caller }, ctx) => {
-      const bots = await ctx.store.allBots();
+      const bots = await ctx.botStore.allBots();
       return {
         you: { id: caller.account.id, handle: caller.account.handle, via: caller.kind },
         admins: await admins(ctx, caller.account.id),
@@ -195,7 +196,7 @@ export const ADMIN_OPERATIONS = [
       auth: "admin",
       params: NameParams,
       handle: async ({ params, caller }, ctx) => {
-        const bot = BOT_NAME.test(params.name) ? await ctx.store.botByName(params.name) : null;
+        const bot = BOT_NAME.test(params.name) ? await ctx.botStore.botByName(params.name) : null;
         if (!bot || bot.house) throw errors.noSuchBot(params.name);
         return { name: bot.name, status: await ctx.moderation.moderateBot(bot, action, caller.account.id) };
       },
@@ -248,7 +249,7 @@ export const ADMIN_OPERATIONS = [
       const [hour, day, bots] = await Promise.all([
         store.startsSince(new Date(now - 3600_000).toISOString()),
         store.startsSince(new Date(now - 86_400_000).toISOString()),
-        store.allBots(),
+        ctx.botStore.allBots(),
       ]);
       const owners = new Set([...hour.byOwner.keys(), ...day.byOwner.keys()]);
       return {

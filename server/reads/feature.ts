@@ -13,10 +13,21 @@ declare module "../kernel/feature.ts" {
 
 export const readsFeature = defineFeature({
   name: "reads",
-  needs: ["store", "ratingStore", "ladders", "lobby", "botDirectory", "live", "lifecycle", "results"],
-  build: (kernel, { store, ratingStore, ladders, lobby, botDirectory, live, lifecycle, results }) =>
+  needs: [
+    "store",
+    "botStore",
+    "ratingStore",
+    "ladders",
+    "lobby",
+    "botDirectory",
+    "live",
+    "lifecycle",
+    "results",
+  ],
+  build: (kernel, { store, botStore, ratingStore, ladders, lobby, botDirectory, live, lifecycle, results }) =>
     new LadderReads({
       store,
+      botStore,
       ratingStore,
       ladders,
       lobby,

@@ -15,6 +15,7 @@ import type {
   UserT,
 } from "../api/responses.ts";
 import { matchView, versionView } from "../api/views.ts";
+import type { BotStore } from "../bots/bot-store.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
@@ -47,6 +48,7 @@ const DIFFICULTY: Record<string, NonNullable<LobbyEntryT["difficulty"]>> = {
 
 export interface ReadsDeps {
   store: Store;
+  botStore: Pick<BotStore, "versions">;
   ratingStore: Pick<RatingStore, "ratingKeys" | "ratingPoints" | "ratingTail">;
   ladders: Ladders;
   lobby: Lobby;
@@ -217,7 +219,7 @@ export class LadderReads {
     const bot = await this.botNamed(name);
     const records = ladder.leaderboard.records(bot.id);
     const [versions, listed, recent] = await Promise.all([
-      this.d.store.versions(bot.id),
+      this.d.botStore.versions(bot.id),
       this.board(ladder),
       this.d.store.matches({ ladder: ladder.id, botName: bot.name, botId: bot.id, limit: RECENT_MATCHES }),
     ]);

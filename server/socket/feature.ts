@@ -6,8 +6,8 @@ import { BotHub } from "./hub.ts";
 
 export const hubFeature = defineFeature({
   name: "hub",
-  needs: ["store", "auditStore", "lobby", "live", "ladders", "botDirectory", "doors"],
-  build: (kernel, { store, auditStore, lobby, live, ladders, botDirectory, doors }) => {
+  needs: ["store", "auditStore", "botStore", "lobby", "live", "ladders", "botDirectory", "doors"],
+  build: (kernel, { store, auditStore, botStore, lobby, live, ladders, botDirectory, doors }) => {
     const { config, log, settings } = kernel;
     const hub = new BotHub({
       authFailed: (addr) => doors.addressLimits.failed(addr),
@@ -15,6 +15,7 @@ export const hubFeature = defineFeature({
       config,
       store,
       auditStore,
+      botStore,
       lobby,
       log,
       limits: () => settings.limits(),

@@ -7,7 +7,7 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import { type QueuedMessageT, QueueMessage } from "../../engine/protocol.ts";
-import { useVersion, VersionLimitError } from "../bots/versions.ts";
+import { useVersion, VersionLimitError, type VersionStores } from "../bots/versions.ts";
 import type { Config } from "../config.ts";
 import { BotConnection } from "../connection/bot-connection.ts";
 import { headOf, type MessageHead, readHead } from "../connection/message-head.ts";
@@ -35,6 +35,8 @@ export function unstorableText(s: string): string | null {
 export interface HubDeps {
   config: Config;
   store: Store;
+  /** The bot's versions (looked up or created on `queue`). */
+  botStore: VersionStores["botStore"];
   /** Where a refused new version is audited. */
   auditStore: Pick<Services["auditStore"], "audit">;
   lobby: Lobby;

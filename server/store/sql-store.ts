@@ -1,38 +1,19 @@
 // The Store on top of the small Db interface: the same SQL for pg and PGlite. Values are normalised on the way
 // out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
 
-import { randomBytes } from "node:crypto";
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
 import { type Db, type Queryable, type Row, withTx } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";
 import { type DbPlace, openDb } from "../db/open.ts";
 import { type Reachability, watchReachability } from "../db/reachability.ts";
-import { hashToken, iso, isoOrNull, newToken, numOrNull } from "../db/rows.ts";
+import { iso, isoOrNull, numOrNull } from "../db/rows.ts";
 import { trackWrites, type WriteCounter } from "../db/track-writes.ts";
 import { runUnit, type Unit } from "../kernel/unit-of-work.ts";
-import { toBot } from "./bot-row.ts";
 import { insertMatches } from "./match-insert.ts";
 import type { PairingRecord } from "./pairing-record.ts";
 import { PlannerStats } from "./planner-stats.ts";
 import { ReadMemo } from "./read-memo.ts";
-import type {
-  BotRow,
-  BotStatus,
-  MatchBotRecord,
-  MatchQuery,
-  MatchRecord,
-  Store,
-  StoredMatch,
-  VersionRow,
-} from "./types.ts";
-
-/** createBot with a name another bot already has, in any letter case. */
-export class NameTakenError extends Error {
-  constructor(readonly botName: string) {
-    super(`the bot name ${JSON.stringify(botName)} is taken`);
-    this.name = "NameTakenError";
-  }
-}
+import type { MatchBotRecord, MatchQuery, MatchRecord, Store, StoredMatch } from "./types.ts";
 
 /** Opens the database, brings its schema up to date and returns the store; `wrap` decorates the Db (metrics). */
 export async function openStore(place: DbPlace, wrap?: (db: Db) => Db): Promise<Store> {
@@ -47,16 +28,6 @@ export async function openStore(place: DbPlace, wrap?: (db: Db) => Db): Promise<
     await db.close();
     throw err;
   }
-}
-
-function toVersion(r: Row): VersionRow {
-  return {
-    bot_id: String(r.bot_id),
-    label: String(r.label),
-    notes: String(r.notes),
-    created: iso(r.created),
-    retired: Boolean(r.retired),
-  };
 }
 
 function toMatchBot(r: Row): MatchBotRecord {
@@ -149,73 +120,6 @@ export class SqlStore implements Store {
     this.plannerStats = new PlannerStats(db);
   }
 
-  // --- Bots and tokens ---
-
-  async createBot(
-    b: {
-      name: string;
-      owner: string;
-      house: boolean;
-      display_name?: string;
-      account_id?: string | null;
-    },
-    q: Queryable = this.db,
-  ) {
-    const token = b.house ? null : newToken();
-    // ON CONFLICT on the lowercase name instead of catching a unique violation: the same outcome on both
-    // drivers without parsing error codes. An id collision (72 random bits) would still throw.
-    const rows = await q.query(
-      `INSERT INTO bots (id, name, name_lower, display_name, owner, house, token_hash, account_id)
-       VALUES ($1, $2, lower($2), $3, $4, $5, $6, $7)
-       ON CONFLICT (name_lower) DO NOTHING
-       RETURNING *`,
-      [
-        "b_" + randomBytes(9).toString("base64url"),
-        b.name,
-        b.display_name ?? b.name,
-        b.owner,
-        b.house,
-        token && hashToken(token),
-        b.account_id ?? null,
-      ],
-    );
-    if (rows.length === 0) throw new NameTakenError(b.name);
-    return { bot: toBot(rows[0]), token };
-  }
-
-  async botByToken(token: string): Promise<BotRow | null> {
-    // The lookup key is the token's hash, so timing reveals at most how a hash the caller chose compares with
-    // stored hashes; with sha256 that says nothing usable about any real token. No separate constant-time
-    // compare is needed.
-    const rows = await this.db.query("SELECT * FROM bots WHERE token_hash = $1", [hashToken(token)]);
-    return rows.length ? toBot(rows[0]) : null;
-  }
-
-  async botTokenHashes(): Promise<[hash: string, botId: string][]> {
-    const rows = await this.db.query<{ token_hash: string; id: string }>("SELECT token_hash, id FROM bots");
-    return rows.map((r) => [String(r.token_hash), String(r.id)]);
-  }
-
-  async botByName(name: string): Promise<BotRow | null> {
-    const rows = await this.db.query("SELECT * FROM bots WHERE name_lower = lower($1)", [name]);
-    return rows.length ? toBot(rows[0]) : null;
-  }
-
-  async rotateToken(botId: string, q: Queryable = this.db): Promise<string> {
-    const token = newToken();
-    const rows = await q.query("UPDATE bots SET token_hash = $2 WHERE id = $1 RETURNING id", [
-      botId,
-      hashToken(token),
-    ]);
-    if (rows.length === 0) throw new Error(`rotateToken: no bot with id ${JSON.stringify(botId)}`);
-    return token;
-  }
-
-  async setBotStatus(botId: string, status: BotStatus, q: Queryable = this.db): Promise<void> {
-    const rows = await q.query("UPDATE bots SET status = $2 WHERE id = $1 RETURNING id", [botId, status]);
-    if (rows.length === 0) throw new Error(`setBotStatus: no bot with id ${JSON.stringify(botId)}`);
-  }
-
   /**
    * An answer about accounts kept until accounts are written here or for HANDLE_TTL_MS (another node of a
    * cluster may have written them): a banned handle's user page, asked on every view of it.
@@ -227,53 +131,6 @@ export class SqlStore implements Store {
       load,
       () => 1,
     );
-  }
-
-  // --- Versions ---
-
-  async ensureVersion(botId: string, label: string, notes = "") {
-    // Insert-or-read rather than read-then-insert, so two connections racing on the first queue of a new
-    // label both succeed and exactly one reports created.
-    const made = await this.db.query(
-      `INSERT INTO bot_versions (bot_id, label, notes) VALUES ($1, $2, $3)
-       ON CONFLICT (bot_id, label) DO NOTHING RETURNING *`,
-      [botId, label, notes],
-    );
-    if (made.length) return { version: toVersion(made[0]), created: true };
-    return { version: (await this.version(botId, label))!, created: false };
-  }
-
-  async version(botId: string, label: string): Promise<VersionRow | null> {
-    const rows = await this.db.query("SELECT * FROM bot_versions WHERE bot_id = $1 AND label = $2", [
-      botId,
-      label,
-    ]);
-    return rows.length ? toVersion(rows[0]) : null;
-  }
-
-  versions(botId: string): Promise<VersionRow[]> {
-    return this.memo.get(
-      `versions\0${botId}`,
-      this.botWrites.generation,
-      () => this.readVersions(botId),
-      (v) => v.length,
-    );
-  }
-
-  private async readVersions(botId: string): Promise<VersionRow[]> {
-    const rows = await this.db.query("SELECT * FROM bot_versions WHERE bot_id = $1 ORDER BY created, label", [
-      botId,
-    ]);
-    return rows.map(toVersion);
-  }
-
-  /** True when the version exists (now retired, whether or not it already was); false for an unknown label. */
-  async retireVersion(botId: string, label: string): Promise<boolean> {
-    const rows = await this.db.query(
-      "UPDATE bot_versions SET retired = true WHERE bot_id = $1 AND label = $2 RETURNING label",
-      [botId, label],
-    );
-    return rows.length > 0;
   }
 
   // --- Matches ---
@@ -323,7 +180,7 @@ export class SqlStore implements Store {
     if (q.botName !== undefined) {
       // A bot's matches follow its id, so they stay found after a rename; a name no current bot carries
       // falls back to the name stored with each match (a renamed-away or deleted bot).
-      const bot = q.botId !== undefined ? { id: q.botId } : await this.botByName(q.botName);
+      const bot = q.botId !== undefined ? { id: q.botId } : await this.botIdByName(q.botName);
       params.push(bot ? bot.id : q.botName);
       const n = params.length;
       const seat = (alias: string) =>
@@ -381,16 +238,6 @@ export class SqlStore implements Store {
     return rows.map((r) => ({ fighter: Number(r.fighter), stats: r.stats }));
   }
 
-  async retiredVersions(): Promise<Map<string, Set<string>>> {
-    const rows = await this.db.query("SELECT bot_id, label FROM bot_versions WHERE retired");
-    const out = new Map<string, Set<string>>();
-    for (const r of rows) {
-      const id = String(r.bot_id);
-      out.set(id, (out.get(id) ?? new Set()).add(String(r.label)));
-    }
-    return out;
-  }
-
   /**
    * A replay is kept while it is among the newest `keep` replays (by seq, counting every match of the bot that
    * has a replay file) of at least one of its player bots: a player's own recent games never disappear because
@@ -424,25 +271,6 @@ export class SqlStore implements Store {
     return [...new Set(rows.map((r) => r.replay_file))];
   }
 
-  // --- The competitive core ---
-
-  async botById(id: string): Promise<BotRow | null> {
-    const rows = await this.db.query("SELECT * FROM bots WHERE id = $1", [id]);
-    return rows[0] ? toBot(rows[0]) : null;
-  }
-
-  async allBots(): Promise<BotRow[]> {
-    return (await this.db.query("SELECT * FROM bots ORDER BY created, id")).map(toBot);
-  }
-
-  async countActiveBots(owner: string): Promise<number> {
-    const rows = await this.db.query(
-      "SELECT count(*) AS n FROM bots WHERE owner = $1 AND status <> 'retired' AND NOT house",
-      [owner],
-    );
-    return Number(rows[0]?.n ?? 0);
-  }
-
   /** From the rows the database keeps with each insert (migrations/0020; scrimmages and tournaments left out). */
   async seatBalance(): Promise<Map<string, number>> {
     const rows = await this.db.query("SELECT bot_id, balance FROM bot_seat_balance");
@@ -468,14 +296,6 @@ export class SqlStore implements Store {
     return { byBot, byOwner };
   }
 
-  async versionsCreatedSince(botId: string, since: string): Promise<number> {
-    const rows = await this.db.query(
-      "SELECT count(*) AS n FROM bot_versions WHERE bot_id = $1 AND created >= $2::timestamptz",
-      [botId, since],
-    );
-    return Number(rows[0]?.n ?? 0);
-  }
-
   async replayFiles(): Promise<Set<string>> {
     const rows = await this.db.query(
       "SELECT replay_file FROM matches WHERE replay_file IS NOT NULL AND NOT replay_trimmed",
@@ -498,6 +318,12 @@ export class SqlStore implements Store {
   async close(): Promise<void> {
     await this.plannerStats.settled();
     await this.db.close();
+  }
+
+  /** The id of the bot named `name` now (any letter case), for a match list asked by name. */
+  private async botIdByName(name: string): Promise<{ id: string } | null> {
+    const rows = await this.db.query("SELECT id FROM bots WHERE name_lower = lower($1)", [name]);
+    return rows[0] ? { id: String(rows[0].id) } : null;
   }
 
   /** Attaches each match's bots (in fighter order) with one query, keeping the rows' order. */

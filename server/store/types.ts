@@ -7,7 +7,6 @@ import type { Db, Queryable } from "../db/db.ts";
 import type { Reachability } from "../db/reachability.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
-import type { BotRow, BotStatus } from "./bot-row.ts";
 import type { PairingRecord } from "./pairing-record.ts";
 import type { ReadMemo } from "./read-memo.ts";
 
@@ -112,35 +111,6 @@ export interface Store {
   /** Called after each unit of work that queued mail has committed (the mail sender listens). */
   onMailQueued(listener: () => void): void;
 
-  // Bots and tokens. Tokens are stored as sha256 hashes only.
-  createBot(
-    b: {
-      name: string;
-      owner: string;
-      house: boolean;
-      display_name?: string;
-      account_id?: string | null;
-    },
-    q?: Queryable,
-  ): Promise<{ bot: BotRow; token: string | null }>;
-  botByToken(token: string): Promise<BotRow | null>;
-  /** Every bot's token hash with its id (the bot directory keeps them, so a socket's token check costs no query). */
-  botTokenHashes(): Promise<[hash: string, botId: string][]>;
-  botByName(name: string): Promise<BotRow | null>;
-  rotateToken(botId: string, q?: Queryable): Promise<string>;
-  setBotStatus(botId: string, status: BotStatus, q?: Queryable): Promise<void>;
-
-  // Versions: created on first use.
-  ensureVersion(
-    botId: string,
-    label: string,
-    notes?: string,
-  ): Promise<{ version: VersionRow; created: boolean }>;
-  versions(botId: string): Promise<VersionRow[]>;
-  /** One version by its label; null when the bot has none by that label. */
-  version(botId: string, label: string): Promise<VersionRow | null>;
-  retireVersion(botId: string, label: string): Promise<boolean>;
-
   // Matches.
   saveMatch(m: MatchRecord): Promise<void>;
   /**
@@ -159,16 +129,9 @@ export interface Store {
     label: string,
     limit: number,
   ): Promise<{ fighter: number; stats: MatchStatsT }[]>;
-  /** Every retired version, per bot. */
-  retiredVersions(): Promise<Map<string, Set<string>>>;
   /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
   trimReplays(keep: number, q?: Queryable): Promise<string[]>;
 
-  // The competitive core.
-  botById(id: string): Promise<BotRow | null>;
-  allBots(): Promise<BotRow[]>;
-  /** Bots of an owner that count against the bot limit (not retired). */
-  countActiveBots(owner: string): Promise<number>;
   /** Per bot: fighter-0 games minus fighter-1 games, for seat balancing. */
   seatBalance(): Promise<Map<string, number>>;
   /**
@@ -179,7 +142,6 @@ export interface Store {
     since: string,
     ladderId?: string,
   ): Promise<{ byBot: Map<string, number>; byOwner: Map<string, number> }>;
-  versionsCreatedSince(botId: string, since: string): Promise<number>;
   /** Replay files that stored matches refer to (relative to the data dir). */
   replayFiles(): Promise<Set<string>>;
 

@@ -79,7 +79,7 @@ describe("drain while a match runs", () => {
     await idle.next("queued", undefined, 10_000, 0);
     srv.app.ctx.ladders.main.matchmaker.pass();
     expect(srv.app.ctx.matches.size).toBe(1);
-    const idleId = (await srv.app.ctx.store.botByName("drain-idle"))!.id;
+    const idleId = (await srv.app.ctx.botStore.botByName("drain-idle"))!.id;
     expect(srv.app.ctx.lobby.get(idleId)?.state).toBe("waiting");
     expect(idle.received.filter((m) => m.type === "hello")).toEqual([]);
 

@@ -131,12 +131,12 @@ describe("mail producers", () => {
     expect(healthProblems({ ...ok, refused_pct: 25, disqualifications: 1, disconnects: 3 })).toHaveLength(3);
   });
   it("mails a version's health once its games show trouble, reading its stats only every fifth game", async () => {
-    const store = srv.app.ctx.store;
+    const { store, botStore } = srv.app.ctx;
     const made = async (name: string) => {
       expect(
         (await call(srv.url, "POST", "/api/account/bots", { token: ada.access, body: { name } })).status,
       ).toBe(201);
-      return (await store.botByName(name))!;
+      return (await botStore.botByName(name))!;
     };
     const sick = await made("sickly");
     const foe = await made("steady");

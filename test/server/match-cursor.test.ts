@@ -58,7 +58,7 @@ async function walk(
 beforeAll(async () => {
   srv = await startServer();
   const made = async (name: string) =>
-    (await srv.app.ctx.store.createBot({ name, owner: name, house: false })).bot;
+    (await srv.app.ctx.botStore.createBot({ name, owner: name, house: false })).bot;
   a = await made("cursor-a");
   b = await made("cursor-b");
   c = await made("cursor-c");

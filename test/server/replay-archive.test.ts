@@ -39,8 +39,8 @@ describe("an owner's replay archive", () => {
     await register(alice, "alpha");
     await register(bob, "beta");
     await register(bob, "gamma");
-    const { store, replays } = srv.app.ctx;
-    const id = async (name: string) => (await store.botByName(name))!.id;
+    const { store, botStore, replays } = srv.app.ctx;
+    const id = async (name: string) => (await botStore.botByName(name))!.id;
     const plan: [string, string, string, string, boolean][] = [
       // [fighter 0, its version, fighter 1, its version, trimmed]
       ["alpha", "v1", "beta", "b1", false],

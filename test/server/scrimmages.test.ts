@@ -25,7 +25,7 @@ async function register(who: SignedIn, name: string, connect = true): Promise<vo
   expect(r.status).toBe(201);
   const bot = (await srv.get<{ name: string }>(`/api/bots/${name}`)).body;
   expect(bot.name).toBe(name);
-  ids.set(name, (await srv.app.ctx.store.botByName(name))!.id);
+  ids.set(name, (await srv.app.ctx.botStore.botByName(name))!.id);
   if (!connect) return;
   const c = new BotClient(srv.wsUrl, r.body.token as string);
   await c.open();
@@ -110,7 +110,7 @@ describe("scrimmages", () => {
     const annKey = versionKey(ids.get("ann-a")!, "v1");
     expect(ladder.ratings.gamesOf(annKey)).toBe(0);
     expect(ladder.ratings.facts(annKey, versionKey(ids.get("kiter") ?? "", "1")).games).toBe(0);
-    const house = (await srv.app.ctx.store.botByName("kiter"))!;
+    const house = (await srv.app.ctx.botStore.botByName("kiter"))!;
     const kiterVersion = (hello.fighters as { name: string; version: string }[]).find(
       (f) => f.name === "kiter",
     )!.version;

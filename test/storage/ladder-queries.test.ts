@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditStore } from "../../server/admin/audit-store.ts";
+import { BotStore } from "../../server/bots/bot-store.ts";
 import { RatingStore } from "../../server/ratings/rating-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
@@ -19,6 +20,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   const missing = driver === "pg" ? DATABASE_URL_MISSING : null;
   skipAllIf(missing);
   let store: Store;
+  let botStore: BotStore;
   let ratings: RatingStore;
   let dir: string;
   let drop = async () => {};
@@ -65,9 +67,10 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
       store = await openStore({ databaseUrl: db.url!, dataDir: dir });
     } else store = await openStore({ dataDir: seedPglite(dir) });
     ratings = new RatingStore(store);
-    a = (await store.createBot({ name: "alpha", owner: "ann", house: false })).bot;
-    b = (await store.createBot({ name: "beta", owner: "bob", house: false })).bot;
-    h = (await store.createBot({ name: "house-x", owner: "house", house: true })).bot;
+    botStore = new BotStore(store);
+    a = (await botStore.createBot({ name: "alpha", owner: "ann", house: false })).bot;
+    b = (await botStore.createBot({ name: "beta", owner: "bob", house: false })).bot;
+    h = (await botStore.createBot({ name: "house-x", owner: "house", house: true })).bot;
     await store.saveMatch(
       match("m1", [
         [a, "v1"],
@@ -134,11 +137,11 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   });
 
   it("finds bots, counts active ones and seat balance", async () => {
-    expect((await store.botById(a.id))?.name).toBe("alpha");
-    expect(await store.botById("nope")).toBeNull();
+    expect((await botStore.botById(a.id))?.name).toBe("alpha");
+    expect(await botStore.botById("nope")).toBeNull();
     // Ordered by creation time, then id: bots made in the same millisecond may come in either order.
-    expect((await store.allBots()).map((x) => x.name).sort()).toEqual(["alpha", "beta", "house-x"]);
-    expect(await store.countActiveBots("ann")).toBe(1);
+    expect((await botStore.allBots()).map((x) => x.name).sort()).toEqual(["alpha", "beta", "house-x"]);
+    expect(await botStore.countActiveBots("ann")).toBe(1);
     const seats = await store.seatBalance();
     expect(seats.get(a.id)).toBe(2); // fighter 0 in m1, m3, m4; fighter 1 in m2
     expect(seats.get(b.id)).toBe(-1); // fighter 0 in m2; fighter 1 in m3, m4
@@ -163,9 +166,9 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
     expect(s.byBot.get(a.id)).toBe(4);
     expect(s.byOwner.get("bob")).toBe(3);
     expect(s.byBot.has(h.id)).toBe(false);
-    await store.ensureVersion(a.id, "v1");
-    await store.ensureVersion(a.id, "v2");
-    expect(await store.versionsCreatedSince(a.id, since)).toBe(2);
+    await botStore.ensureVersion(a.id, "v1");
+    await botStore.ensureVersion(a.id, "v2");
+    expect(await botStore.versionsCreatedSince(a.id, since)).toBe(2);
   });
 
   it("gives a version's latest ratings, oldest first, from rated games only (sparklines)", async () => {

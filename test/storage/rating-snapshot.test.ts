@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
+import { BotStore } from "../../server/bots/bot-store.ts";
 import { RatingBook, ratedGame, versionKey } from "../../server/ratings/book.ts";
 import { startBook } from "../../server/ratings/book-start.ts";
 import { RatingStore } from "../../server/ratings/rating-store.ts";
@@ -21,6 +22,7 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
   const missing = driver === "pg" ? DATABASE_URL_MISSING : null;
   skipAllIf(missing);
   let store: Store;
+  let botStore: BotStore;
   let ratings: RatingStore;
   let dir: string;
   let drop = async () => {};
@@ -108,8 +110,9 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
       store = await openStore({ databaseUrl: db.url!, dataDir: dir });
     } else store = await openStore({ dataDir: seedPglite(dir) });
     ratings = new RatingStore(store);
+    botStore = new BotStore(store);
     for (const [i, name] of ["alpha", "beta", "gamma", "delta", "house-x"].entries())
-      bots.push((await store.createBot({ name, owner: `o${i}`, house: name.startsWith("house") })).bot);
+      bots.push((await botStore.createBot({ name, owner: `o${i}`, house: name.startsWith("house") })).bot);
   });
   afterAll(async () => {
     if (missing) return;

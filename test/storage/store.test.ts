@@ -7,10 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BotStore, NameTakenError } from "../../server/bots/bot-store.ts";
 import { loadMigrations, migrate } from "../../server/db/migrate.ts";
 import { type DbPlace, openDb } from "../../server/db/open.ts";
 import { RatingStore } from "../../server/ratings/rating-store.ts";
-import { NameTakenError, openStore } from "../../server/store/sql-store.ts";
+import { openStore } from "../../server/store/sql-store.ts";
 import type { MatchRecord, Store } from "../../server/store/types.ts";
 import { matchRecord, type Seat } from "../helpers/match-records.ts";
 import { seedPglite } from "../helpers/pglite-template.ts";
@@ -112,9 +113,11 @@ describe.each(targets)("Db on $driver", (target) => {
 describe.each(targets)("Store on $driver", (target) => {
   skipAllIf(target.missing);
   let store: Store;
+  let botStore: BotStore;
   beforeAll(async () => {
     if (target.missing) return;
     store = await openStore(await target.fresh());
+    botStore = new BotStore(store);
   });
   afterAll(async () => {
     await store?.close();
@@ -188,8 +191,8 @@ describe.each(targets)("Store on $driver", (target) => {
   it("keeps registrations, versions, tokens and matches across close and reopen", async () => {
     const place = await target.fresh();
     const s1 = await openStore(place);
-    const { bot, token } = await s1.createBot({ name: "Keeper", owner: "alice", house: false });
-    await s1.ensureVersion(bot.id, "v1", "first");
+    const { bot, token } = await new BotStore(s1).createBot({ name: "Keeper", owner: "alice", house: false });
+    await new BotStore(s1).ensureVersion(bot.id, "v1", "first");
     const m = matchRecord(uniq("m"), [
       { id: bot.id, name: "Keeper" },
       { id: "b_other", name: "other" },
@@ -199,8 +202,10 @@ describe.each(targets)("Store on $driver", (target) => {
 
     const s2 = await openStore(place);
     try {
-      expect(await s2.botByToken(token!)).toEqual(bot);
-      expect((await s2.versions(bot.id)).map((v) => [v.label, v.notes])).toEqual([["v1", "first"]]);
+      expect(await new BotStore(s2).botByToken(token!)).toEqual(bot);
+      expect((await new BotStore(s2).versions(bot.id)).map((v) => [v.label, v.notes])).toEqual([
+        ["v1", "first"],
+      ]);
       expect((await s2.match(m.id))?.bots.map((b) => b.name)).toEqual(["Keeper", "other"]);
       expect(await s2.matchStats(m.id)).toEqual(m.stats);
     } finally {
@@ -216,21 +221,21 @@ describe.each(targets)("Store on $driver", (target) => {
   describe("bots and tokens", () => {
     it("creates a bot with a one-time token and finds it by token and by name", async () => {
       const name = uniq("Alpha");
-      const { bot, token } = await store.createBot({ name, owner: "alice", house: false });
+      const { bot, token } = await botStore.createBot({ name, owner: "alice", house: false });
       expect(token).toMatch(/^bt_[A-Za-z0-9_-]{32}$/);
       expect(bot).toMatchObject({ name, display_name: name, owner: "alice", house: false, status: "active" });
       expect(bot.id).toMatch(/^b_[A-Za-z0-9_-]{12}$/);
       expect(bot.avatar).toBeNull();
       expect(bot.created).toMatch(ISO);
-      expect(await store.botByToken(token!)).toEqual(bot);
-      expect(await store.botByName(name.toUpperCase())).toEqual(bot);
-      expect(await store.botByToken("bt_nope")).toBeNull();
-      expect(await store.botByName("nobody_here")).toBeNull();
+      expect(await botStore.botByToken(token!)).toEqual(bot);
+      expect(await botStore.botByName(name.toUpperCase())).toEqual(bot);
+      expect(await botStore.botByToken("bt_nope")).toBeNull();
+      expect(await botStore.botByName("nobody_here")).toBeNull();
     });
 
     it("gives house bots no token and keeps a display name", async () => {
       const name = uniq("house");
-      const { bot, token } = await store.createBot({
+      const { bot, token } = await botStore.createBot({
         name,
         owner: "house",
         house: true,
@@ -241,52 +246,52 @@ describe.each(targets)("Store on $driver", (target) => {
     });
 
     it("rotating a token retires the old one", async () => {
-      const { bot, token } = await store.createBot({ name: uniq("rot"), owner: "alice", house: false });
-      const fresh = await store.rotateToken(bot.id);
+      const { bot, token } = await botStore.createBot({ name: uniq("rot"), owner: "alice", house: false });
+      const fresh = await botStore.rotateToken(bot.id);
       expect(fresh).not.toBe(token);
-      expect(await store.botByToken(token!)).toBeNull();
-      expect((await store.botByToken(fresh))?.id).toBe(bot.id);
-      await expect(store.rotateToken("b_missing")).rejects.toThrow(/no bot/);
+      expect(await botStore.botByToken(token!)).toBeNull();
+      expect((await botStore.botByToken(fresh))?.id).toBe(bot.id);
+      await expect(botStore.rotateToken("b_missing")).rejects.toThrow(/no bot/);
     });
 
     it("refuses a taken name in any letter case", async () => {
       const name = uniq("Taken");
-      await store.createBot({ name, owner: "alice", house: false });
-      const err = await store
+      await botStore.createBot({ name, owner: "alice", house: false });
+      const err = await botStore
         .createBot({ name: name.toUpperCase(), owner: "bob", house: false })
         .catch((e) => e);
       expect(err).toBeInstanceOf(NameTakenError);
-      expect((await store.botByName(name))?.owner).toBe("alice");
+      expect((await botStore.botByName(name))?.owner).toBe("alice");
     });
 
     it("sets a bot's status", async () => {
-      const { bot, token } = await store.createBot({ name: uniq("mod"), owner: "alice", house: false });
-      await store.setBotStatus(bot.id, "suspended");
-      expect((await store.botByToken(token!))?.status).toBe("suspended");
+      const { bot, token } = await botStore.createBot({ name: uniq("mod"), owner: "alice", house: false });
+      await botStore.setBotStatus(bot.id, "suspended");
+      expect((await botStore.botByToken(token!))?.status).toBe("suspended");
     });
   });
 
   describe("versions", () => {
     it("creates a version once and keeps its first notes", async () => {
-      const { bot } = await store.createBot({ name: uniq("ver"), owner: "alice", house: false });
-      const a = await store.ensureVersion(bot.id, "v1", "hello");
+      const { bot } = await botStore.createBot({ name: uniq("ver"), owner: "alice", house: false });
+      const a = await botStore.ensureVersion(bot.id, "v1", "hello");
       expect(a.created).toBe(true);
       expect(a.version).toMatchObject({ bot_id: bot.id, label: "v1", notes: "hello", retired: false });
       expect(a.version.created).toMatch(ISO);
-      const b = await store.ensureVersion(bot.id, "v1", "other notes");
+      const b = await botStore.ensureVersion(bot.id, "v1", "other notes");
       expect(b).toEqual({ version: a.version, created: false });
-      const c = await store.ensureVersion(bot.id, "v2");
+      const c = await botStore.ensureVersion(bot.id, "v2");
       expect(c.version.notes).toBe("");
-      expect((await store.versions(bot.id)).map((v) => v.label)).toEqual(["v1", "v2"]);
+      expect((await botStore.versions(bot.id)).map((v) => v.label)).toEqual(["v1", "v2"]);
     });
 
     it("retires a version, and reports an unknown label", async () => {
-      const { bot } = await store.createBot({ name: uniq("ret"), owner: "alice", house: false });
-      await store.ensureVersion(bot.id, "v1");
-      expect(await store.retireVersion(bot.id, "v1")).toBe(true);
-      expect(await store.retireVersion(bot.id, "v1")).toBe(true);
-      expect(await store.retireVersion(bot.id, "nope")).toBe(false);
-      expect((await store.versions(bot.id))[0].retired).toBe(true);
+      const { bot } = await botStore.createBot({ name: uniq("ret"), owner: "alice", house: false });
+      await botStore.ensureVersion(bot.id, "v1");
+      expect(await botStore.retireVersion(bot.id, "v1")).toBe(true);
+      expect(await botStore.retireVersion(bot.id, "v1")).toBe(true);
+      expect(await botStore.retireVersion(bot.id, "nope")).toBe(false);
+      expect((await botStore.versions(bot.id))[0].retired).toBe(true);
     });
   });
 
@@ -385,7 +390,7 @@ describe.each(targets)("Store on $driver", (target) => {
     beforeAll(async () => {
       if (target.missing) return;
       // Register "Ann" under the stored id so the filter goes by id.
-      const reg = await store.createBot({ name: a.name, owner: "alice", house: false });
+      const reg = await botStore.createBot({ name: a.name, owner: "alice", house: false });
       a.id = reg.bot.id;
       const plan: [Seat, Seat, string][] = [
         [a, b, ladder],
@@ -424,7 +429,7 @@ describe.each(targets)("Store on $driver", (target) => {
         { id: uniq("b"), name: uniq("x") },
       ]);
       await store.saveMatch(impostor);
-      const reg = await store.createBot({ name, owner: "alice", house: false });
+      const reg = await botStore.createBot({ name, owner: "alice", house: false });
       expect(await store.matches({ botName: name, limit: 10 })).toEqual([]);
       const own = matchRecord(uniq("m"), [
         { id: reg.bot.id, name },

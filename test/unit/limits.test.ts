@@ -48,7 +48,7 @@ function versionStore(labels: [string, number][]) {
     },
   };
   // One fake answers both the version reads and the audit write.
-  return { store: { store, auditStore: store } as unknown as VersionStores, audits, asked };
+  return { store: { botStore: store, auditStore: store } as unknown as VersionStores, audits, asked };
 }
 
 describe("new versions per day (SPEC 8)", () => {

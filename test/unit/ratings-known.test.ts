@@ -7,6 +7,7 @@
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
+import { BotStore } from "../../server/bots/bot-store.ts";
 import {
   QUALIFYING_GAMES,
   type RatedGame,
@@ -388,10 +389,11 @@ describe("what enters the ratings", () => {
   it("loads only ranked, non-voided results from storage: human and voided games never count", async () => {
     const dir = seededDataDir("ratings-known-");
     const store = await openStore({ dataDir: dir });
+    const botStore = new BotStore(store);
     try {
-      const ann = (await store.createBot({ name: "ann-bot", owner: "ann", house: false })).bot;
-      const bob = (await store.createBot({ name: "bob-bot", owner: "bob", house: false })).bot;
-      const house = (await store.createBot({ name: "house-z", owner: "house", house: true })).bot;
+      const ann = (await botStore.createBot({ name: "ann-bot", owner: "ann", house: false })).bot;
+      const bob = (await botStore.createBot({ name: "bob-bot", owner: "bob", house: false })).bot;
+      const house = (await botStore.createBot({ name: "house-z", owner: "house", house: true })).bot;
       let n = 0;
       const save = (x: BotRow, y: BotRow, winner: BotRow | null, o: Partial<MatchRecord> = {}) =>
         store.saveMatch({

@@ -38,6 +38,7 @@ import { ratingStoreFeature } from "./ratings/store-feature.ts";
 import { readsFeature } from "./reads/feature.ts";
 import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
+import { matchStoreFeature } from "./results/store-feature.ts";
 import { scrimmagesFeature } from "./scrimmages/feature.ts";
 import { settlementFeature } from "./settlement/feature.ts";
 import { webFeature } from "./site/feature.ts";
@@ -54,6 +55,7 @@ export const FEATURES: readonly AnyFeature[] = [
   auditStoreFeature,
   ratingStoreFeature,
   botStoreFeature,
+  matchStoreFeature,
   replayFilesFeature,
   resultsFeature,
   healthFeature,

@@ -23,6 +23,7 @@ export const adminFeature = defineFeature({
     "hub",
     "lobby",
     "matches",
+    "matchStore",
     "store",
     "lifecycle",
     "announcements",

@@ -22,6 +22,7 @@ export type AdminServices = Pick<
   | "hub"
   | "lobby"
   | "matches"
+  | "matchStore"
   | "store"
   | "lifecycle"
   | "announcements"
@@ -244,11 +245,11 @@ export const ADMIN_OPERATIONS = [
     summary: "Limits in force, capacity, each bot's matches in the last hour and day, per-owner totals",
     auth: "admin",
     handle: async (_input, ctx) => {
-      const { store, config } = ctx;
+      const { config } = ctx;
       const now = Date.now();
       const [hour, day, bots] = await Promise.all([
-        store.startsSince(new Date(now - 3600_000).toISOString()),
-        store.startsSince(new Date(now - 86_400_000).toISOString()),
+        ctx.matchStore.startsSince(new Date(now - 3600_000).toISOString()),
+        ctx.matchStore.startsSince(new Date(now - 86_400_000).toISOString()),
         ctx.botStore.allBots(),
       ]);
       const owners = new Set([...hour.byOwner.keys(), ...day.byOwner.keys()]);

@@ -33,16 +33,30 @@ export const ladderTablesFeature = defineFeature({
 
 export const laddersFeature = defineFeature({
   name: "ladders",
-  needs: ["store", "auditStore", "ratingStore", "ladderTables", "lobby", "live", "results", "meters"],
-  build: async (kernel, { store, auditStore, ratingStore, ladderTables, lobby, live, results, meters }) => {
+  needs: [
+    "store",
+    "auditStore",
+    "matchStore",
+    "ratingStore",
+    "ladderTables",
+    "lobby",
+    "live",
+    "results",
+    "meters",
+  ],
+  build: async (
+    kernel,
+    { store, auditStore, matchStore, ratingStore, ladderTables, lobby, live, results, meters },
+  ) => {
     const { config, settings, log, overrides } = kernel;
     const manifest = overrides.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
     const ladders = new Ladders(manifest, {
       store,
+      matchStore,
       lobby,
       settings,
       log,
-      seatBalance: await store.seatBalance(),
+      seatBalance: await matchStore.seatBalance(),
       running: (ladderId) => live.running(ladderId),
       runningForOwner: (owner) => live.runningForOwner(owner),
       start: (plan, ladderId) => live.start(plan, ladderId, "ranked"),

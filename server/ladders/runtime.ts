@@ -12,6 +12,7 @@ import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";
 import { type BookStart, type BookStartStore, startBook } from "../ratings/book-start.ts";
 import { Leaderboard } from "../ratings/leaderboard.ts";
 import type { RatingStore } from "../ratings/rating-store.ts";
+import type { MatchStore } from "../results/match-store.ts";
 import type { MatchRecord, Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";
@@ -20,6 +21,8 @@ import { phaseAt } from "./manifest.ts";
 export type LadderLoadStore = BookStartStore & Pick<RatingStore, "ladderRecords">;
 export interface RuntimeDeps {
   store: Store;
+  /** Where the quotas count match starts. */
+  matchStore: Pick<MatchStore, "startsSince">;
   lobby: Lobby;
   settings: Settings;
   log: Logger;
@@ -63,7 +66,7 @@ export class LadderRuntime {
   ) {
     this.phase = phaseAt(def, now);
     this.leaderboard = new Leaderboard(def.id, this.ratings);
-    this.quotas = new QuotaCounts(d.store, def.id);
+    this.quotas = new QuotaCounts(d.matchStore, def.id);
     const id = def.id;
     this.matchmaker = new Matchmaker({
       ladderId: id,

@@ -16,6 +16,7 @@ export const readsFeature = defineFeature({
   needs: [
     "store",
     "botStore",
+    "matchStore",
     "ratingStore",
     "ladders",
     "lobby",
@@ -24,10 +25,14 @@ export const readsFeature = defineFeature({
     "lifecycle",
     "results",
   ],
-  build: (kernel, { store, botStore, ratingStore, ladders, lobby, botDirectory, live, lifecycle, results }) =>
+  build: (
+    kernel,
+    { store, botStore, matchStore, ratingStore, ladders, lobby, botDirectory, live, lifecycle, results },
+  ) =>
     new LadderReads({
       store,
       botStore,
+      matchStore,
       ratingStore,
       ladders,
       lobby,

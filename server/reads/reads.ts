@@ -15,10 +15,10 @@ import type {
   UserT,
 } from "../api/responses.ts";
 import { matchView, versionView } from "../api/views.ts";
-import type { BotStore } from "../bots/bot-store.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
+import type { Services } from "../kernel/feature.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { Ladders } from "../ladders/registry.ts";
@@ -26,7 +26,7 @@ import type { LadderRuntime } from "../ladders/runtime.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
-import type { RatingPointRow, RatingStore } from "../ratings/rating-store.ts";
+import type { RatingPointRow } from "../ratings/rating-store.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
 import { ReadMemo } from "../store/read-memo.ts";
 import type { BotRow, MatchRecord, Store, StoredMatch } from "../store/types.ts";
@@ -46,10 +46,9 @@ const DIFFICULTY: Record<string, NonNullable<LobbyEntryT["difficulty"]>> = {
   champion: "Very hard",
 };
 
-export interface ReadsDeps {
+/** The reads' stores: versions, matches (lists, stats, health) and rating history. */
+export interface ReadsDeps extends Pick<Services, "botStore" | "matchStore" | "ratingStore"> {
   store: Store;
-  botStore: Pick<BotStore, "versions">;
-  ratingStore: Pick<RatingStore, "ratingKeys" | "ratingPoints" | "ratingTail">;
   ladders: Ladders;
   lobby: Lobby;
   bots: BotDirectory;
@@ -80,7 +79,7 @@ export class LadderReads {
   private readonly charts = new ReadMemo(CHART_POINTS_KEPT);
 
   constructor(private readonly d: ReadsDeps) {
-    this.health = new HealthWindows(d.store);
+    this.health = new HealthWindows(d.matchStore);
   }
 
   /** A committed result (the MatchFinished listener of the data feature): the health windows take it in. */
@@ -221,7 +220,12 @@ export class LadderReads {
     const [versions, listed, recent] = await Promise.all([
       this.d.botStore.versions(bot.id),
       this.board(ladder),
-      this.d.store.matches({ ladder: ladder.id, botName: bot.name, botId: bot.id, limit: RECENT_MATCHES }),
+      this.d.matchStore.matches({
+        ladder: ladder.id,
+        botName: bot.name,
+        botId: bot.id,
+        limit: RECENT_MATCHES,
+      }),
     ]);
     const row = listed.find((r) => r.name === bot.name);
     const o = this.online(bot.id);
@@ -377,7 +381,7 @@ export class LadderReads {
         const older = new Set(journal.slice(0, at));
         pending = pending.filter((m) => older.has(m));
       } else {
-        const seq = await this.d.store.matchSeq(q.before);
+        const seq = await this.d.matchStore.matchSeq(q.before);
         if (seq === null) throw errors.badRequest(`before: ${JSON.stringify(q.before)} names no match`);
         // Every journaled result is newer than any stored one.
         pending = [];
@@ -389,7 +393,7 @@ export class LadderReads {
     const stored =
       pending.length === q.limit
         ? []
-        : await this.d.store.matches({
+        : await this.d.matchStore.matches({
             limit: q.limit - pending.length,
             ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
             ...(q.bot !== undefined ? { botName: q.bot } : {}),
@@ -404,7 +408,7 @@ export class LadderReads {
       ...views,
       ...(await Promise.all(
         stored.map(async (m) => {
-          const stats = await this.d.store.matchStats(m.id);
+          const stats = await this.d.matchStore.matchStats(m.id);
           return matchView(m, this.base, stats && publicStats(stats));
         }),
       )),
@@ -431,7 +435,7 @@ export class LadderReads {
   /** A finished match from the journal (not yet in the database) or the database; null when unknown. */
   async storedMatch(id: string): Promise<StoredMatch | null> {
     const journaled = this.journaledMatch(id);
-    return journaled ? storedForm(journaled) : this.d.store.match(id);
+    return journaled ? storedForm(journaled) : this.d.matchStore.match(id);
   }
 
   /** A match's stats; 404 when the match is unknown, voided or its replay trimmed. */
@@ -449,9 +453,9 @@ export class LadderReads {
       if (!journaled.stats || journaled.voided) throw errors.noStats(id);
       return journaled.stats;
     }
-    const m = await this.d.store.match(id);
+    const m = await this.d.matchStore.match(id);
     if (!m) throw errors.noSuchMatch(id);
-    const stats = await this.d.store.matchStats(id);
+    const stats = await this.d.matchStore.matchStats(id);
     if (!stats) throw errors.noStats(id);
     return stats;
   }

@@ -3,11 +3,12 @@
 // transaction; a match result is written once (idempotent on match id).
 
 import type { MatchStatsT } from "../../engine/protocol.ts";
-import type { Db, Queryable } from "../db/db.ts";
+import type { Db } from "../db/db.ts";
 import type { Reachability } from "../db/reachability.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { PairingRecord } from "./pairing-record.ts";
+import type { PlannerStats } from "./planner-stats.ts";
 import type { ReadMemo } from "./read-memo.ts";
 
 export type { BotRow, BotStatus } from "./bot-row.ts";
@@ -106,44 +107,12 @@ export interface Store {
   readonly reachability: Reachability;
   /** The database, for the stores that features keep in their own folders (server/kernel/feature.ts). */
   readonly db: Db;
+  /** ANALYZE on the embedded database as it grows (the match store tells it of each insert). */
+  readonly plannerStats: PlannerStats;
   /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
   /** Called after each unit of work that queued mail has committed (the mail sender listens). */
   onMailQueued(listener: () => void): void;
-
-  // Matches.
-  saveMatch(m: MatchRecord): Promise<void>;
-  /**
-   * Several results in one transaction (a group commit): all or none. Each is inserted once, as saveMatch does;
-   * a result already stored, or listed twice, is skipped.
-   */
-  saveMatches(ms: readonly MatchRecord[]): Promise<void>;
-  match(id: string): Promise<StoredMatch | null>;
-  matches(q: MatchQuery): Promise<StoredMatch[]>;
-  /** A stored match's insertion order (the list cursor's key); null when no match has the id. */
-  matchSeq(id: string): Promise<number | null>;
-  matchStats(id: string): Promise<MatchStatsT | null>;
-  /** Stats of the latest `limit` matches a bot version played, for health summaries. */
-  versionStats(
-    botId: string,
-    label: string,
-    limit: number,
-  ): Promise<{ fighter: number; stats: MatchStatsT }[]>;
-  /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
-  trimReplays(keep: number, q?: Queryable): Promise<string[]>;
-
-  /** Per bot: fighter-0 games minus fighter-1 games, for seat balancing. */
-  seatBalance(): Promise<Map<string, number>>;
-  /**
-   * Match starts since a time, per bot and per owner (player bots only; of one ladder when named): the ranked
-   * quotas, which scrimmages (their own limits, server/scrimmages/) never use up.
-   */
-  startsSince(
-    since: string,
-    ladderId?: string,
-  ): Promise<{ byBot: Map<string, number>; byOwner: Map<string, number> }>;
-  /** Replay files that stored matches refer to (relative to the data dir). */
-  replayFiles(): Promise<Set<string>>;
 
   close(): Promise<void>;
 }

@@ -19,7 +19,7 @@ export async function playRated(
   /** x's version (default: a house bot's own, a player's v1). */
   xVersion?: string,
 ): Promise<void> {
-  const { store, botStore, bus } = srv.app.ctx;
+  const { botStore, matchStore, bus } = srv.app.ctx;
   const version = (b: BotRow) =>
     b === x && xVersion !== undefined ? xVersion : b.house ? HOUSE_BOTS[b.name]!.version : "v1";
   const map = MAP_NAMES[seq % MAP_NAMES.length]!;
@@ -62,7 +62,7 @@ export async function playRated(
     stats: null,
     replay_file: null,
   };
-  await store.saveMatch(m);
+  await matchStore.saveMatch(m);
   await bus.emit("MatchFinished", {
     match: m,
     rated: true,

@@ -32,7 +32,7 @@ export interface SiteWorld {
 }
 
 export async function seedSite(srv: TestServer): Promise<SiteWorld> {
-  const { store, botStore, bus } = srv.app.ctx;
+  const { botStore, matchStore, bus } = srv.app.ctx;
   const ratings = srv.app.ctx.ladders.main.ratings;
   const replay = readFileSync(SHOWCASE_FILE);
   const bots = new Map<string, BotRow>();
@@ -91,7 +91,7 @@ export async function seedSite(srv: TestServer): Promise<SiteWorld> {
       stats: null,
       replay_file: await srv.app.ctx.replays.write(id, replay),
     };
-    await store.saveMatch(m);
+    await matchStore.saveMatch(m);
     const ratingChange = m.bots.map((b) => b.rating_after! - b.rating_before!) as [number, number];
     bus.emit("MatchFinished", {
       match: m,

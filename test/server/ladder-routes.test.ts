@@ -59,7 +59,7 @@ async function play(
   winner: 0 | 1 | null,
   o: { mode?: "ranked" | "human"; voided?: boolean; endedAgoMs?: number } = {},
 ): Promise<void> {
-  const { store, botStore } = srv.app.ctx;
+  const { botStore, matchStore } = srv.app.ctx;
   const ratings = srv.app.ctx.ladders.main.ratings;
   const mode = o.mode ?? "ranked";
   const voided = o.voided ?? false;
@@ -105,7 +105,7 @@ async function play(
     stats: null,
     replay_file: null,
   };
-  await store.saveMatch(m);
+  await matchStore.saveMatch(m);
   // Announced as the runner does once a result is committed (the leaderboard follows MatchFinished).
   const ratingChange = m.bots.map((b) =>
     b.rating_after === null || b.rating_before === null ? null : b.rating_after - b.rating_before,

@@ -43,7 +43,7 @@ beforeAll(async () => {
   mkdirSync(dataDir, { recursive: true });
   db = await freshDatabaseUrl();
   srv = await start();
-  const { store, botStore } = srv.app.ctx;
+  const { botStore, matchStore } = srv.app.ctx;
   const bots: { row: BotRow; version: string; strength: number }[] = [];
   for (const h of Object.values(HOUSE_BOTS))
     bots.push({ row: (await botStore.botByName(h.name))!, version: h.version, strength: 0 });
@@ -102,7 +102,7 @@ beforeAll(async () => {
     if (!m.voided) rated.set(m.id, ended.toISOString().slice(0, 10));
     ms.push(m);
   }
-  for (let i = 0; i < ms.length; i += 100) await store.saveMatches(ms.slice(i, i + 100));
+  for (let i = 0; i < ms.length; i += 100) await matchStore.saveMatches(ms.slice(i, i + 100));
   // Restart, so the ladder's rating book is loaded from the stored results (as after any restart).
   await srv.app.close();
   srv = await start();

@@ -124,9 +124,9 @@ describe("scrimmages", () => {
     );
     for (const v of bot.body.versions) expect(v.wins + v.losses + v.draws).toBe(0);
     // Nor in the seat balance a start-up rebuilds, nor in the ranked quotas.
-    expect((await srv.app.ctx.store.seatBalance()).get(ids.get("ann-a")!)).toBeUndefined();
+    expect((await srv.app.ctx.matchStore.seatBalance()).get(ids.get("ann-a")!)).toBeUndefined();
     const since = new Date(Date.now() - 3_600_000).toISOString();
-    expect((await srv.app.ctx.store.startsSince(since)).byBot.get(ids.get("ann-a")!)).toBeUndefined();
+    expect((await srv.app.ctx.matchStore.startsSince(since)).byBot.get(ids.get("ann-a")!)).toBeUndefined();
   }, 120_000);
 
   it("against the owner's other bot: both queue, one match", async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditStore } from "../../server/admin/audit-store.ts";
 import { BotStore } from "../../server/bots/bot-store.ts";
 import { RatingStore } from "../../server/ratings/rating-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
 import { seedPglite } from "../helpers/pglite-template.ts";
@@ -21,6 +22,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
   skipAllIf(missing);
   let store: Store;
   let botStore: BotStore;
+  let matchStore: MatchStore;
   let ratings: RatingStore;
   let dir: string;
   let drop = async () => {};
@@ -68,16 +70,17 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
     } else store = await openStore({ dataDir: seedPglite(dir) });
     ratings = new RatingStore(store);
     botStore = new BotStore(store);
+    matchStore = new MatchStore(store);
     a = (await botStore.createBot({ name: "alpha", owner: "ann", house: false })).bot;
     b = (await botStore.createBot({ name: "beta", owner: "bob", house: false })).bot;
     h = (await botStore.createBot({ name: "house-x", owner: "house", house: true })).bot;
-    await store.saveMatch(
+    await matchStore.saveMatch(
       match("m1", [
         [a, "v1"],
         [h, "1"],
       ]),
     );
-    await store.saveMatch(
+    await matchStore.saveMatch(
       match(
         "m2",
         [
@@ -87,7 +90,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
         { winner_bot_id: null, reason: "timeout_draw" },
       ),
     );
-    await store.saveMatch(
+    await matchStore.saveMatch(
       match(
         "m3",
         [
@@ -97,7 +100,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
         { voided: true, reason: "voided", winner_bot_id: null },
       ),
     );
-    await store.saveMatch(
+    await matchStore.saveMatch(
       match(
         "m4",
         [
@@ -142,7 +145,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
     // Ordered by creation time, then id: bots made in the same millisecond may come in either order.
     expect((await botStore.allBots()).map((x) => x.name).sort()).toEqual(["alpha", "beta", "house-x"]);
     expect(await botStore.countActiveBots("ann")).toBe(1);
-    const seats = await store.seatBalance();
+    const seats = await matchStore.seatBalance();
     expect(seats.get(a.id)).toBe(2); // fighter 0 in m1, m3, m4; fighter 1 in m2
     expect(seats.get(b.id)).toBe(-1); // fighter 0 in m2; fighter 1 in m3, m4
   });
@@ -162,7 +165,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
 
   it("counts recent starts per bot and owner, and versions created", async () => {
     const since = new Date(Date.now() - 3_600_000).toISOString();
-    const s = await store.startsSince(since);
+    const s = await matchStore.startsSince(since);
     expect(s.byBot.get(a.id)).toBe(4);
     expect(s.byOwner.get("bob")).toBe(3);
     expect(s.byBot.has(h.id)).toBe(false);
@@ -179,7 +182,7 @@ describe.each(drivers)("ladder queries on %s", (driver) => {
     // Only the tail: the newest `limit` games, in play order. On a ladder of its own, so the tests above keep
     // their counts.
     for (const [i, seat] of [0, 1, 0].entries())
-      await store.saveMatch(
+      await matchStore.saveMatch(
         match(
           `tail${i}`,
           seat === 0

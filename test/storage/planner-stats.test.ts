@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BotStore } from "../../server/bots/bot-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore, type SqlStore } from "../../server/store/sql-store.ts";
 import type { BotRow } from "../../server/store/types.ts";
 import { matchRecord } from "../helpers/match-records.ts";
@@ -28,7 +29,7 @@ const reltuples = async (table: string) =>
 
 async function write(count: number): Promise<void> {
   const batch = Array.from({ length: count }, () => matchRecord(`ps-${++n}`, [a, b]));
-  await store.saveMatches(batch);
+  await new MatchStore(store).saveMatches(batch);
   await store.plannerStats.settled();
 }
 

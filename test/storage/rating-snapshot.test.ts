@@ -10,6 +10,7 @@ import { BotStore } from "../../server/bots/bot-store.ts";
 import { RatingBook, ratedGame, versionKey } from "../../server/ratings/book.ts";
 import { startBook } from "../../server/ratings/book-start.ts";
 import { RatingStore } from "../../server/ratings/rating-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
 import { seedPglite } from "../helpers/pglite-template.ts";
@@ -23,6 +24,7 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
   skipAllIf(missing);
   let store: Store;
   let botStore: BotStore;
+  let matchStore: MatchStore;
   let ratings: RatingStore;
   let dir: string;
   let drop = async () => {};
@@ -111,6 +113,7 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
     } else store = await openStore({ dataDir: seedPglite(dir) });
     ratings = new RatingStore(store);
     botStore = new BotStore(store);
+    matchStore = new MatchStore(store);
     for (const [i, name] of ["alpha", "beta", "gamma", "delta", "house-x"].entries())
       bots.push((await botStore.createBot({ name, owner: `o${i}`, house: name.startsWith("house") })).bot);
   });
@@ -122,7 +125,7 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
   });
 
   it("builds in full and saves a snapshot, then starts from it plus the results stored after it", async () => {
-    await store.saveMatches(games(400));
+    await matchStore.saveMatches(games(400));
     expect(await ratings.ratingSnapshot("public")).toBeNull();
     const first = new RatingBook();
     expect(await startBook(first, ratings, "public")).toEqual({ from: "full", stale: false, results: 400 });
@@ -130,7 +133,7 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
     expect(snap?.results).toBe(400);
     expectSameBook(first, await fullBook());
 
-    await store.saveMatches(games(60));
+    await matchStore.saveMatches(games(60));
     const second = new RatingBook();
     expect(await startBook(second, ratings, "public")).toEqual({ from: "snapshot", tail: 60 });
     expectSameBook(second, await fullBook());

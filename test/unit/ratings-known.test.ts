@@ -23,6 +23,7 @@ import {
   type PairScore,
 } from "../../server/ratings/bradley-terry.ts";
 import { RatingStore } from "../../server/ratings/rating-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 import { seededDataDir } from "../helpers/pglite-template.ts";
@@ -390,13 +391,14 @@ describe("what enters the ratings", () => {
     const dir = seededDataDir("ratings-known-");
     const store = await openStore({ dataDir: dir });
     const botStore = new BotStore(store);
+    const matchStore = new MatchStore(store);
     try {
       const ann = (await botStore.createBot({ name: "ann-bot", owner: "ann", house: false })).bot;
       const bob = (await botStore.createBot({ name: "bob-bot", owner: "bob", house: false })).bot;
       const house = (await botStore.createBot({ name: "house-z", owner: "house", house: true })).bot;
       let n = 0;
       const save = (x: BotRow, y: BotRow, winner: BotRow | null, o: Partial<MatchRecord> = {}) =>
-        store.saveMatch({
+        matchStore.saveMatch({
           id: `m${++n}`,
           ladder_id: "public",
           mode: "ranked",

@@ -1,5 +1,7 @@
-// The Store on top of the small Db interface: the same SQL for pg and PGlite. Values are normalised on the way
-// out (timestamps to ISO 8601 UTC strings, int8 to numbers) because the two drivers parse them differently.
+// The Store on top of the small Db interface: opens and migrates the database, tracks committed writes, keeps the
+// read memo and runs units of work, the same for pg and PGlite. The domains' SQL is in their folders; each
+// normalises values on the way out (timestamps to ISO 8601 UTC strings, int8 to numbers, server/db/rows.ts)
+// because the two drivers parse them differently.
 
 import type { Db } from "../db/db.ts";
 import { migrate } from "../db/migrate.ts";

@@ -1,6 +1,7 @@
-// The storage contract the rest of the server codes against. Implemented on one SQL schema by two drivers
-// (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
-// transaction; a match result is written once (idempotent on match id).
+// The storage kernel every domain's store is built on, and the row types the domains share. Implemented on one
+// SQL schema by two drivers (pg against PostgreSQL, PGlite embedded); see server/db/. Each domain's SQL lives in
+// its own folder (issue 32: accounts/, admin/audit-store.ts, ratings/, bots/, results/, ...). Every write that
+// must not be lost is one transaction; a match result is written once (idempotent on match id).
 
 import type { MatchStatsT } from "../../engine/protocol.ts";
 import type { Db } from "../db/db.ts";

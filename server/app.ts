@@ -24,6 +24,7 @@ import {
   stopFeatures,
 } from "./kernel/feature.ts";
 import type { Authenticate } from "./kernel/operation.ts";
+import { ResponseParts } from "./kernel/parts.ts";
 import { Scheduler } from "./kernel/scheduler.ts";
 import { defaultLimits, Settings } from "./kernel/settings.ts";
 import { Metrics } from "./metrics/metrics.ts";
@@ -88,6 +89,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     bus: new EventBus(log),
     settings: new Settings(defaultLimits(config), featureLimits(FEATURES)),
     scheduler: new Scheduler(log),
+    parts: new ResponseParts(),
     operations: allOperations(),
     boundOperations: () => composed?.operations ?? [],
   };

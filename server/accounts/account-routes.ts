@@ -17,17 +17,16 @@ import { type Caller, clientOf } from "./accounts.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AccountServices = Pick<
   Services,
-  | "accounts"
-  | "accountStore"
-  | "botLifecycle"
-  | "botStore"
-  | "humanPlay"
-  | "insight"
-  | "lobby"
-  | "mcp"
-  | "store"
+  "accounts" | "accountStore" | "botLifecycle" | "botStore" | "humanPlay" | "lobby" | "mcp" | "store"
 > &
-  Pick<Kernel, "config" | "settings"> & { changes: AccountChanges };
+  Pick<Kernel, "config" | "settings" | "parts"> & { changes: AccountChanges };
+
+declare module "../kernel/parts.ts" {
+  interface PartOf {
+    /** The Account resource of SPEC 2 (GET /api/account): the account's id. */
+    account: { accountId: string };
+  }
+}
 const defineOperation = operationFor<AccountServices>();
 
 const HandleBody = z.object({
@@ -70,10 +69,10 @@ const KeyBody = z.object({
 async function view(ctx: AccountServices, caller: Caller) {
   const { config, accounts } = ctx;
   const a = caller.account;
-  const [bots, keys, regressions] = await Promise.all([
+  const [bots, keys, parts] = await Promise.all([
     ctx.accountStore.accountBots(a.id),
     ctx.accountStore.keys(a.id),
-    ctx.insight.regressions.ofAccount(a.id),
+    ctx.parts.fill("account", { accountId: a.id }),
   ]);
   return {
     id: a.id,
@@ -105,8 +104,8 @@ async function view(ctx: AccountServices, caller: Caller) {
     max_agent_keys: MAX_AGENT_KEYS,
     mcp_url: ctx.mcp?.enabled() ? ctx.mcp.oauth.at.resource : null,
     mcp_clients: ctx.mcp ? await ctx.mcp.oauth.clients(a.id) : [],
-    // Extra field (issue 33): the account's bot versions that rate clearly below their predecessor.
-    regressions,
+    // Fields other features add (kernel/parts.ts): the insight feature's `regressions` (issue 33).
+    ...parts,
   };
 }
 

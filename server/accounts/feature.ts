@@ -14,21 +14,12 @@ declare module "../kernel/feature.ts" {
 
 export const accountFeature = defineFeature({
   name: "account",
-  needs: [
-    "accounts",
-    "accountStore",
-    "botLifecycle",
-    "botStore",
-    "humanPlay",
-    "insight",
-    "lobby",
-    "mcp",
-    "store",
-  ],
+  needs: ["accounts", "accountStore", "botLifecycle", "botStore", "humanPlay", "lobby", "mcp", "store"],
   build: (kernel, deps) => ({
     ...deps,
     config: kernel.config,
     settings: kernel.settings,
+    parts: kernel.parts,
     changes: new AccountChanges({
       store: deps.store,
       accountStore: deps.accountStore,

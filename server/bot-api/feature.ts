@@ -12,17 +12,12 @@ declare module "../kernel/feature.ts" {
 
 export const botsFeature = defineFeature({
   name: "botApi",
-  needs: [
-    "accounts",
-    "auditStore",
-    "botLifecycle",
-    "botStore",
-    "insight",
-    "ladders",
-    "lobby",
-    "ratingStore",
-    "store",
-  ],
-  build: (kernel, deps) => ({ ...deps, config: kernel.config, settings: kernel.settings }),
+  needs: ["accounts", "auditStore", "botLifecycle", "botStore", "ladders", "lobby", "ratingStore", "store"],
+  build: (kernel, deps) => ({
+    ...deps,
+    config: kernel.config,
+    settings: kernel.settings,
+    parts: kernel.parts,
+  }),
   operations: BOT_OPERATIONS,
 });

@@ -16,17 +16,16 @@ import type { BotRow, VersionRow } from "../store/types.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type BotServices = Pick<
   Services,
-  | "accounts"
-  | "auditStore"
-  | "botLifecycle"
-  | "botStore"
-  | "insight"
-  | "ladders"
-  | "lobby"
-  | "ratingStore"
-  | "store"
+  "accounts" | "auditStore" | "botLifecycle" | "botStore" | "ladders" | "lobby" | "ratingStore" | "store"
 > &
-  Pick<Kernel, "config" | "settings">;
+  Pick<Kernel, "config" | "settings" | "parts">;
+
+declare module "../kernel/parts.ts" {
+  interface PartOf {
+    /** The bot behind a token (GET /api/me, SPEC 4.3): the bot's row. */
+    myBot: { bot: BotRow };
+  }
+}
 const defineOperation = operationFor<BotServices>();
 
 /** Body of POST /api/bots; also the request schema in /openapi.json. */
@@ -133,20 +132,20 @@ export const BOT_OPERATIONS = [
     errors: BOT_AUTH,
     doc: { tag: "bot", ok: R.MyBot },
     handle: async ({ caller: bot }, ctx) => {
-      const [versions, records, regressions] = await Promise.all([
+      const [versions, records, parts] = await Promise.all([
         ctx.botStore.versions(bot.id),
         ctx.ratingStore.versionRecords(bot.id),
-        ctx.insight.regressions.ofBot(bot),
+        ctx.parts.fill("myBot", { bot }),
       ]);
       const online = Boolean(ctx.lobby.get(bot.id)?.conn);
-      // Extra field (issue 33): versions rating clearly below their predecessor's.
+      // Fields other features add (kernel/parts.ts): the insight feature's `regressions` (issue 33).
       return {
         ...myBotView(
           bot,
           online,
           versions.map((v) => versionOf(ctx, bot, v, records)),
         ),
-        regressions,
+        ...parts,
       };
     },
   }),

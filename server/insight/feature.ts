@@ -2,7 +2,7 @@
 // uncertainty: the matchups route, from each ladder's rating book and leaderboard. Part 2, the owner's
 // diagnostics of a match, from its recorded stats (the page parts of parts 1 and 2 are in page-parts.ts). Part 5,
 // version regression alerts: a MatchFinished listener that mails the owner once per regressed version, and the
-// alerts the bot and account pages and GET /api/me show.
+// alerts the bot and account pages and GET /api/me show (its response parts of the account and of /api/me).
 import { defineFeature } from "../kernel/feature.ts";
 import { BoardInsight } from "./board.ts";
 import { insightBotParts } from "./bot-page.ts";
@@ -48,6 +48,11 @@ export const insightFeature = defineFeature({
   }),
   operations: INSIGHT_OPERATIONS,
   listeners: (s) => ({ MatchFinished: (e) => s.regressions.onMatchFinished(e) }),
+  // The regression alerts in the account (GET /api/account) and the bot's own view (GET /api/me).
+  parts: {
+    account: async (s, { accountId }) => ({ regressions: await s.regressions.ofAccount(accountId) }),
+    myBot: async (s, { bot }) => ({ regressions: await s.regressions.ofBot(bot) }),
+  },
   // Its sections on the site's bot page: the regression notice, the rank and rivals.
   start: (s, _kernel, { pageParts }) => {
     for (const part of insightBotParts(s)) pageParts.addToBotPage(part);

@@ -18,6 +18,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/db.ts";
 import type { EventBus, EventName, Listener } from "./bus.ts";
 import { type AnyOperation, type Authenticate, mountOperations } from "./operation.ts";
+import type { Fields, PartOf, ResponseParts } from "./parts.ts";
 import type { ScheduledJob, Scheduler } from "./scheduler.ts";
 import type { CoreLimits, FeatureLimit, Limits, Settings } from "./settings.ts";
 import type { Unit } from "./unit-of-work.ts";
@@ -53,6 +54,8 @@ export interface Kernel {
   settings: Settings;
   /** One clock for timed work; a feature's own jobs are declared in its `jobs`. */
   scheduler: Scheduler;
+  /** The fields features add to other features' resources (kernel/parts.ts); a feature declares its `parts`. */
+  parts: ResponseParts;
   /** Every operation the server mounts, in document order: what /openapi.json and `GET /api` are made from. */
   operations: readonly AnyOperation<unknown>[];
   /** Every operation with the services it runs with, once the features are composed (the tool endpoint's tools). */
@@ -82,6 +85,13 @@ export interface FeatureDef<N extends keyof Services, D extends keyof Services> 
   settings?: { readonly [K in Exclude<keyof Limits, keyof CoreLimits>]?: FeatureLimit };
   /** What this feature does when another announces something on the bus. */
   listeners?(services: Services[N], kernel: Kernel, deps: Pick<Services, D>): BusListeners;
+  /**
+   * Fields this feature adds to another feature's resource (kernel/parts.ts), by resource: what the owner
+   * merges into its answer, so the owner's code does not name this feature.
+   */
+  parts?: {
+    readonly [R in keyof PartOf]?: (services: Services[N], of: PartOf[R]) => Fields | Promise<Fields>;
+  };
   /** Pages and other routes that are not operations (HTML, files, OAuth), mounted after every operation. */
   pages?(http: FastifyInstance, services: Services[N]): void | Promise<void>;
   /** Timed work on the kernel's scheduler (sweeps, reminders, phase changes). */
@@ -161,6 +171,11 @@ export async function composeFeatures(
     for (const [event, listener] of Object.entries(f.listeners?.(services, kernel, deps as never) ?? {}))
       kernel.bus.on(event as EventName, listener as Listener<EventName>);
     for (const job of f.jobs?.(services, kernel, deps as never) ?? []) kernel.scheduler.add(job);
+    for (const [resource, fill] of Object.entries(f.parts ?? {}))
+      kernel.parts.add(
+        resource as keyof PartOf,
+        ((of: unknown) => (fill as (s: unknown, o: unknown) => Fields)(services, of)) as never,
+      );
   }
   return { services: built as Partial<Services>, operations, deps: handed };
 }

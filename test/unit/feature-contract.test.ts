@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { EventBus } from "../../server/kernel/bus.ts";
 import { type AnyFeature, composeFeatures, type Kernel, mountPages } from "../../server/kernel/feature.ts";
 import type { Authenticate } from "../../server/kernel/operation.ts";
+import { ResponseParts } from "../../server/kernel/parts.ts";
 import type { ScheduledJob } from "../../server/kernel/scheduler.ts";
 
 const log = pino({ level: "silent" });
@@ -26,6 +27,7 @@ function kernel(bus = new EventBus(log), jobs: ScheduledJob[] = []): Kernel {
     bus,
     settings: {} as Kernel["settings"],
     scheduler: { add: (job: ScheduledJob) => jobs.push(job) } as unknown as Kernel["scheduler"],
+    parts: new ResponseParts(),
     operations: [],
     boundOperations: () => [],
   };
@@ -137,5 +139,40 @@ describe("composeFeatures", () => {
     );
     await bus.emit("SettingsChanged", { revision: 2, by: "root" });
     expect(heard).toEqual(["settings by root"]);
+  });
+
+  it("merges the fields features add to another's resource (response parts), each with its own services", async () => {
+    const k = kernel();
+    await composeFeatures(
+      Fastify(),
+      k,
+      [
+        feature({ name: "owner", needs: [], build: () => ({}) }),
+        feature({
+          name: "first",
+          needs: [],
+          build: () => ({ label: "A" }),
+          parts: {
+            thing: (s: { label: string }, of: { n: number }) => ({ a: `${s.label}${of.n}`, shared: 1 }),
+          },
+        }),
+        feature({ name: "plain", needs: [], build: () => ({}) }),
+        feature({
+          name: "second",
+          needs: [],
+          build: () => ({ label: "B" }),
+          parts: {
+            thing: async (s: { label: string }, of: { n: number }) => ({ b: `${s.label}${of.n}`, shared: 2 }),
+          },
+        }),
+      ],
+      {},
+      noAuth,
+    );
+    const parts = k.parts as unknown as { fill(r: string, of: unknown): Promise<Record<string, unknown>> };
+    // Both parts are asked with what the owner gives; a later feature's field wins a clash (list order).
+    expect(await parts.fill("thing", { n: 7 })).toEqual({ a: "A7", b: "B7", shared: 2 });
+    // A resource no feature adds to gets no fields.
+    expect(await parts.fill("other", { n: 1 })).toEqual({});
   });
 });

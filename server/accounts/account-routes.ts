@@ -17,7 +17,7 @@ import { type Caller, clientOf } from "./accounts.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AccountServices = Pick<
   Services,
-  "accounts" | "accountStore" | "botLifecycle" | "botStore" | "humanPlay" | "lobby" | "mcp" | "store"
+  "accounts" | "accountStore" | "botLifecycle" | "botStore" | "humanPlay" | "lobby" | "store"
 > &
   Pick<Kernel, "config" | "settings" | "parts"> & { changes: AccountChanges };
 
@@ -102,9 +102,8 @@ async function view(ctx: AccountServices, caller: Caller) {
       expires: k.expires,
     })),
     max_agent_keys: MAX_AGENT_KEYS,
-    mcp_url: ctx.mcp?.enabled() ? ctx.mcp.oauth.at.resource : null,
-    mcp_clients: ctx.mcp ? await ctx.mcp.oauth.clients(a.id) : [],
-    // Fields other features add (kernel/parts.ts): the insight feature's `regressions` (issue 33).
+    // Fields other features add (kernel/parts.ts): the tool endpoint's `mcp_url` and `mcp_clients` (mcp/), the
+    // regression alerts' `regressions` (insight/, issue 33).
     ...parts,
   };
 }

@@ -1,6 +1,6 @@
 // The signed-in account's own API as a feature (SPEC 4.4: the account, its handle, keys, bots, claims, play
 // tickets and email preferences): its operations, handed the accounts, the account's own changes
-// (account-changes.ts) and the bot lifecycle (server/bots/lifecycle.ts), human play, the lobby, the tool endpoint,
+// (account-changes.ts) and the bot lifecycle (server/bots/lifecycle.ts), human play, the lobby,
 // the store, the config and the live limits.
 import { defineFeature } from "../kernel/feature.ts";
 import { AccountChanges } from "./account-changes.ts";
@@ -14,7 +14,7 @@ declare module "../kernel/feature.ts" {
 
 export const accountFeature = defineFeature({
   name: "account",
-  needs: ["accounts", "accountStore", "botLifecycle", "botStore", "humanPlay", "lobby", "mcp", "store"],
+  needs: ["accounts", "accountStore", "botLifecycle", "botStore", "humanPlay", "lobby", "store"],
   build: (kernel, deps) => ({
     ...deps,
     config: kernel.config,

@@ -64,6 +64,13 @@ export const mcpFeature = defineFeature({
     };
   },
   operations: MCP_OPERATIONS,
+  // The account's tool endpoint and approved clients in GET /api/account (SPEC 2 Account `mcp_url`, `mcp_clients`).
+  parts: {
+    account: async (mcp, { accountId }) => ({
+      mcp_url: mcp?.enabled() ? mcp.oauth.at.resource : null,
+      mcp_clients: mcp ? await mcp.oauth.clients(accountId) : [],
+    }),
+  },
   pages: async (http, mcp) => {
     if (!mcp) return;
     mcpEndpoint(http, mcp.endpoint, mcp);

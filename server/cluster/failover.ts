@@ -138,7 +138,7 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   /** Reads a match's journal, in order. */
   async function readJournal(matchId: string): Promise<JournalEntry[] | null> {
     const c = await js.consumers.get(JOURNAL_STREAM, {
-      filter_subjects: [journalSubject(matchId)],
+      filter_subjects: journalSubject(matchId),
       deliver_policy: DeliverPolicy.All,
     });
     const pending = (await c.info()).num_pending;
@@ -173,8 +173,9 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
 
   /** Takes over one match of a dead node, or ends it by the crash rule. */
   async function takeOver(matchId: string, l: MatchLease, revision: number): Promise<void> {
+    let rev: number;
     try {
-      await kv.update(matchId, encodeMatchLease({ ...l, node: self, adopted: true }), revision);
+      rev = await kv.update(matchId, encodeMatchLease({ ...l, node: self, adopted: false }), revision);
     } catch {
       return; // another node took it first
     }
@@ -188,8 +189,9 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
     };
     if (l.broken) return crash("its journal is behind");
     if (await o.stored(matchId)) return crash("its result is already stored");
-    const entries = await readJournal(matchId).catch(() => null);
-    if (!entries) return crash("its journal could not be read");
+    const entries = await readJournal(matchId).catch((err: Error) => err.message);
+    if (entries === null || typeof entries === "string")
+      return crash(`its journal could not be read${entries ? `: ${entries}` : ""}`);
     const r = resumeOf(entries);
     if (typeof r === "string") return crash(r);
     const { setup, resume } = r;
@@ -215,6 +217,12 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
       new RemoteSeat(nc, m.id, i, self, log).listen(m);
       if (s.participant.conn) m.attach(i, s.participant.conn);
     });
+    // Only now do the other nodes hear it was taken over (their relays would speak before anyone listened).
+    await kv
+      .update(matchId, encodeMatchLease({ ...l, node: self, adopted: true }), rev)
+      .catch((err: Error) =>
+        log.warn({ err, match: matchId }, "the taken-over match's lease was not updated"),
+      );
   }
 
   const scan = setInterval(() => {

@@ -11,7 +11,7 @@ import { verifyReplay } from "../../engine/verify.ts";
 import type { Child } from "../helpers/child-server.ts";
 import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
-import { TestCluster } from "../helpers/test-cluster.ts";
+import { TestCluster, until } from "../helpers/test-cluster.ts";
 
 const MATCHES = 16;
 /** Each bot answers each observation after this long, so a match (300 ticks at most) lasts about 12 s. */
@@ -19,17 +19,6 @@ const REPLY_MS = 40;
 const LEASE = "matchmaker.public";
 
 type Msg = Record<string, unknown> & { type: string };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(read: () => Promise<T | null>, what: string, timeoutMs = 30_000, everyMs = 200) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (v !== null) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 interface ClusterView {
   node: string;
@@ -122,6 +111,7 @@ describe("match failover: kill -9 of a node in the middle of its matches", () =>
           ? true
           : null,
       "twenty ticks of every match",
+      30_000,
     );
     expect(bots.every((b) => b.ends.length === 0)).toBe(true);
     victim.proc.kill("SIGKILL");

@@ -37,7 +37,10 @@ function journaled(n: number): { live: Match; resume: MatchResume } {
     ];
     resume.ticks.push({ tick: t, inputs, expired: 0, hash });
     live.play(
-      inputs.map((i) => ("bytes" in i && i.bytes ? { raw: move, ms: i.ms } : i)) as [TurnInput, TurnInput],
+      inputs.map((i) => (i && "bytes" in i && i.bytes ? { raw: move, ms: i.ms } : i)) as [
+        TurnInput,
+        TurnInput,
+      ],
     );
   }
   return { live, resume };

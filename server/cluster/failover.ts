@@ -86,6 +86,9 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   const leases = new Map<string, { lease: MatchLease; revision: number }>();
   /** Bots of matches taken over by another node: their match's id. */
   const adoptedBots = new Map<string, string>();
+  const relays = new Map<string, SeatRelay>();
+  /** The journals of the matches running here, by match id. */
+  const journals = new Map<string, MatchJournal>();
   const watcher = await kv.watch();
   void (async () => {
     for await (const e of watcher) {
@@ -94,6 +97,15 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
       if (was?.adopted) for (const b of was.bots) if (adoptedBots.get(b) === e.key) adoptedBots.delete(b);
       if (l) leases.set(e.key, { lease: l, revision: e.revision });
       else leases.delete(e.key);
+      // This node was cut off from NATS long enough for another to take a match it still runs: the other copy
+      // goes on (its bots reconnect there); this one is abandoned without touching the lease or the journal.
+      const mine = journals.get(e.key);
+      if (l && l.node !== self && mine) {
+        journals.delete(e.key);
+        mine.lost();
+        log.warn({ match: e.key, by: l.node }, "another node took this match over; this copy is abandoned");
+        void live.byId.get(e.key)?.abandon();
+      }
       if (l?.adopted && l.node !== self) {
         for (const b of l.bots) adoptedBots.set(b, e.key);
         joinAdopted(e.key, l);
@@ -101,7 +113,6 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
     }
   })().catch((err: unknown) => log.error({ err }, "following the match leases stopped"));
 
-  const relays = new Map<string, SeatRelay>();
   const trying = new Set<string>();
   let takenCount = 0;
 
@@ -241,7 +252,9 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   return {
     journalFor(m) {
       if (!o.journaling || m.setup.mode === "human") return null;
-      return new MatchJournal({ js, jsm, kv, node: self, log }, m);
+      const j = new MatchJournal({ js, jsm, kv, node: self, log, onEnded: (id) => journals.delete(id) }, m);
+      journals.set(m.id, j);
+      return j;
     },
     whereIs: (matchId) => leases.get(matchId)?.lease.node ?? null,
     relayOf(botId) {

@@ -36,6 +36,8 @@ export interface JournalDeps {
   kv: KV;
   node: string;
   log: Logger;
+  /** The match ended here (failover.ts forgets its journal). */
+  onEnded?(matchId: string): void;
 }
 
 /** The lease value of a match on `node`. */
@@ -52,6 +54,8 @@ export class MatchJournal implements TickJournal {
   private readonly subject: string;
   private readonly hash: [number, number] = [0, 0];
   private broken = false;
+  /** Another node took the match over (this node was cut off, not dead): its lease and journal are not ours. */
+  private taken = false;
   private readonly entry: Extract<JournalEntry, { k: "tick" }> = {
     k: "tick",
     t: 0,
@@ -101,7 +105,15 @@ export class MatchJournal implements TickJournal {
     return this.publish(e);
   }
 
+  /** Another node took the match over while it still ran here: this copy stops journaling and leaves both. */
+  lost(): void {
+    this.taken = true;
+    this.broken = true;
+  }
+
   ended(): void {
+    this.d.onEnded?.(this.m.id);
+    if (this.taken) return;
     const { kv, jsm, log } = this.d;
     void kv
       .delete(this.m.id)
@@ -128,7 +140,7 @@ export class MatchJournal implements TickJournal {
 
   /** The journal is behind from now on: no node may resume the match from it. */
   private fail(err: Error): void {
-    if (this.broken) return;
+    if (this.broken || this.taken) return;
     this.broken = true;
     this.d.log.warn({ err, match: this.m.id }, "the match journal failed; the match cannot fail over");
     const mark = () =>

@@ -6,12 +6,14 @@
 import { accountsFeature, accountsSetUpFeature, identityFeature } from "./accounts/accounts-feature.ts";
 import { accountFeature } from "./accounts/feature.ts";
 import { accountStoreFeature, identityStoreFeature } from "./accounts/store-feature.ts";
+import { auditStoreFeature } from "./admin/audit-feature.ts";
 import { adminFeature } from "./admin/feature.ts";
 import { settingsFeature } from "./admin/settings-feature.ts";
 import { announcementsFeature } from "./announcements/feature.ts";
 import { botsFeature } from "./bot-api/feature.ts";
 import { botDirectoryFeature } from "./bots/directory-feature.ts";
 import { botLifecycleFeature } from "./bots/lifecycle-feature.ts";
+import { botStoreFeature } from "./bots/store-feature.ts";
 import { clusterFeature } from "./cluster/feature.ts";
 import { discoveryFeature } from "./discovery/feature.ts";
 import { docsFeature } from "./docs/feature.ts";
@@ -32,9 +34,11 @@ import { openDataFeature } from "./opendata/feature.ts";
 import { opsFeature } from "./ops/feature.ts";
 import { healthFeature } from "./ops/health-feature.ts";
 import { liveFeature, matchesFeature } from "./play/feature.ts";
+import { ratingStoreFeature } from "./ratings/store-feature.ts";
 import { readsFeature } from "./reads/feature.ts";
 import { replayShareFeature } from "./replay-share/feature.ts";
 import { replayFilesFeature, resultsFeature } from "./results/feature.ts";
+import { matchStoreFeature } from "./results/store-feature.ts";
 import { scrimmagesFeature } from "./scrimmages/feature.ts";
 import { settlementFeature } from "./settlement/feature.ts";
 import { webFeature } from "./site/feature.ts";
@@ -48,6 +52,10 @@ export const FEATURES: readonly AnyFeature[] = [
   // The core: what a match needs, from its result back to the socket it is played on.
   accountStoreFeature,
   identityStoreFeature,
+  auditStoreFeature,
+  ratingStoreFeature,
+  botStoreFeature,
+  matchStoreFeature,
   replayFilesFeature,
   resultsFeature,
   healthFeature,

@@ -17,7 +17,15 @@ import { type Caller, clientOf } from "./accounts.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type AccountServices = Pick<
   Services,
-  "accounts" | "accountStore" | "botLifecycle" | "humanPlay" | "insight" | "lobby" | "mcp" | "store"
+  | "accounts"
+  | "accountStore"
+  | "botLifecycle"
+  | "botStore"
+  | "humanPlay"
+  | "insight"
+  | "lobby"
+  | "mcp"
+  | "store"
 > &
   Pick<Kernel, "config" | "settings"> & { changes: AccountChanges };
 const defineOperation = operationFor<AccountServices>();
@@ -104,7 +112,7 @@ async function view(ctx: AccountServices, caller: Caller) {
 
 /** The caller's bot by name, or 404 no_such_bot (also for another account's bot: no existence leak). */
 async function ownBot(ctx: AccountServices, caller: Caller, name: string): Promise<BotRow> {
-  const bot = BOT_NAME.test(name) ? await ctx.store.botByName(name) : null;
+  const bot = BOT_NAME.test(name) ? await ctx.botStore.botByName(name) : null;
   if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
   return bot;
 }
@@ -256,7 +264,7 @@ export const ACCOUNT_OPERATIONS = [
     auth: "session_handle",
     body: ClaimBody,
     handle: async ({ caller, body }, ctx) => {
-      const bot = await ctx.store.botByToken(body.token);
+      const bot = await ctx.botStore.botByToken(body.token);
       if (!bot) throw errors.invalidToken();
       if (bot.account_id === caller.account.id) return { name: bot.name, owner: caller.account.handle };
       const handle = caller.account.handle!;

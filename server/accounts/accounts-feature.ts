@@ -15,10 +15,10 @@ declare module "../kernel/feature.ts" {
 
 export const accountsSetUpFeature = defineFeature({
   name: "accountsSetUp",
-  needs: ["store", "accountStore", "identityStore", "hub", "lobby", "live"],
-  build: (kernel, { store, accountStore, identityStore, hub, lobby, live }) =>
+  needs: ["store", "accountStore", "auditStore", "botStore", "identityStore", "hub", "lobby", "live"],
+  build: (kernel, { store, accountStore, auditStore, botStore, identityStore, hub, lobby, live }) =>
     setUpAccounts(
-      { config: kernel.config, store, accountStore, identityStore, log: kernel.log },
+      { config: kernel.config, store, accountStore, auditStore, botStore, identityStore, log: kernel.log },
       {
         disconnect: (botId, code) => hub.disconnect(botId, code),
         liveBot: (botId) => lobby.get(botId),

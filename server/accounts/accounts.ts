@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import { ApiError, errors, type SocketErrorCode } from "../errors.ts";
+import type { Services } from "../kernel/feature.ts";
 import { publicBase } from "../public-address.ts";
 import type { BotRow, Store } from "../store/types.ts";
 import type { AccountRow, AccountStore, OwnerKeyRow } from "./account-store.ts";
@@ -50,6 +51,10 @@ export interface AccountsDeps {
   config: Config;
   store: Store;
   accountStore: AccountStore;
+  /** Where a bot token is looked up (a bot token offered where an account credential belongs). */
+  botStore: Pick<Services["botStore"], "botByToken">;
+  /** Where a throttle is audited. */
+  auditStore: Pick<Services["auditStore"], "audit">;
   /** Closes a connected bot's socket with a connection error (the bot hub). */
   disconnect(botId: string, code: SocketErrorCode): void;
   /** The bot's entry in the live lobby, if it is connected. */
@@ -218,7 +223,7 @@ export class Accounts {
     const header = req.headers.authorization;
     if (!header) throw errors.missingAuthorization();
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const bot = m ? await this.store.botByToken(m[1]!) : null;
+    const bot = m ? await this.d.botStore.botByToken(m[1]!) : null;
     if (!bot) throw errors.invalidToken();
     if ((await this.admit(bot)) === "account_banned") throw errors.accountBanned();
     return bot;
@@ -276,7 +281,7 @@ export class Accounts {
     const times = (this.counters.get(key) ?? []).filter((t) => now - t < windowMs);
     if (times.length >= limit) {
       this.counters.set(key, times);
-      await this.store.audit("throttle", subject, { what, limit, window_ms: windowMs });
+      await this.d.auditStore.audit("throttle", subject, { what, limit, window_ms: windowMs });
       throw errors.rateLimited(
         `at most ${limit} ${what} per ${Math.round(windowMs / 60_000)} minutes; try later`,
       );

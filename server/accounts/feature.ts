@@ -14,7 +14,17 @@ declare module "../kernel/feature.ts" {
 
 export const accountFeature = defineFeature({
   name: "account",
-  needs: ["accounts", "accountStore", "botLifecycle", "humanPlay", "insight", "lobby", "mcp", "store"],
+  needs: [
+    "accounts",
+    "accountStore",
+    "botLifecycle",
+    "botStore",
+    "humanPlay",
+    "insight",
+    "lobby",
+    "mcp",
+    "store",
+  ],
   build: (kernel, deps) => ({
     ...deps,
     config: kernel.config,

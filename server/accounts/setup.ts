@@ -33,13 +33,15 @@ export async function setUpAccounts(
     config: Config;
     store: Store;
     accountStore: AccountStore;
+    auditStore: AccountsDeps["auditStore"];
+    botStore: AccountsDeps["botStore"];
     identityStore: IdentityStore;
     log: Logger;
   },
   live: Pick<AccountsDeps, "disconnect" | "liveBot" | "inMatch">,
   http: FastifyInstance,
 ): Promise<AccountsSetUp> {
-  const { config, store, accountStore, identityStore, log } = base;
+  const { config, store, accountStore, auditStore, botStore, identityStore, log } = base;
   // Per-route limits (sign-in, sign-up, recovery); keyed by client address. `global: false`: only routes
   // that ask are limited. The 429 body has the service's error shape.
   await http.register(rateLimit, {
@@ -58,7 +60,7 @@ export async function setUpAccounts(
       return payload;
     });
   }
-  const deps: AccountsDeps = { config, store, accountStore, ...live };
+  const deps: AccountsDeps = { config, store, accountStore, auditStore, botStore, ...live };
   if (config.accounts === "none")
     return { accounts: new Accounts(deps, null), identity: null, provider: null };
   if (config.accounts === "external")

@@ -17,10 +17,13 @@ export const adminFeature = defineFeature({
   needs: [
     "accounts",
     "accountStore",
+    "auditStore",
+    "botStore",
     "identity",
     "hub",
     "lobby",
     "matches",
+    "matchStore",
     "store",
     "lifecycle",
     "announcements",
@@ -32,6 +35,7 @@ export const adminFeature = defineFeature({
     moderation: new Moderation({
       accounts: deps.accounts,
       accountStore: deps.accountStore,
+      botStore: deps.botStore,
       store: deps.store,
       bus: kernel.bus,
     }),

@@ -8,7 +8,8 @@ import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
 import type { BotRow } from "../store/types.ts";
 
-export type ModerationDeps = Pick<Services, "accounts" | "accountStore" | "store"> & Pick<Kernel, "bus">;
+export type ModerationDeps = Pick<Services, "accounts" | "accountStore" | "botStore" | "store"> &
+  Pick<Kernel, "bus">;
 
 /** What a staff action on a bot may be (SPEC 3.5). */
 export type BotAction = "suspend" | "activate" | "ban";
@@ -69,12 +70,12 @@ export class Moderation {
       throw errors.botModerated(bot.status);
     await store.work(async (u) => {
       if (action === "ban") await this.d.accountStore.banBot(bot.id, u.q);
-      else await store.setBotStatus(bot.id, action === "suspend" ? "suspended" : "active", u.q);
+      else await this.d.botStore.setBotStatus(bot.id, action === "suspend" ? "suspended" : "active", u.q);
       await u.audit("admin", bot.name, { action, by: byId });
     });
     // Committed: close the socket (refused while suspended or banned).
     if (action !== "activate") accounts.disconnect(bot.id, action === "ban" ? "banned" : "suspended");
-    return (await store.botById(bot.id))?.status ?? bot.status;
+    return (await this.d.botStore.botById(bot.id))?.status ?? bot.status;
   }
 
   /** A legacy owner key (anonymous local ladders only); the key is in the answer only. */

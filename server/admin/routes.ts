@@ -16,10 +16,13 @@ export type AdminServices = Pick<
   Services,
   | "accounts"
   | "accountStore"
+  | "auditStore"
+  | "botStore"
   | "identity"
   | "hub"
   | "lobby"
   | "matches"
+  | "matchStore"
   | "store"
   | "lifecycle"
   | "announcements"
@@ -93,7 +96,7 @@ export const ADMIN_OPERATIONS = [
     summary: "You, the admins, server status, bot moderation states and recent audit entries",
     auth: "admin",
     handle: async ({ caller }, ctx) => {
-      const bots = await ctx.store.allBots();
+      const bots = await ctx.botStore.allBots();
       return {
         you: { id: caller.account.id, handle: caller.account.handle, via: caller.kind },
         admins: await admins(ctx, caller.account.id),
@@ -116,7 +119,7 @@ export const ADMIN_OPERATIONS = [
             .map((b) => ({ name: b.name, status: b.status, owner: b.owner })),
         },
         announcements: await ctx.announcements.list(),
-        audit: await ctx.store.auditEntries(null, 20),
+        audit: await ctx.auditStore.auditEntries(null, 20),
       };
     },
   }),
@@ -194,7 +197,7 @@ export const ADMIN_OPERATIONS = [
       auth: "admin",
       params: NameParams,
       handle: async ({ params, caller }, ctx) => {
-        const bot = BOT_NAME.test(params.name) ? await ctx.store.botByName(params.name) : null;
+        const bot = BOT_NAME.test(params.name) ? await ctx.botStore.botByName(params.name) : null;
         if (!bot || bot.house) throw errors.noSuchBot(params.name);
         return { name: bot.name, status: await ctx.moderation.moderateBot(bot, action, caller.account.id) };
       },
@@ -242,12 +245,12 @@ export const ADMIN_OPERATIONS = [
     summary: "Limits in force, capacity, each bot's matches in the last hour and day, per-owner totals",
     auth: "admin",
     handle: async (_input, ctx) => {
-      const { store, config } = ctx;
+      const { config } = ctx;
       const now = Date.now();
       const [hour, day, bots] = await Promise.all([
-        store.startsSince(new Date(now - 3600_000).toISOString()),
-        store.startsSince(new Date(now - 86_400_000).toISOString()),
-        store.allBots(),
+        ctx.matchStore.startsSince(new Date(now - 3600_000).toISOString()),
+        ctx.matchStore.startsSince(new Date(now - 86_400_000).toISOString()),
+        ctx.botStore.allBots(),
       ]);
       const owners = new Set([...hour.byOwner.keys(), ...day.byOwner.keys()]);
       return {
@@ -281,6 +284,6 @@ export const ADMIN_OPERATIONS = [
     summary: "Registrations, throttling and admin actions, newest first",
     auth: "admin",
     query: AuditQuery,
-    handle: async ({ query }, ctx) => ctx.store.auditEntries(query.kind ?? null, query.limit),
+    handle: async ({ query }, ctx) => ctx.auditStore.auditEntries(query.kind ?? null, query.limit),
   }),
 ];

@@ -12,7 +12,17 @@ declare module "../kernel/feature.ts" {
 
 export const botsFeature = defineFeature({
   name: "botApi",
-  needs: ["accounts", "botLifecycle", "insight", "ladders", "lobby", "store"],
+  needs: [
+    "accounts",
+    "auditStore",
+    "botLifecycle",
+    "botStore",
+    "insight",
+    "ladders",
+    "lobby",
+    "ratingStore",
+    "store",
+  ],
   build: (kernel, deps) => ({ ...deps, config: kernel.config, settings: kernel.settings }),
   operations: BOT_OPERATIONS,
 });

@@ -16,7 +16,15 @@ import type { BotRow, VersionRow } from "../store/types.ts";
 /** What these operations are handed (their feature: feature.ts beside this file). */
 export type BotServices = Pick<
   Services,
-  "accounts" | "botLifecycle" | "insight" | "ladders" | "lobby" | "store"
+  | "accounts"
+  | "auditStore"
+  | "botLifecycle"
+  | "botStore"
+  | "insight"
+  | "ladders"
+  | "lobby"
+  | "ratingStore"
+  | "store"
 > &
   Pick<Kernel, "config" | "settings">;
 const defineOperation = operationFor<BotServices>();
@@ -51,7 +59,7 @@ function versionOf(
   ctx: BotServices,
   bot: BotRow,
   v: VersionRow,
-  records: Awaited<ReturnType<BotServices["store"]["versionRecords"]>>,
+  records: Awaited<ReturnType<BotServices["ratingStore"]["versionRecords"]>>,
 ) {
   return versionView(v, ctx.ladders.main.ratings.get(versionKey(bot.id, v.label)), records.get(v.label));
 }
@@ -111,7 +119,7 @@ export const BOT_OPERATIONS = [
       },
     ],
     handle: async ({ params, caller }, ctx) => {
-      const bot = await ctx.store.botByName(params.name);
+      const bot = await ctx.botStore.botByName(params.name);
       if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(params.name);
       return ctx.botLifecycle.remove(bot, "delete", clientOf(caller));
     },
@@ -126,8 +134,8 @@ export const BOT_OPERATIONS = [
     doc: { tag: "bot", ok: R.MyBot },
     handle: async ({ caller: bot }, ctx) => {
       const [versions, records, regressions] = await Promise.all([
-        ctx.store.versions(bot.id),
-        ctx.store.versionRecords(bot.id),
+        ctx.botStore.versions(bot.id),
+        ctx.ratingStore.versionRecords(bot.id),
         ctx.insight.regressions.ofBot(bot),
       ]);
       const online = Boolean(ctx.lobby.get(bot.id)?.conn);
@@ -159,13 +167,13 @@ export const BOT_OPERATIONS = [
     handle: async ({ body, caller: bot }, ctx) => {
       let version: VersionRow;
       try {
-        ({ version } = await useVersion(ctx.store, ctx.settings.limits(), bot, body.label, body.notes ?? ""));
+        ({ version } = await useVersion(ctx, ctx.settings.limits(), bot, body.label, body.notes ?? ""));
       } catch (err) {
         if (err instanceof VersionLimitError)
           throw errors.quotaExceeded(`${err.message} (new_versions_per_day)`);
         throw err;
       }
-      return versionOf(ctx, bot, version, await ctx.store.versionRecords(bot.id));
+      return versionOf(ctx, bot, version, await ctx.ratingStore.versionRecords(bot.id));
     },
   }),
   defineOperation({
@@ -178,7 +186,7 @@ export const BOT_OPERATIONS = [
     errors: { ...BOT_AUTH, 404: "`no_such_version`" },
     doc: { tag: "bot", ok: R.Ok },
     handle: async ({ params, caller: bot }, ctx) => {
-      const ok = await ctx.store.retireVersion(bot.id, params.label);
+      const ok = await ctx.botStore.retireVersion(bot.id, params.label);
       if (!ok) throw errors.noSuchVersion(params.label);
       // A retired version cannot play (SPEC 3.4): one waiting in the queue leaves it, and the bot is told.
       const p = ctx.lobby.get(bot.id);

@@ -5,6 +5,6 @@ import { BotDirectory } from "./directory.ts";
 
 export const botDirectoryFeature = defineFeature({
   name: "botDirectory",
-  needs: ["store"],
-  build: (_kernel, { store }) => new BotDirectory(store),
+  needs: ["store", "botStore"],
+  build: (_kernel, { store, botStore }) => new BotDirectory(store, botStore),
 });

@@ -6,12 +6,16 @@
 import { hashToken } from "../db/rows.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
 import type { BotRow, Store } from "../store/types.ts";
+import type { BotStore } from "./bot-store.ts";
 
 export class BotDirectory {
   private current: BotSnapshot | null = null;
   private loading: Promise<BotSnapshot> | null = null;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Pick<Store, "botWrites">,
+    private readonly bots: Pick<BotStore, "allBots" | "retiredVersions" | "botTokenHashes">,
+  ) {}
 
   async snapshot(): Promise<BotSnapshot> {
     // A load already under way may have begun before the latest write (a registration whose token is about
@@ -30,9 +34,9 @@ export class BotDirectory {
     // Read the count first: a write that lands during the reload makes the next read reload again.
     const at = this.store.botWrites.generation;
     const [bots, retired, hashes] = await Promise.all([
-      this.store.allBots(),
-      this.store.retiredVersions(),
-      this.store.botTokenHashes(),
+      this.bots.allBots(),
+      this.bots.retiredVersions(),
+      this.bots.botTokenHashes(),
     ]);
     const byId = new Map(bots.map((b) => [b.id, b]));
     const byTokenHash = new Map<string, BotRow>();

@@ -7,7 +7,8 @@
 // and read from the store again when asked for. Each record keeps the version's own fighter only (the other
 // fighter's half is not the version's health), which halves what the cache holds.
 import { type MatchStatsT, STATS_VERSION } from "../../engine/protocol.ts";
-import type { MatchRecord, Store } from "../store/types.ts";
+import type { MatchStore } from "../results/match-store.ts";
+import type { MatchRecord } from "../store/types.ts";
 import { HEALTH_MATCHES, type Health, summariseHealth } from "./health.ts";
 
 /** Stats records kept in all windows together (about 2 KB of parsed stats each). */
@@ -37,7 +38,7 @@ export class HealthWindows {
   private generation = 0;
   private rows = 0;
 
-  constructor(private readonly store: Pick<Store, "versionStats">) {}
+  constructor(private readonly store: Pick<MatchStore, "versionStats">) {}
 
   /** The version's health over its latest matches; null when it has none with stats. */
   async of(botId: string, version: string): Promise<Health | null> {

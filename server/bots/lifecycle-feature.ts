@@ -12,7 +12,7 @@ declare module "../kernel/feature.ts" {
 
 export const botLifecycleFeature = defineFeature({
   name: "botLifecycle",
-  needs: ["accounts", "accountStore", "lobby", "store"],
-  build: (kernel, { accounts, accountStore, lobby, store }) =>
-    new BotLifecycle({ store, accountStore, lobby, config: kernel.config, live: accounts }),
+  needs: ["accounts", "accountStore", "botStore", "lobby", "store"],
+  build: (kernel, { accounts, accountStore, botStore, lobby, store }) =>
+    new BotLifecycle({ store, accountStore, botStore, lobby, config: kernel.config, live: accounts }),
 });

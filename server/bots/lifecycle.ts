@@ -8,8 +8,8 @@
 import type { SocketErrorCode } from "../errors.ts";
 import { errors } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
-import { NameTakenError } from "../store/sql-store.ts";
 import type { BotRow } from "../store/types.ts";
+import { NameTakenError } from "./bot-store.ts";
 
 /** What a bot change does to the live server: the accounts service provides it (server/accounts/accounts.ts). */
 export interface LiveBotControl {
@@ -30,7 +30,7 @@ export interface BotOwner {
   client: string;
 }
 
-export type BotLifecycleDeps = Pick<Services, "store" | "accountStore" | "lobby"> &
+export type BotLifecycleDeps = Pick<Services, "store" | "accountStore" | "botStore" | "lobby"> &
   Pick<Kernel, "config"> & { live: LiveBotControl };
 
 const NOTE =
@@ -44,11 +44,11 @@ export class BotLifecycle {
     const { store, config } = this.d;
     const count = owner.accountId
       ? await this.d.accountStore.countBots(owner.accountId)
-      : await store.countActiveBots(owner.name);
+      : await this.d.botStore.countActiveBots(owner.name);
     if (count >= owner.limit) throw errors.botLimit(owner.limit);
     try {
       const { bot, token } = await store.work(async (u) => {
-        const made = await store.createBot(
+        const made = await this.d.botStore.createBot(
           { name, owner: owner.name, house: false, account_id: owner.accountId },
           u.q,
         );
@@ -96,7 +96,7 @@ export class BotLifecycle {
     }
     if (mode === "delete") throw errors.botHasPlayed(bot.name);
     await store.work(async (u) => {
-      await store.setBotStatus(bot.id, "retired", u.q);
+      await this.d.botStore.setBotStatus(bot.id, "retired", u.q);
       await u.audit("bot_retired", bot.name, { client });
     });
     live.disconnect(bot.id, "retired");
@@ -126,7 +126,7 @@ export class BotLifecycle {
   async rotateToken(bot: BotRow, by: Record<string, string>): Promise<string> {
     const { store, live } = this.d;
     const token = await store.work(async (u) => {
-      const t = await store.rotateToken(bot.id, u.q);
+      const t = await this.d.botStore.rotateToken(bot.id, u.q);
       await u.audit("token_rotated", bot.name, by);
       return t;
     });

@@ -1,7 +1,15 @@
 // Creating a bot version on first use, within the new-versions-per-day limit (SPEC 8; house bots exempt).
 // Shared by the socket's `queue` and POST /api/me/versions so both enforce the same rule.
+import type { Services } from "../kernel/feature.ts";
 import type { Limits } from "../kernel/settings.ts";
-import type { BotRow, Store, VersionRow } from "../store/types.ts";
+import type { BotRow, VersionRow } from "../store/types.ts";
+import type { BotStore } from "./bot-store.ts";
+
+/** The stores useVersion reads and writes: the bot's versions, and the audit log for a refusal. */
+export interface VersionStores {
+  botStore: Pick<BotStore, "version" | "versionsCreatedSince" | "ensureVersion">;
+  auditStore: Pick<Services["auditStore"], "audit">;
+}
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -12,7 +20,7 @@ export class VersionLimitError extends Error {
 }
 
 export async function useVersion(
-  store: Store,
+  { botStore, auditStore }: VersionStores,
   limits: Pick<Limits, "newVersionsPerDay">,
   bot: BotRow,
   label: string,
@@ -20,12 +28,12 @@ export async function useVersion(
 ): Promise<{ version: VersionRow; created: boolean }> {
   // A bot queues again after every match, almost always with a version it already has: that is one lookup
   // (it was a list of every version, an insert that did nothing and a second lookup).
-  const known = await store.version(bot.id, label);
+  const known = await botStore.version(bot.id, label);
   if (known) return { version: known, created: false };
   if (!bot.house) {
-    const recent = await store.versionsCreatedSince(bot.id, new Date(Date.now() - DAY_MS).toISOString());
+    const recent = await botStore.versionsCreatedSince(bot.id, new Date(Date.now() - DAY_MS).toISOString());
     if (recent >= limits.newVersionsPerDay) {
-      await store.audit("throttle", bot.name, {
+      await auditStore.audit("throttle", bot.name, {
         reason: "new_versions_per_day",
         limit: limits.newVersionsPerDay,
       });
@@ -33,5 +41,5 @@ export async function useVersion(
     }
   }
   // Insert-or-read: two sockets racing on the first queue of a new label both succeed, one reports created.
-  return store.ensureVersion(bot.id, label, notes);
+  return botStore.ensureVersion(bot.id, label, notes);
 }

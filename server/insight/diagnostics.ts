@@ -7,11 +7,11 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FighterStatsT } from "../../engine/protocol.ts";
 import type { DeadlineMiss, FighterDiagnostics, RefusalRun } from "../../engine/stats.ts";
 import type { Accounts, Caller } from "../accounts/accounts.ts";
+import type { BotStore } from "../bots/bot-store.ts";
 import { turnFigures } from "../bots/health.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { LadderReads } from "../reads/reads.ts";
-import type { Store } from "../store/types.ts";
 
 export interface MatchDiagnostics {
   match_id: string;
@@ -46,7 +46,7 @@ export interface MatchDiagnostics {
 
 export interface DiagnosticsDeps {
   reads: LadderReads;
-  store: Store;
+  botStore: Pick<BotStore, "botByName">;
   accounts: Accounts;
 }
 
@@ -69,7 +69,7 @@ export class DiagnosticsService {
 
   /** The diagnostics of `name`'s seat in match `id`; 404 unless `caller` owns the bot and it played there. */
   async of(caller: Caller, name: string, id: string): Promise<MatchDiagnostics> {
-    const bot = BOT_NAME.test(name) ? await this.d.store.botByName(name) : null;
+    const bot = BOT_NAME.test(name) ? await this.d.botStore.botByName(name) : null;
     // Another account's bot is as unknown as a missing one: nothing says that it exists.
     if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
     const match = await this.d.reads.storedMatch(id);

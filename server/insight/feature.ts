@@ -19,7 +19,17 @@ declare module "../kernel/feature.ts" {
 
 export const insightFeature = defineFeature({
   name: "insight",
-  needs: ["ladders", "reads", "botDirectory", "store", "accountStore", "mail", "accounts", "pageParts"],
+  needs: [
+    "ladders",
+    "reads",
+    "botDirectory",
+    "store",
+    "botStore",
+    "accountStore",
+    "mail",
+    "accounts",
+    "pageParts",
+  ],
   build: (kernel, deps) => ({
     matchups: new MatchupService(deps),
     diagnostics: new DiagnosticsService(deps),
@@ -28,6 +38,7 @@ export const insightFeature = defineFeature({
       ladders: deps.ladders,
       botDirectory: deps.botDirectory,
       store: deps.store,
+      botStore: deps.botStore,
       accountStore: deps.accountStore,
       mail: deps.mail,
       work: (fn) => kernel.work(fn),

@@ -12,6 +12,7 @@
 // even after a restart), and the account's email preferences decide at sending time (server/mail/sender.ts).
 import type { Logger } from "pino";
 import type { AccountStore } from "../accounts/account-store.ts";
+import type { BotStore } from "../bots/bot-store.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
@@ -110,7 +111,8 @@ export function regressionMail(base: string, handle: string | null, r: Regressio
 export interface RegressionDeps {
   ladders: Pick<Ladders, "all" | "get">;
   botDirectory: Pick<BotDirectory, "snapshot">;
-  store: Pick<Store, "versions" | "botWrites">;
+  store: Pick<Store, "botWrites">;
+  botStore: Pick<BotStore, "versions">;
   accountStore: Pick<AccountStore, "account" | "accountBots">;
   mail: Pick<MailService, "queue">;
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
@@ -134,14 +136,14 @@ export class RegressionAlerts {
     const generation = this.d.store.botWrites.generation;
     const kept = this.versionLists.get(botId);
     if (kept && kept.generation === generation) return kept.list;
-    const list = await this.d.store.versions(botId);
+    const list = await this.d.botStore.versions(botId);
     this.versionLists.set(botId, { generation, list });
     return list;
   }
 
   /** The regressions of one bot's versions, on every ladder (or one). */
   async ofBot(bot: { id: string; name: string }, ladder?: string): Promise<Regression[]> {
-    const versions = await this.d.store.versions(bot.id);
+    const versions = await this.d.botStore.versions(bot.id);
     const out: Regression[] = [];
     for (const l of this.d.ladders.all()) {
       if (ladder !== undefined && l.id !== ladder) continue;

@@ -33,21 +33,35 @@ export const ladderTablesFeature = defineFeature({
 
 export const laddersFeature = defineFeature({
   name: "ladders",
-  needs: ["store", "ladderTables", "lobby", "live", "results", "meters"],
-  build: async (kernel, { store, ladderTables, lobby, live, results, meters }) => {
+  needs: [
+    "store",
+    "auditStore",
+    "matchStore",
+    "ratingStore",
+    "ladderTables",
+    "lobby",
+    "live",
+    "results",
+    "meters",
+  ],
+  build: async (
+    kernel,
+    { store, auditStore, matchStore, ratingStore, ladderTables, lobby, live, results, meters },
+  ) => {
     const { config, settings, log, overrides } = kernel;
     const manifest = overrides.manifest ?? loadManifest(config.laddersFile ?? DEFAULT_MANIFEST_FILE);
     const ladders = new Ladders(manifest, {
       store,
+      matchStore,
       lobby,
       settings,
       log,
-      seatBalance: await store.seatBalance(),
+      seatBalance: await matchStore.seatBalance(),
       running: (ladderId) => live.running(ladderId),
       runningForOwner: (owner) => live.runningForOwner(owner),
       start: (plan, ladderId) => live.start(plan, ladderId, "ranked"),
       audit: (kind, subject, detail) =>
-        void store.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
+        void auditStore.audit(kind, subject, detail).catch((err) => log.error({ err }, "audit write failed")),
       houseWaitMs: overrides.houseWaitMs ?? 2_000,
       ...(meters ? { passTimer: (id: string) => meters.passTimer(id) } : {}),
     });
@@ -62,7 +76,7 @@ export const laddersFeature = defineFeature({
       ladders.setWindow(id, w.opens_at, w.closes_at);
       l.phase = phaseAt(l.def, Date.now());
     }
-    for (const l of ladders.all()) await l.load(store, results.pending());
+    for (const l of ladders.all()) await l.load(ratingStore, results.pending());
     live.useLadders(ladders);
     return ladders;
   },

@@ -9,14 +9,20 @@ import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { Matchmaker, type StartPlan } from "../matchmaker/matchmaker.ts";
 import { QuotaCounts } from "../matchmaker/quotas.ts";
 import { RatingBook, ratedGame, ratedRow } from "../ratings/book.ts";
-import { type BookStart, startBook } from "../ratings/book-start.ts";
+import { type BookStart, type BookStartStore, startBook } from "../ratings/book-start.ts";
 import { Leaderboard } from "../ratings/leaderboard.ts";
+import type { RatingStore } from "../ratings/rating-store.ts";
+import type { MatchStore } from "../results/match-store.ts";
 import type { MatchRecord, Store } from "../store/types.ts";
 import type { LadderDefinition, Phase } from "./manifest.ts";
 import { phaseAt } from "./manifest.ts";
 
+/** What a ladder loads its book and leaderboard from (the ratings' store). */
+export type LadderLoadStore = BookStartStore & Pick<RatingStore, "ladderRecords">;
 export interface RuntimeDeps {
   store: Store;
+  /** Where the quotas count match starts. */
+  matchStore: Pick<MatchStore, "startsSince">;
   lobby: Lobby;
   settings: Settings;
   log: Logger;
@@ -60,7 +66,7 @@ export class LadderRuntime {
   ) {
     this.phase = phaseAt(def, now);
     this.leaderboard = new Leaderboard(def.id, this.ratings);
-    this.quotas = new QuotaCounts(d.store, def.id);
+    this.quotas = new QuotaCounts(d.matchStore, def.id);
     const id = def.id;
     this.matchmaker = new Matchmaker({
       ladderId: id,
@@ -112,7 +118,7 @@ export class LadderRuntime {
    * Builds the book and leaderboard from stored results plus `journaled` ones (durable, not yet in the
    * database): live ratings always count exactly the durable results, which is what a restart rebuilds.
    */
-  async load(store: Store, journaled: readonly MatchRecord[] = []): Promise<void> {
+  async load(store: LadderLoadStore, journaled: readonly MatchRecord[] = []): Promise<void> {
     const mine = journaled.filter((m) => m.ladder_id === this.id && m.mode === "ranked" && !m.voided);
     // The stored results from the rating snapshot when it is current (server/ratings/book-start.ts), then the
     // journaled ones, which the snapshot never holds.

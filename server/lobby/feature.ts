@@ -40,24 +40,24 @@ export const lobbyFeature = defineFeature({
 
 export const houseBotsFeature = defineFeature({
   name: "houseBots",
-  needs: ["lobby", "store"],
-  build: (kernel, { lobby, store }) => {
+  needs: ["lobby", "botStore"],
+  build: (kernel, { lobby, botStore }) => {
     const strategies = kernel.config.houseBots ? Object.values(HOUSE_BOTS) : [];
     return {
       names: strategies.map((s) => s.name),
       async join(): Promise<void> {
         for (const strategy of strategies) {
           const bot =
-            (await store.botByName(strategy.name)) ??
+            (await botStore.botByName(strategy.name)) ??
             (
-              await store.createBot({
+              await botStore.createBot({
                 name: strategy.name,
                 owner: "house",
                 house: true,
                 display_name: strategy.display_name,
               })
             ).bot;
-          await store.ensureVersion(bot.id, strategy.version);
+          await botStore.ensureVersion(bot.id, strategy.version);
           lobby.join(bot, null, strategy);
         }
       },

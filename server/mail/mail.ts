@@ -29,6 +29,8 @@ export interface MailDeps {
   store: Store;
   /** The accounts' table, typed by its feature (server/accounts/store-feature.ts). */
   accountStore: Pick<Services["accountStore"], "account">;
+  /** Where the health mail reads a version's stats. */
+  matchStore: Pick<Services["matchStore"], "versionStats">;
   settings: Settings;
   scheduler: Scheduler;
   log: Logger;
@@ -100,6 +102,7 @@ export class MailService {
     this.producers = new MailProducers({
       store: this.d.store,
       accountStore: this.d.accountStore,
+      matchStore: this.d.matchStore,
       mail: this,
       ladders: this.d.ladders,
       publicUrl: this.d.config.publicUrl,

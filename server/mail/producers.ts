@@ -70,6 +70,8 @@ export interface MailQueue {
 
 export interface ProducerDeps {
   store: Store;
+  /** Where a version's health window is read. */
+  matchStore: Pick<Services["matchStore"], "versionStats">;
   /** The accounts' table, typed by its feature (server/accounts/store-feature.ts). */
   accountStore: Pick<Services["accountStore"], "account">;
   mail: MailQueue;
@@ -239,7 +241,7 @@ export class MailProducers {
       this.healthGames.set(key, seen);
       if (seen !== 1 && seen % HEALTH_CHECK_EVERY !== 0) continue;
       const health = summariseHealth(
-        await this.d.store.versionStats(seat.bot_id, seat.version, HEALTH_WINDOW),
+        await this.d.matchStore.versionStats(seat.bot_id, seat.version, HEALTH_WINDOW),
       );
       const problems = healthProblems(health);
       if (!health || problems.length === 0) continue;

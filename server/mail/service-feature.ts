@@ -8,13 +8,14 @@ import { acceptUnsubscribeForms } from "./routes.ts";
 
 export const mailServiceFeature = defineFeature({
   name: "mail",
-  needs: ["store", "accountStore", "accounts", "identity", "ladders", "events"],
-  build: async (kernel, { store, accountStore, accounts, identity, ladders }) => {
+  needs: ["store", "accountStore", "matchStore", "accounts", "identity", "ladders", "events"],
+  build: async (kernel, { store, accountStore, matchStore, accounts, identity, ladders }) => {
     const { config, settings, scheduler, log, http } = kernel;
     const mail = new MailService({
       config,
       store,
       accountStore,
+      matchStore,
       settings,
       scheduler,
       log,

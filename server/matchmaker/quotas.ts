@@ -1,7 +1,7 @@
 // Match-start quotas (SPEC 8): per bot per hour and per owner per day, house bots exempt. Counts come from
 // storage, cached for at most 10 s, plus every start this process made that storage may not show yet, so a
 // quota may bite up to 10 s early, never late.
-import type { Store } from "../store/types.ts";
+import type { MatchStore } from "../results/match-store.ts";
 
 export const QUOTA_CACHE_MS = 10_000;
 const HOUR_MS = 3_600_000;
@@ -24,7 +24,7 @@ export class QuotaCounts {
 
   /** Counts starts on one ladder when `ladderId` is given (each ladder's quotas are its own). */
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<MatchStore, "startsSince">,
     private readonly ladderId?: string,
   ) {}
 

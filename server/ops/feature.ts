@@ -34,8 +34,14 @@ function replayTrim(svc: OpsServices): ScheduledJob {
 
 export const opsFeature = defineFeature({
   name: "ops",
-  needs: ["health", "replays", "store", "hub", "humanPlay", "live", "meters"],
-  build: (kernel, { health, replays, store }) => ({ health, replays, store, log: kernel.log }),
+  needs: ["health", "matchStore", "replays", "store", "hub", "humanPlay", "live", "meters"],
+  build: (kernel, { health, matchStore, replays, store }) => ({
+    health,
+    matchStore,
+    replays,
+    store,
+    log: kernel.log,
+  }),
   operations: OPS_OPERATIONS,
   jobs: (svc) => [replayTrim(svc)],
   start: ({ health, store }, _kernel, { hub, humanPlay, live, meters }) =>

@@ -9,12 +9,12 @@ export const REPLAYS_KEPT = 200;
 
 /** Trims; `by` is the admin who asked (audited), or null for the scheduled trim. Answers how many were removed. */
 export async function trimReplays(
-  svc: Pick<Services, "replays" | "store">,
+  svc: Pick<Services, "matchStore" | "replays" | "store">,
   by: string | null,
 ): Promise<number> {
-  const { store, replays } = svc;
+  const { store, matchStore, replays } = svc;
   const files = await store.work(async (u) => {
-    const trimmed = await store.trimReplays(REPLAYS_KEPT, u.q);
+    const trimmed = await matchStore.trimReplays(REPLAYS_KEPT, u.q);
     if (by !== null) await u.audit("admin", "replays", { action: "trim", trimmed: trimmed.length, by });
     return trimmed;
   });

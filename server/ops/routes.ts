@@ -7,7 +7,7 @@ import { analytics, analyticsRange } from "./analytics.ts";
 import { REPLAYS_KEPT, trimReplays } from "./replay-trim.ts";
 
 /** What these operations are handed (their feature: feature.ts beside this file). */
-export type OpsServices = Pick<Services, "health" | "replays" | "store"> & Pick<Kernel, "log">;
+export type OpsServices = Pick<Services, "health" | "matchStore" | "replays" | "store"> & Pick<Kernel, "log">;
 const defineOperation = operationFor<OpsServices>();
 
 const AnalyticsQuery = z.object({ from: z.string().max(20).optional(), to: z.string().max(20).optional() });

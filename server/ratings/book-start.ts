@@ -7,8 +7,14 @@
 // database), or the snapshot's format or map list is not this build's. Rated results are never re-rated or
 // voided once stored (migrations/0016), so equal counts mean the same results. The ladder's count is a row the
 // database keeps with each insert (migrations/0020), so the check reads the tail and one row, not the history.
-import type { RatedResultRow, Store } from "../store/types.ts";
 import { type RatingBook, ratedGame } from "./book.ts";
+import type { RatedResultRow, RatingStore } from "./rating-store.ts";
+
+/** The reads and the one write a book's start makes. */
+export type BookStartStore = Pick<
+  RatingStore,
+  "ratingSnapshot" | "ratedResultCount" | "ratedResults" | "saveRatingSnapshot"
+>;
 
 /** Results read past the snapshot at start from which it is rewritten (a full rebuild always rewrites it). */
 export const SNAPSHOT_AFTER = 1000;
@@ -18,7 +24,11 @@ export type BookStart =
   | { from: "full"; stale: boolean; results: number };
 
 /** Loads `book` (fresh) with the ladder's stored rated results and fits it; says which way it went. */
-export async function startBook(book: RatingBook, store: Store, ladderId: string): Promise<BookStart> {
+export async function startBook(
+  book: RatingBook,
+  store: BookStartStore,
+  ladderId: string,
+): Promise<BookStart> {
   const snap = await store.ratingSnapshot(ladderId);
   // The count first: a result stored between the two reads makes the tail longer than the count allows, and the
   // start falls back to the full rebuild rather than miss it.
@@ -37,7 +47,7 @@ export async function startBook(book: RatingBook, store: Store, ladderId: string
 
 async function save(
   book: RatingBook,
-  store: Store,
+  store: BookStartStore,
   ladderId: string,
   rows: RatedResultRow[],
   results: number,

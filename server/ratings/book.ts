@@ -8,7 +8,7 @@
 // after one game touches one array slot and rebuilds nothing, which matters at thousands of versions and
 // tens of thousands of pairs (issue 4: under 20 ms with 2,000 versions and 100,000 games).
 import { MAP_NAMES } from "../../engine/rules.ts";
-import type { MatchRecord, RatedResultRow } from "../store/types.ts";
+import type { MatchRecord } from "../store/types.ts";
 import {
   BASE_RATING,
   fitIndexed,
@@ -16,6 +16,7 @@ import {
   leaderboardScore,
   type PairArrays,
 } from "./bradley-terry.ts";
+import type { RatedResultRow } from "./rating-store.ts";
 
 export const QUALIFYING_GAMES = 30;
 const PRIOR_GAMES = 20;

@@ -3,8 +3,9 @@
 // ladder's rating book and the bot directory. The sorted rows are cached until a result or a bot changes;
 // only `online`, which follows connections, is filled in per request. No query per bot, none per request.
 import type { BotSnapshot } from "../store/bot-row.ts";
-import type { LadderRecordRow, MatchRecord } from "../store/types.ts";
+import type { MatchRecord } from "../store/types.ts";
 import { type RatingBook, versionKey } from "./book.ts";
+import type { LadderRecordRow } from "./rating-store.ts";
 
 export interface Record3 {
   wins: number;

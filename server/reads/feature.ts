@@ -13,10 +13,27 @@ declare module "../kernel/feature.ts" {
 
 export const readsFeature = defineFeature({
   name: "reads",
-  needs: ["store", "ladders", "lobby", "botDirectory", "live", "lifecycle", "results"],
-  build: (kernel, { store, ladders, lobby, botDirectory, live, lifecycle, results }) =>
+  needs: [
+    "store",
+    "botStore",
+    "matchStore",
+    "ratingStore",
+    "ladders",
+    "lobby",
+    "botDirectory",
+    "live",
+    "lifecycle",
+    "results",
+  ],
+  build: (
+    kernel,
+    { store, botStore, matchStore, ratingStore, ladders, lobby, botDirectory, live, lifecycle, results },
+  ) =>
     new LadderReads({
       store,
+      botStore,
+      matchStore,
+      ratingStore,
       ladders,
       lobby,
       bots: botDirectory,

@@ -18,6 +18,7 @@ import { matchView, versionView } from "../api/views.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
+import type { Services } from "../kernel/feature.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { Ladders } from "../ladders/registry.ts";
@@ -25,9 +26,10 @@ import type { LadderRuntime } from "../ladders/runtime.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
+import type { RatingPointRow } from "../ratings/rating-store.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
 import { ReadMemo } from "../store/read-memo.ts";
-import type { BotRow, MatchRecord, RatingPointRow, Store, StoredMatch } from "../store/types.ts";
+import type { BotRow, MatchRecord, Store, StoredMatch } from "../store/types.ts";
 import { sample } from "./sample.ts";
 
 export { sample } from "./sample.ts";
@@ -44,7 +46,8 @@ const DIFFICULTY: Record<string, NonNullable<LobbyEntryT["difficulty"]>> = {
   champion: "Very hard",
 };
 
-export interface ReadsDeps {
+/** The reads' stores: versions, matches (lists, stats, health) and rating history. */
+export interface ReadsDeps extends Pick<Services, "botStore" | "matchStore" | "ratingStore"> {
   store: Store;
   ladders: Ladders;
   lobby: Lobby;
@@ -76,7 +79,7 @@ export class LadderReads {
   private readonly charts = new ReadMemo(CHART_POINTS_KEPT);
 
   constructor(private readonly d: ReadsDeps) {
-    this.health = new HealthWindows(d.store);
+    this.health = new HealthWindows(d.matchStore);
   }
 
   /** A committed result (the MatchFinished listener of the data feature): the health windows take it in. */
@@ -215,9 +218,14 @@ export class LadderReads {
     const bot = await this.botNamed(name);
     const records = ladder.leaderboard.records(bot.id);
     const [versions, listed, recent] = await Promise.all([
-      this.d.store.versions(bot.id),
+      this.d.botStore.versions(bot.id),
       this.board(ladder),
-      this.d.store.matches({ ladder: ladder.id, botName: bot.name, botId: bot.id, limit: RECENT_MATCHES }),
+      this.d.matchStore.matches({
+        ladder: ladder.id,
+        botName: bot.name,
+        botId: bot.id,
+        limit: RECENT_MATCHES,
+      }),
     ]);
     const row = listed.find((r) => r.name === bot.name);
     const o = this.online(bot.id);
@@ -261,12 +269,12 @@ export class LadderReads {
     const since = days === undefined ? null : new Date(Date.now() - days * 86_400_000).toISOString();
     // The sample is picked from the history's keys (one index of match_bots), then only its games are read:
     // a house bot's thousands of games cost an index walk, not thousands of joined rows.
-    const keys = await this.d.store.ratingKeys(bot.id, ladderId, since);
+    const keys = await this.d.ratingStore.ratingKeys(bot.id, ladderId, since);
     const picked = sample(keys, HISTORY_LIMIT);
     const rows =
       picked.length === 0
         ? []
-        : await this.d.store.ratingPoints(
+        : await this.d.ratingStore.ratingPoints(
             bot.id,
             ladderId,
             since,
@@ -288,7 +296,7 @@ export class LadderReads {
     const tails = await Promise.all(
       rows.map(async (r) => {
         const bot = await this.botByName(r.name);
-        const tail = bot ? await this.d.store.ratingTail(bot.id, r.version, ladder.id, games) : [];
+        const tail = bot ? await this.d.ratingStore.ratingTail(bot.id, r.version, ladder.id, games) : [];
         return [r.name, tail.map(Math.round)] as const;
       }),
     );
@@ -373,7 +381,7 @@ export class LadderReads {
         const older = new Set(journal.slice(0, at));
         pending = pending.filter((m) => older.has(m));
       } else {
-        const seq = await this.d.store.matchSeq(q.before);
+        const seq = await this.d.matchStore.matchSeq(q.before);
         if (seq === null) throw errors.badRequest(`before: ${JSON.stringify(q.before)} names no match`);
         // Every journaled result is newer than any stored one.
         pending = [];
@@ -385,7 +393,7 @@ export class LadderReads {
     const stored =
       pending.length === q.limit
         ? []
-        : await this.d.store.matches({
+        : await this.d.matchStore.matches({
             limit: q.limit - pending.length,
             ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
             ...(q.bot !== undefined ? { botName: q.bot } : {}),
@@ -400,7 +408,7 @@ export class LadderReads {
       ...views,
       ...(await Promise.all(
         stored.map(async (m) => {
-          const stats = await this.d.store.matchStats(m.id);
+          const stats = await this.d.matchStore.matchStats(m.id);
           return matchView(m, this.base, stats && publicStats(stats));
         }),
       )),
@@ -427,7 +435,7 @@ export class LadderReads {
   /** A finished match from the journal (not yet in the database) or the database; null when unknown. */
   async storedMatch(id: string): Promise<StoredMatch | null> {
     const journaled = this.journaledMatch(id);
-    return journaled ? storedForm(journaled) : this.d.store.match(id);
+    return journaled ? storedForm(journaled) : this.d.matchStore.match(id);
   }
 
   /** A match's stats; 404 when the match is unknown, voided or its replay trimmed. */
@@ -445,9 +453,9 @@ export class LadderReads {
       if (!journaled.stats || journaled.voided) throw errors.noStats(id);
       return journaled.stats;
     }
-    const m = await this.d.store.match(id);
+    const m = await this.d.matchStore.match(id);
     if (!m) throw errors.noSuchMatch(id);
-    const stats = await this.d.store.matchStats(id);
+    const stats = await this.d.matchStore.matchStats(id);
     if (!stats) throw errors.noStats(id);
     return stats;
   }

@@ -91,7 +91,7 @@ export function replayZip(replays: ReplayFiles, matches: AsyncIterable<ArchivedR
   return Readable.from(bytes(), { objectMode: false });
 }
 
-export type ArchiveServices = Pick<Services, "store" | "replays"> & { db: Db };
+export type ArchiveServices = Pick<Services, "botStore" | "store" | "replays"> & { db: Db };
 
 const ARCHIVE_NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -117,7 +117,7 @@ export async function sendArchive(
   query: z.infer<typeof ArchiveQuery>,
   reply: FastifyReply,
 ) {
-  const bot = BOT_NAME.test(name) ? await ctx.store.botByName(name) : null;
+  const bot = BOT_NAME.test(name) ? await ctx.botStore.botByName(name) : null;
   if (!bot || bot.account_id !== caller.account.id) throw errors.noSuchBot(name);
   const parts = [bot.name, query.version, query.opponent && `vs-${query.opponent}`].filter(Boolean);
   const file = parts.map((p) => String(p).replace(/[^A-Za-z0-9_-]/g, "_")).join("-");

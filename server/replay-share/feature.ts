@@ -35,7 +35,7 @@ export const REPLAY_SHARE_OPERATIONS = [
 
 export const replayShareFeature = defineFeature({
   name: "replayShare",
-  needs: ["store", "replays", "reads", "matches", "pageParts"],
+  needs: ["store", "botStore", "replays", "reads", "matches", "pageParts"],
   build: (kernel, deps) => ({ ...deps, db: kernel.db }),
   operations: REPLAY_SHARE_OPERATIONS,
   pages: embedPages,

@@ -5,11 +5,12 @@
 // once: the database insert is idempotent on the match id, so a commit that raced its own journal entry, or
 // a retry after an unclear failure, changes nothing.
 import type { Logger } from "pino";
-import type { MatchRecord, Store } from "../store/types.ts";
+import type { MatchRecord } from "../store/types.ts";
 import type { ResultJournal } from "./journal.ts";
+import type { MatchStore } from "./match-store.ts";
 
 export interface DurableResultsDeps {
-  store: Pick<Store, "saveMatch" | "saveMatches">;
+  store: Pick<MatchStore, "saveMatch" | "saveMatches">;
   journal: ResultJournal;
   log: Logger;
   /** How long a commit may take before the result is journaled instead (the commit may still land later). */

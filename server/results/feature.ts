@@ -28,17 +28,17 @@ export const replayFilesFeature = defineFeature({
 
 export const resultsFeature = defineFeature({
   name: "results",
-  needs: ["store", "replays"],
-  build: async (kernel, { store, replays }) => {
+  needs: ["matchStore", "replays"],
+  build: async (kernel, { matchStore, replays }) => {
     const { config, log, overrides } = kernel;
     const results = new DurableResults({
-      store,
+      store: matchStore,
       journal: new ResultJournal(config.dataDir),
       log,
       ...overrides.results,
     });
     await results.recover();
-    const referenced = await store.replayFiles();
+    const referenced = await matchStore.replayFiles();
     for (const r of results.pending()) if (r.replay_file) referenced.add(r.replay_file);
     const orphans = await replays.sweepOrphans(referenced);
     if (orphans > 0) log.warn({ orphans }, "removed replay files of matches that were never stored");

@@ -31,7 +31,7 @@ export class BatchTests {
     const opponents: BotRow[] = [];
     for (const n of names) opponents.push(await this.c.opponent(caller, bot, n));
     const map = this.c.checkMap(body.map);
-    if (body.version !== undefined && !(await this.d.store.version(bot.id, body.version)))
+    if (body.version !== undefined && !(await this.d.botStore.version(bot.id, body.version)))
       throw errors.noSuchVersion(body.version);
     if (this.d.settings.limits().scrimmagesPerHourPerOwner === 0)
       throw errors.quotaExceeded("scrimmages are turned off on this server (scrimmagesPerHourPerOwner is 0)");
@@ -76,9 +76,9 @@ export class BatchTests {
     const b = await this.c.rows.batch(id);
     if (!b) throw errors.noSuchBatch(id);
     const games = await this.c.rows.batchGames(id);
-    const bot = await this.d.store.botById(b.bot_id);
+    const bot = await this.d.botStore.botById(b.bot_id);
     const names = new Map<string, string>();
-    for (const o of b.opponents) names.set(o, (await this.d.store.botById(o))?.name ?? o);
+    for (const o of b.opponents) names.set(o, (await this.d.botStore.botById(o))?.name ?? o);
     const done = games.filter((g) => g.state === "done" && g.result !== null);
     const playing = games.filter((g) => g.state === "playing").length;
     const result = (g: ScrimmageRow) => g.result!;

@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Caller } from "../accounts/accounts.ts";
+import type { BotStore } from "../bots/bot-store.ts";
 import { errors } from "../errors.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
@@ -22,6 +23,7 @@ export const HOUR_MS = 3_600_000;
 
 export interface ScrimmageDeps {
   store: Store;
+  botStore: Pick<BotStore, "botByName" | "botById" | "version">;
   lobby: Lobby;
   live: LiveMatches;
   settings: Settings;
@@ -177,13 +179,13 @@ export class ScrimmageCatalog {
 
   /** The caller's bot by name, or 404 (also for another account's bot: no existence leak). */
   async ownBot(caller: Caller, name: string): Promise<BotRow> {
-    const bot = BOT_NAME.test(name) ? await this.d.store.botByName(name) : null;
+    const bot = BOT_NAME.test(name) ? await this.d.botStore.botByName(name) : null;
     if (!bot || bot.account_id !== caller.account.id || bot.house) throw errors.noSuchBot(name);
     return bot;
   }
 
   async opponent(caller: Caller, bot: BotRow, name: string): Promise<BotRow> {
-    const o = BOT_NAME.test(name) ? await this.d.store.botByName(name) : null;
+    const o = BOT_NAME.test(name) ? await this.d.botStore.botByName(name) : null;
     if (!o || o.status === "retired") throw errors.noSuchBot(name);
     if (o.id === bot.id) throw errors.badRequest("a bot cannot play a scrimmage against itself");
     if (o.status !== "active") throw errors.botModerated(o.status);

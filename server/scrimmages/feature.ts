@@ -26,7 +26,7 @@ const SWEEP_MS = 1_000;
 
 export const scrimmagesFeature = defineFeature({
   name: "scrimmages",
-  needs: ["store", "lobby", "live", "lifecycle", "pageParts"],
+  needs: ["store", "botStore", "lobby", "live", "lifecycle", "pageParts"],
   build: async (kernel, deps) => {
     const unrated = new UnratedMatches({
       lobby: deps.lobby,
@@ -36,6 +36,7 @@ export const scrimmagesFeature = defineFeature({
     });
     const scrimmages = new ScrimmageService({
       store: deps.store,
+      botStore: deps.botStore,
       lobby: deps.lobby,
       live: deps.live,
       settings: kernel.settings,

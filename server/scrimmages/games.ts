@@ -128,7 +128,7 @@ export class ScrimmageGames {
     this.orphansAt = now;
     for (const b of [...this.c.batches.values()]) {
       if (b.playing !== null) continue;
-      const bot = await this.d.store.botById(b.row.bot_id);
+      const bot = await this.d.botStore.botById(b.row.bot_id);
       if (bot && bot.status === "active") continue;
       this.c.batches.delete(b.row.id);
       await this.c.rows.endBatch(this.d.store.db, b.row.id, "cancelled");

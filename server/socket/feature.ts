@@ -6,14 +6,16 @@ import { BotHub } from "./hub.ts";
 
 export const hubFeature = defineFeature({
   name: "hub",
-  needs: ["store", "lobby", "live", "ladders", "botDirectory", "doors"],
-  build: (kernel, { store, lobby, live, ladders, botDirectory, doors }) => {
+  needs: ["store", "auditStore", "botStore", "lobby", "live", "ladders", "botDirectory", "doors"],
+  build: (kernel, { store, auditStore, botStore, lobby, live, ladders, botDirectory, doors }) => {
     const { config, log, settings } = kernel;
     const hub = new BotHub({
       authFailed: (addr) => doors.addressLimits.failed(addr),
       authenticated: () => doors.upgradeBudget.give(),
       config,
       store,
+      auditStore,
+      botStore,
       lobby,
       log,
       limits: () => settings.limits(),

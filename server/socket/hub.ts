@@ -7,13 +7,14 @@ import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import { type QueuedMessageT, QueueMessage } from "../../engine/protocol.ts";
-import { useVersion, VersionLimitError } from "../bots/versions.ts";
+import { useVersion, VersionLimitError, type VersionStores } from "../bots/versions.ts";
 import type { Config } from "../config.ts";
 import { BotConnection } from "../connection/bot-connection.ts";
 import { headOf, type MessageHead, readHead } from "../connection/message-head.ts";
 import { IDLE_MESSAGES_PER_SECOND, MAX_MESSAGE_BYTES, type QueueRefusal } from "../connection/rules.ts";
 import { isDbUnavailable } from "../db/db.ts";
 import { CLOSES, closeFor, SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
+import type { Services } from "../kernel/feature.ts";
 import type { Limits } from "../kernel/settings.ts";
 import type { Lobby, Participant } from "../lobby/lobby.ts";
 import type { RunningMatch } from "../runner/match-runner.ts";
@@ -34,6 +35,10 @@ export function unstorableText(s: string): string | null {
 export interface HubDeps {
   config: Config;
   store: Store;
+  /** The bot's versions (looked up or created on `queue`). */
+  botStore: VersionStores["botStore"];
+  /** Where a refused new version is audited. */
+  auditStore: Pick<Services["auditStore"], "audit">;
   lobby: Lobby;
   log: Logger;
   /** The live limits (the settings service). */
@@ -280,7 +285,7 @@ export class BotHub {
       version = seen.row;
     else {
       try {
-        ({ version } = await useVersion(store, this.d.limits(), conn.bot, parsed.data.version));
+        ({ version } = await useVersion(this.d, this.d.limits(), conn.bot, parsed.data.version));
       } catch (err) {
         if (err instanceof VersionLimitError)
           return conn.error("quota_exceeded", `${err.message} (new_versions_per_day)`);

@@ -1,14 +1,16 @@
-// The storage contract the rest of the server codes against. Implemented on one SQL schema by two drivers
-// (pg against PostgreSQL, PGlite embedded); see server/db/. Every write that must not be lost is one
-// transaction; a match result is written once (idempotent on match id).
+// The storage kernel every domain's store is built on, and the row types the domains share. Implemented on one
+// SQL schema by two drivers (pg against PostgreSQL, PGlite embedded); see server/db/. Each domain's SQL lives in
+// its own folder (issue 32: accounts/, admin/audit-store.ts, ratings/, bots/, results/, ...). Every write that
+// must not be lost is one transaction; a match result is written once (idempotent on match id).
 
 import type { MatchStatsT } from "../../engine/protocol.ts";
-import type { Db, Queryable } from "../db/db.ts";
+import type { Db } from "../db/db.ts";
 import type { Reachability } from "../db/reachability.ts";
 import type { WriteCounter } from "../db/track-writes.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
-import type { BotRow, BotStatus } from "./bot-row.ts";
 import type { PairingRecord } from "./pairing-record.ts";
+import type { PlannerStats } from "./planner-stats.ts";
+import type { ReadMemo } from "./read-memo.ts";
 
 export type { BotRow, BotStatus } from "./bot-row.ts";
 
@@ -82,58 +84,6 @@ export interface MatchQuery {
   beforeSeq?: number;
 }
 
-/** A rated result, as the rating book loads it: fighter 0's version against fighter 1's. */
-export interface RatedResultRow {
-  match_id: string;
-  /** The match's order number (from the store; absent on a record not yet stored). */
-  seq?: number;
-  map: string;
-  /** Bot id of the winner, or null for a draw. */
-  winner: string | null;
-  bots: [RatedSide, RatedSide];
-}
-/** A rating book snapshot: the book as of the `results`-th rated result, the match with order number `through_seq`. */
-export interface RatingSnapshot {
-  through_seq: number;
-  results: number;
-  book: string;
-}
-export interface RatedSide {
-  bot_id: string;
-  version: string;
-  house: boolean;
-}
-
-/** One rated game of a bot, for its rating history (oldest first). */
-export interface RatingPointRow {
-  match_id: string;
-  ended: string;
-  version: string;
-  rating_before: number | null;
-  rating_after: number | null;
-  winner: string | null;
-  bot_id: string;
-  opponent: { bot_id: string; name: string; display_name: string; version: string };
-  map: string;
-}
-
-export interface LadderRecordRow {
-  bot_id: string;
-  version: string;
-  wins: number;
-  losses: number;
-  draws: number;
-  last: number;
-}
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  kind: string;
-  subject: string;
-  detail: Record<string, unknown>;
-}
-
 export interface Store {
   readonly driver: "pg" | "pglite";
   /** The highest applied migration number. */
@@ -147,128 +97,23 @@ export interface Store {
   readonly matchWrites: WriteCounter;
   /** Committed writes to accounts. */
   readonly accountWrites: WriteCounter;
+  /**
+   * Answers of the read queries that pages and routes repeat, kept until their tables are written (read-memo.ts):
+   * one memo for every domain's store, so its bound holds for the server as a whole.
+   */
+  readonly memo: ReadMemo;
   /** An answer about accounts, kept in memory until accounts are written (or for a second: other nodes). */
   rememberAccountRead<T>(key: string, load: () => Promise<T>): Promise<T>;
   /** Whether the database answered the store's last statement (server/db/reachability.ts). */
   readonly reachability: Reachability;
   /** The database, for the stores that features keep in their own folders (server/kernel/feature.ts). */
   readonly db: Db;
+  /** ANALYZE on the embedded database as it grows (the match store tells it of each insert). */
+  readonly plannerStats: PlannerStats;
   /** Runs `fn` as one unit of work: one transaction for the change and its audit entry. */
   work<T>(fn: (u: Unit) => Promise<T>): Promise<T>;
   /** Called after each unit of work that queued mail has committed (the mail sender listens). */
   onMailQueued(listener: () => void): void;
-
-  // Bots and tokens. Tokens are stored as sha256 hashes only.
-  createBot(
-    b: {
-      name: string;
-      owner: string;
-      house: boolean;
-      display_name?: string;
-      account_id?: string | null;
-    },
-    q?: Queryable,
-  ): Promise<{ bot: BotRow; token: string | null }>;
-  botByToken(token: string): Promise<BotRow | null>;
-  /** Every bot's token hash with its id (the bot directory keeps them, so a socket's token check costs no query). */
-  botTokenHashes(): Promise<[hash: string, botId: string][]>;
-  botByName(name: string): Promise<BotRow | null>;
-  rotateToken(botId: string, q?: Queryable): Promise<string>;
-  setBotStatus(botId: string, status: BotStatus, q?: Queryable): Promise<void>;
-
-  // Versions: created on first use.
-  ensureVersion(
-    botId: string,
-    label: string,
-    notes?: string,
-  ): Promise<{ version: VersionRow; created: boolean }>;
-  versions(botId: string): Promise<VersionRow[]>;
-  /** One version by its label; null when the bot has none by that label. */
-  version(botId: string, label: string): Promise<VersionRow | null>;
-  retireVersion(botId: string, label: string): Promise<boolean>;
-
-  // Matches.
-  saveMatch(m: MatchRecord): Promise<void>;
-  /**
-   * Several results in one transaction (a group commit): all or none. Each is inserted once, as saveMatch does;
-   * a result already stored, or listed twice, is skipped.
-   */
-  saveMatches(ms: readonly MatchRecord[]): Promise<void>;
-  match(id: string): Promise<StoredMatch | null>;
-  matches(q: MatchQuery): Promise<StoredMatch[]>;
-  /** A stored match's insertion order (the list cursor's key); null when no match has the id. */
-  matchSeq(id: string): Promise<number | null>;
-  matchStats(id: string): Promise<MatchStatsT | null>;
-  /** Stats of the latest `limit` matches a bot version played, for health summaries. */
-  versionStats(
-    botId: string,
-    label: string,
-    limit: number,
-  ): Promise<{ fighter: number; stats: MatchStatsT }[]>;
-  /** Per version: wins, losses, draws over rated, non-voided matches (of one ladder when named). */
-  versionRecords(
-    botId: string,
-    ladderId?: string,
-  ): Promise<Map<string, { wins: number; losses: number; draws: number }>>;
-  /** Every version's rated record on a ladder, with the order number of its newest rated game. */
-  ladderRecords(ladderId: string): Promise<LadderRecordRow[]>;
-  /** Every retired version, per bot. */
-  retiredVersions(): Promise<Map<string, Set<string>>>;
-  /** Marks replays beyond each bot's newest `keep` as trimmed and returns their files to delete. */
-  trimReplays(keep: number, q?: Queryable): Promise<string[]>;
-
-  // The competitive core.
-  botById(id: string): Promise<BotRow | null>;
-  allBots(): Promise<BotRow[]>;
-  /** Bots of an owner that count against the bot limit (not retired). */
-  countActiveBots(owner: string): Promise<number>;
-  /** Every rated (ranked, non-voided) result of a ladder, oldest first. */
-  ratedResults(ladderId: string, afterSeq?: number): Promise<RatedResultRow[]>;
-  /** How many rated results a ladder has up to and including the match with order number `throughSeq`. */
-  countRatedResults(ladderId: string, throughSeq: number): Promise<number>;
-  /** How many rated (ranked, non-voided) matches a ladder has: a row the database keeps (migrations/0020). */
-  ratedResultCount(ladderId: string): Promise<number>;
-  /** The ladder's saved rating book snapshot (server/ratings/book.ts), or null. */
-  ratingSnapshot(ladderId: string): Promise<RatingSnapshot | null>;
-  saveRatingSnapshot(ladderId: string, snapshot: RatingSnapshot): Promise<void>;
-  /** Per bot: fighter-0 games minus fighter-1 games, for seat balancing. */
-  seatBalance(): Promise<Map<string, number>>;
-  /** Per version of a ladder: the newest rated match's order number (for "the version that last played"). */
-  lastRatedPlay(ladderId: string): Promise<Map<string, number>>;
-  /**
-   * A bot's rated games on a ladder (since a time when given), oldest first; with `seqs` (from ratingKeys) only
-   * those games, each found by the bot's index.
-   */
-  ratingPoints(
-    botId: string,
-    ladderId: string,
-    since: string | null,
-    seqs?: readonly number[],
-  ): Promise<RatingPointRow[]>;
-  /**
-   * Which games a bot's rating history has (insertion order and version), oldest first: read from one index of
-   * match_bots without visiting the matches when no time is given, so a sample is picked before any row is read.
-   */
-  ratingKeys(
-    botId: string,
-    ladderId: string,
-    since: string | null,
-  ): Promise<{ seq: number; version: string }[]>;
-  /** A version's latest `limit` ratings after its rated games on a ladder, oldest first (sparklines). */
-  ratingTail(botId: string, version: string, ladderId: string, limit: number): Promise<number[]>;
-  /**
-   * Match starts since a time, per bot and per owner (player bots only; of one ladder when named): the ranked
-   * quotas, which scrimmages (their own limits, server/scrimmages/) never use up.
-   */
-  startsSince(
-    since: string,
-    ladderId?: string,
-  ): Promise<{ byBot: Map<string, number>; byOwner: Map<string, number> }>;
-  versionsCreatedSince(botId: string, since: string): Promise<number>;
-  /** Replay files that stored matches refer to (relative to the data dir). */
-  replayFiles(): Promise<Set<string>>;
-  audit(kind: string, subject: string, detail?: Record<string, unknown>): Promise<void>;
-  auditEntries(kind: string | null, limit: number): Promise<AuditEntry[]>;
 
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 // `npm run bench -- --seed-ladder BOTS:GAMES` (issue 38): a stored ladder history to measure reads on, written
 // through the server's own paths: bots and versions by SqlStore.createBot and ensureVersion, results by
-// SqlStore.saveMatches (the one insert statement of server/store/match-insert.ts the match runner's results go
+// MatchStore.saveMatches (the one insert statement of server/results/match-insert.ts the match runner's results go
 // through), so every row, index and migration-filled column is what a live server would have. Each result
 // carries a real engine stats record: a small set of matches between the house bots is played with the real
 // engine first, and each stored game reuses one of those records (with its own match id and the seats' names
@@ -19,7 +19,9 @@ import { HOUSE_BOTS } from "../../engine/house/index.ts";
 import type { MatchStatsT } from "../../engine/protocol.ts";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import { playMatch, strategySeat } from "../../engine/sim/play.ts";
+import { BotStore } from "../../server/bots/bot-store.ts";
 import { DEFAULT_LADDER } from "../../server/kernel/names.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 
@@ -166,28 +168,30 @@ export async function seedLadder(
   );
 
   const store = await openStore({ dataDir: place.dataDir, databaseUrl: place.databaseUrl });
+  const botStore = new BotStore(store);
+  const matchStore = new MatchStore(store);
   try {
     const bots: Seeded[] = [];
     for (const s of Object.values(HOUSE_BOTS)) {
-      const { bot } = await store.createBot({
+      const { bot } = await botStore.createBot({
         name: s.name,
         owner: "house",
         house: true,
         display_name: s.display_name,
       });
-      await store.ensureVersion(bot.id, s.version);
+      await botStore.ensureVersion(bot.id, s.version);
       bots.push({ bot, versions: [s.version], strength: 0.4 * bots.length - 0.6, house: true });
     }
     const players = shape.bots - bots.length;
     for (let i = 0; i < players; i++) {
-      const { bot } = await store.createBot({
+      const { bot } = await botStore.createBot({
         name: `seed-bot-${i}`,
         display_name: `Seed bot ${i}`,
         owner: `seed-user-${Math.floor(i / BOTS_PER_OWNER)}`,
         house: false,
       });
       const versions = i % TWO_VERSIONS_EVERY === 0 ? ["v1", "v2"] : ["v1"];
-      for (const v of versions) await store.ensureVersion(bot.id, v);
+      for (const v of versions) await botStore.ensureVersion(bot.id, v);
       // Strengths on a log-odds scale; a few strong bots, most near the middle.
       bots.push({ bot, versions, strength: (random() + random() + random() - 1.5) * 2, house: false });
     }
@@ -259,7 +263,7 @@ export async function seedLadder(
         replay_file: null,
       });
       if (batch.length === BATCH || g === shape.games - 1) {
-        await store.saveMatches(batch);
+        await matchStore.saveMatches(batch);
         batch = [];
         if ((g + 1) % 10_000 < BATCH)
           log(`seed: ${g + 1} games stored (${Math.round(performance.now() - t0)} ms)`);

@@ -46,8 +46,8 @@ describe.skipIf(!HAVE_CHROMIUM)("the settlement phase in headless Chromium", () 
       const owner = await signUp(srv, `o${i}@settle-web.test`, `o${i}`);
       const made = await call(srv.url, "POST", "/api/account/bots", { token: owner.access, body: { name } });
       expect(made.status).toBe(201);
-      const row = (await srv.app.ctx.store.botByName(name))!;
-      await srv.app.ctx.store.ensureVersion(row.id, "v1");
+      const row = (await srv.app.ctx.botStore.botByName(name))!;
+      await srv.app.ctx.botStore.ensureVersion(row.id, "v1");
       rows.push(row);
     }
     // Twenty games per pair on both ladders: every version ranked (30), in name order.

@@ -13,7 +13,7 @@ import { Matchmaker, type StartPlan } from "../../server/matchmaker/matchmaker.t
 import { QuotaCounts } from "../../server/matchmaker/quotas.ts";
 import { RatingBook, versionKey } from "../../server/ratings/book.ts";
 import { expectedScore } from "../../server/ratings/bradley-terry.ts";
-import type { BotRow, Store } from "../../server/store/types.ts";
+import type { BotRow } from "../../server/store/types.ts";
 
 export const T0 = 1_700_000_000_000;
 export const created = new Date(T0).toISOString();
@@ -61,14 +61,20 @@ export class StubBook {
   }
 }
 
+/** What QuotaCounts reads the starts from (the match store). */
+export type QuotaStore = ConstructorParameters<typeof QuotaCounts>[0];
+
 /** The store calls QuotaCounts makes: starts per bot in the last hour and per owner in the last day. */
-export function quotaStore(byBot: Record<string, number> = {}, byOwner: Record<string, number> = {}): Store {
+export function quotaStore(
+  byBot: Record<string, number> = {},
+  byOwner: Record<string, number> = {},
+): QuotaStore {
   return {
     startsSince: async () => ({
       byBot: new Map(Object.entries(byBot)),
       byOwner: new Map(Object.entries(byOwner)),
     }),
-  } as unknown as Store;
+  };
 }
 
 export const strategy = (name: string): Strategy => ({
@@ -82,7 +88,7 @@ export const strategy = (name: string): Strategy => ({
 export interface WorldOptions {
   config?: Partial<Config>;
   book?: StubBook | RatingBook;
-  store?: Store;
+  store?: QuotaStore;
   houseWaitMs?: number;
   /** The ladder's share of capacity (maxConcurrentMatches), when it is below the server's (config.maxConcurrent). */
   ladderMax?: number;

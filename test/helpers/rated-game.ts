@@ -19,7 +19,7 @@ export async function playRated(
   /** x's version (default: a house bot's own, a player's v1). */
   xVersion?: string,
 ): Promise<void> {
-  const { store, bus } = srv.app.ctx;
+  const { botStore, matchStore, bus } = srv.app.ctx;
   const version = (b: BotRow) =>
     b === x && xVersion !== undefined ? xVersion : b.house ? HOUSE_BOTS[b.name]!.version : "v1";
   const map = MAP_NAMES[seq % MAP_NAMES.length]!;
@@ -31,7 +31,7 @@ export async function playRated(
     aHouse: x.house,
     bHouse: y.house,
   });
-  for (const b of [x, y]) await store.ensureVersion(b.id, version(b));
+  for (const b of [x, y]) await botStore.ensureVersion(b.id, version(b));
   const ended = new Date().toISOString();
   const winner = xScore === 0.5 ? null : xScore === 1 ? x : y;
   const m: MatchRecord = {
@@ -62,7 +62,7 @@ export async function playRated(
     stats: null,
     replay_file: null,
   };
-  await store.saveMatch(m);
+  await matchStore.saveMatch(m);
   await bus.emit("MatchFinished", {
     match: m,
     rated: true,

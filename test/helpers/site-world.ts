@@ -32,16 +32,16 @@ export interface SiteWorld {
 }
 
 export async function seedSite(srv: TestServer): Promise<SiteWorld> {
-  const { store, bus } = srv.app.ctx;
+  const { botStore, matchStore, bus } = srv.app.ctx;
   const ratings = srv.app.ctx.ladders.main.ratings;
   const replay = readFileSync(SHOWCASE_FILE);
   const bots = new Map<string, BotRow>();
   for (const p of PLAYERS) {
     await srv.register(p.name, p.owner);
-    bots.set(p.name, (await store.botByName(p.name))!);
+    bots.set(p.name, (await botStore.botByName(p.name))!);
   }
   const houses: BotRow[] = [];
-  for (const s of Object.values(HOUSE_BOTS)) houses.push((await store.botByName(s.name))!);
+  for (const s of Object.values(HOUSE_BOTS)) houses.push((await botStore.botByName(s.name))!);
 
   let seq = 0;
   async function play(x: BotRow, y: BotRow, winner: 0 | 1 | null): Promise<MatchRecord> {
@@ -56,8 +56,8 @@ export async function seedSite(srv: TestServer): Promise<SiteWorld> {
       aHouse: x.house,
       bHouse: y.house,
     });
-    await store.ensureVersion(x.id, xv);
-    await store.ensureVersion(y.id, yv);
+    await botStore.ensureVersion(x.id, xv);
+    await botStore.ensureVersion(y.id, yv);
     const id = `site-${String(++seq).padStart(3, "0")}`;
     const ended = new Date(EPOCH + seq * 60_000).toISOString();
     const m: MatchRecord = {
@@ -91,7 +91,7 @@ export async function seedSite(srv: TestServer): Promise<SiteWorld> {
       stats: null,
       replay_file: await srv.app.ctx.replays.write(id, replay),
     };
-    await store.saveMatch(m);
+    await matchStore.saveMatch(m);
     const ratingChange = m.bots.map((b) => b.rating_after! - b.rating_before!) as [number, number];
     bus.emit("MatchFinished", {
       match: m,

@@ -37,7 +37,7 @@ const api = (who: SignedIn | string | null, method: string, path: string, body?:
 async function connect(token: string): Promise<BotClient> {
   const bot = new BotClient(srv.wsUrl, token);
   await bot.open();
-  const id = (await srv.app.ctx.store.botByToken(token))?.id;
+  const id = (await srv.app.ctx.botStore.botByToken(token))?.id;
   for (let i = 0; id && i < 500 && !srv.app.ctx.lobby.get(id)?.conn; i++)
     await new Promise((r) => setTimeout(r, 10));
   return bot;
@@ -201,7 +201,7 @@ describe("an account's bots", () => {
   });
 
   it("a bot without an account owner is refused on the socket with account_required", async () => {
-    const { token } = await srv.app.ctx.store.createBot({ name: "orphan", owner: "orphan", house: false });
+    const { token } = await srv.app.ctx.botStore.createBot({ name: "orphan", owner: "orphan", house: false });
     expect(await refusedWith(token!)).toBe("account_required");
   });
 });

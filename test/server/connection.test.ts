@@ -198,7 +198,7 @@ describe("the bot socket (no house bots: a lone queued bot stays waiting)", () =
 
   it("a socket that closes while its token is looked up is not left online", async () => {
     const token = await srv.register("conn-gone");
-    const id = (await srv.app.ctx.store.botByName("conn-gone"))!.id;
+    const id = (await srv.app.ctx.botStore.botByName("conn-gone"))!.id;
     // The socket's token check reads the bot directory.
     const bots = srv.app.ctx.botDirectory;
     const original = bots.byToken;
@@ -268,7 +268,7 @@ describe("the bot socket (no house bots: a lone queued bot stays waiting)", () =
     await Promise.all([a.next("queued"), b.next("queued")]);
     srv.app.ctx.ladders.main.matchmaker.pass();
     const ids = await Promise.all(
-      ["conn-same-a", "conn-same-b"].map(async (n) => (await srv.app.ctx.store.botByName(n))!.id),
+      ["conn-same-a", "conn-same-b"].map(async (n) => (await srv.app.ctx.botStore.botByName(n))!.id),
     );
     for (const id of ids) expect(srv.app.ctx.lobby.get(id)!.state).toBe("waiting");
     expect([...a.received, ...b.received].filter((m) => m.type === "hello")).toEqual([]);

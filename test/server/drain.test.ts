@@ -5,6 +5,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import { BotClient, startServer, type TestServer } from "../helpers/server.ts";
 
@@ -79,7 +80,7 @@ describe("drain while a match runs", () => {
     await idle.next("queued", undefined, 10_000, 0);
     srv.app.ctx.ladders.main.matchmaker.pass();
     expect(srv.app.ctx.matches.size).toBe(1);
-    const idleId = (await srv.app.ctx.store.botByName("drain-idle"))!.id;
+    const idleId = (await srv.app.ctx.botStore.botByName("drain-idle"))!.id;
     expect(srv.app.ctx.lobby.get(idleId)?.state).toBe("waiting");
     expect(idle.received.filter((m) => m.type === "hello")).toEqual([]);
 
@@ -163,8 +164,8 @@ describe("a short match budget, then a drain timeout", () => {
       // Abandoned matches leave no stored result at all (SPEC 3.3): no void row whose replay and stats links
       // would answer 404, no stats, no replay file, no journal entry.
       const id = hello.match_id as string;
-      expect(await store.match(id)).toBeNull();
-      expect(await store.matchStats(id)).toBeNull();
+      expect(await new MatchStore(store).match(id)).toBeNull();
+      expect(await new MatchStore(store).matchStats(id)).toBeNull();
       expect(existsSync(join(srv.dataDir, "replays", `${id}.jsonl.gz`))).toBe(false);
       expect(readdirSync(join(srv.dataDir, "journal"))).toEqual([]);
     } finally {

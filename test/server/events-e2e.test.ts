@@ -236,7 +236,7 @@ describe("a whole event on a shortened window", () => {
     const end1 = (await playing1) as unknown as { match_id: string; stats: { ticks: number } };
     expect(end1.stats.ticks).toBeGreaterThan(0);
     expect(end1.match_id).toBe(hello.match_id);
-    const played1 = await srv.app.ctx.store.match(end1.match_id);
+    const played1 = await srv.app.ctx.matchStore.match(end1.match_id);
     expect(played1?.bots.map((b) => b.name)).toContain("kiter");
     let c = await cards((x) => x.first!.earned && x.kiter!.earned);
     expect(c.byId.first!.earned && c.byId.kiter!.earned).toBe(true);
@@ -364,7 +364,7 @@ describe("a whole event on a shortened window", () => {
     expect(late).toMatchObject({ status: 409, body: { code: "event_closed" } });
     // No more earning: a result that ends after closing adds no facts and no awards.
     const before = await srv.app.ctx.events.tables.factsOf("cup-event", ada.id);
-    const stored = await srv.app.ctx.store.match(before[before.length - 1]!.match_id);
+    const stored = await srv.app.ctx.matchStore.match(before[before.length - 1]!.match_id);
     await srv.app.ctx.bus.emit("MatchFinished", {
       match: { ...stored!, id: `${stored!.id}-late`, ended: new Date().toISOString(), stats: null },
       rated: true,

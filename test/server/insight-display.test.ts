@@ -27,14 +27,14 @@ const decode = (s: string) =>
 
 beforeAll(async () => {
   srv = await startServer();
-  for (const s of Object.values(HOUSE_BOTS)) houses.push((await srv.app.ctx.store.botByName(s.name))!);
+  for (const s of Object.values(HOUSE_BOTS)) houses.push((await srv.app.ctx.botStore.botByName(s.name))!);
   for (const [name, wins] of [
     ["ace", 19],
     ["middling", 10],
     ["novice", 1],
   ] as const) {
     await srv.register(name, `${name}-owner`);
-    const bot = (await srv.app.ctx.store.botByName(name))!;
+    const bot = (await srv.app.ctx.botStore.botByName(name))!;
     players.set(name, bot);
     for (let g = 0; g < 40; g++) await play(bot, houses[g % houses.length]!, g % 20 < wins ? 1 : 0);
   }

@@ -24,7 +24,7 @@ const get = (path: string) => srv.get<Json>(path);
 
 beforeAll(async () => {
   srv = await startServer();
-  for (const s of Object.values(HOUSE_BOTS)) houses.push((await srv.app.ctx.store.botByName(s.name))!);
+  for (const s of Object.values(HOUSE_BOTS)) houses.push((await srv.app.ctx.botStore.botByName(s.name))!);
   // Three players far apart: wins in 19 of 20, 10 of 20 and 1 of 20 games against the house bots.
   for (const [name, wins] of [
     ["ace", 19],
@@ -32,7 +32,7 @@ beforeAll(async () => {
     ["novice", 1],
   ] as const) {
     await srv.register(name, `${name}-owner`);
-    const bot = (await srv.app.ctx.store.botByName(name))!;
+    const bot = (await srv.app.ctx.botStore.botByName(name))!;
     players.set(name, bot);
     for (let g = 0; g < 40; g++) {
       const score = g % 20 < wins ? 1 : 0;

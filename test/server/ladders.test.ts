@@ -65,7 +65,7 @@ describe("two ladders in one server", () => {
     expect(publicMatches.body.map((m) => m.id)).toEqual([pub.end.match_id]);
 
     // Independent rating books: two rated games on spring, one on public, for the same version.
-    const botId = (await srv.app.ctx.store.botByName("twin"))!.id;
+    const botId = (await srv.app.ctx.botStore.botByName("twin"))!.id;
     const key = versionKey(botId, "v1");
     expect(srv.app.ctx.ladders.require("spring").ratings.get(key).games).toBe(2);
     expect(srv.app.ctx.ladders.require("public").ratings.get(key).games).toBe(1);
@@ -169,7 +169,7 @@ describe("two ladders in one server", () => {
     await first.next("queued", undefined, 10_000, 0);
     // The server's matchmaker would have offered a house bot at once (houseWaitMs 0): here it offers none.
     const players = srv.app.ctx.ladders.require("players");
-    const waiting = srv.app.ctx.lobby.get((await srv.app.ctx.store.botByName("solo-one"))!.id)!;
+    const waiting = srv.app.ctx.lobby.get((await srv.app.ctx.botStore.botByName("solo-one"))!.id)!;
     for (let i = 0; i < 3; i++) players.matchmaker.pass();
     // A start would have moved it out of the queue within the pass (on public it would be playing now).
     expect(waiting.state).toBe("waiting");

@@ -37,7 +37,7 @@ describe("limits", () => {
     expect((await post("/api/bots", { name: "lim-a2", owner: "limowner" })).status).toBe(201);
     const third = await post("/api/bots", { name: "lim-a3", owner: "limowner" });
     expect(third).toMatchObject({ status: 409, body: { code: "bot_limit" } });
-    const audit = await srv.app.ctx.store.auditEntries("registration", 50);
+    const audit = await srv.app.ctx.auditStore.auditEntries("registration", 50);
     expect(audit.map((e) => e.subject)).toEqual(expect.arrayContaining(["lim-a1", "lim-a2"]));
     expect((await post("/api/bots", { name: "lim-h", owner: "house" })).body.code).toBe("invalid_bot");
   });
@@ -82,7 +82,7 @@ describe("limits", () => {
     // must not hold a pass), so the entry is looked for until it is there, not read once.
     let entry: { detail: unknown } | undefined;
     for (let i = 0; i < 100 && !entry; i++) {
-      entry = (await srv.app.ctx.store.auditEntries("throttle", 10)).find((e) => e.subject === "lim-q");
+      entry = (await srv.app.ctx.auditStore.auditEntries("throttle", 10)).find((e) => e.subject === "lim-q");
       if (!entry) await new Promise((r) => setTimeout(r, 50));
     }
     expect(entry?.detail).toMatchObject({ reason: "hourly_quota" });

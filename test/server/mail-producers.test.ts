@@ -131,16 +131,16 @@ describe("mail producers", () => {
     expect(healthProblems({ ...ok, refused_pct: 25, disqualifications: 1, disconnects: 3 })).toHaveLength(3);
   });
   it("mails a version's health once its games show trouble, reading its stats only every fifth game", async () => {
-    const store = srv.app.ctx.store;
+    const { botStore, matchStore } = srv.app.ctx;
     const made = async (name: string) => {
       expect(
         (await call(srv.url, "POST", "/api/account/bots", { token: ada.access, body: { name } })).status,
       ).toBe(201);
-      return (await store.botByName(name))!;
+      return (await botStore.botByName(name))!;
     };
     const sick = await made("sickly");
     const foe = await made("steady");
-    const reads = vi.spyOn(store, "versionStats");
+    const reads = vi.spyOn(matchStore, "versionStats");
     const health = async () => (await outbox()).history.filter((h) => h.category === "bot_health");
     for (let game = 1; game <= 6; game++) {
       const m = matchRecord(`m_health_${game}`, [
@@ -149,7 +149,7 @@ describe("mail producers", () => {
       ]);
       // The sick version was disqualified in every game: a problem from its fifth game on.
       m.stats!.fighters[0] = { ...fighterStats(0, "sickly", "v1"), disqualified: true };
-      await store.saveMatch(m);
+      await matchStore.saveMatch(m);
       await srv.app.ctx.mail.producers.onMatchFinished({
         match: m,
         rated: true,

@@ -39,6 +39,7 @@ const store = {
 };
 const reads = new LadderReads({
   store,
+  matchStore: store,
   ladders: { require: () => ({ id: "public" }) },
   bots: { snapshot: async () => ({ bots: [] }) },
   publicUrl: "http://ladder.test",

@@ -26,7 +26,7 @@ async function store(count: number): Promise<string[]> {
   for (let i = 0; i < count; i++) {
     const [x, y] = pairs[n % 3]!;
     const id = `cursor-${String(++n).padStart(4, "0")}`;
-    await srv.app.ctx.store.saveMatch(matchRecord(id, [x, y]));
+    await srv.app.ctx.matchStore.saveMatch(matchRecord(id, [x, y]));
     ids.push(id);
   }
   return ids;
@@ -58,7 +58,7 @@ async function walk(
 beforeAll(async () => {
   srv = await startServer();
   const made = async (name: string) =>
-    (await srv.app.ctx.store.createBot({ name, owner: name, house: false })).bot;
+    (await srv.app.ctx.botStore.createBot({ name, owner: name, house: false })).bot;
   a = await made("cursor-a");
   b = await made("cursor-b");
   c = await made("cursor-c");

@@ -210,7 +210,7 @@ describe("on a server with short deadlines", () => {
     expect(stored.status).toBe(200);
     expect(stored.body).toMatchObject({ voided: true, reason: "aborted", winner: null });
     expect((await srv.get(`/api/matches/${id}/stats`)).status).toBe(404);
-    expect((await srv.app.ctx.store.match(id))!.note).toMatch(/^aborted: worker exited/);
+    expect((await srv.app.ctx.matchStore.match(id))!.note).toMatch(/^aborted: worker exited/);
     expect(srv.app.ctx.matches.size).toBe(0);
 
     // The pool replaced the worker: the same bot plays a whole new match.
@@ -342,7 +342,7 @@ describe("the hung-worker watchdog", () => {
     const stored = await srv.get<{ voided: boolean; reason: string }>(`/api/matches/${id}`);
     expect(stored.body).toMatchObject({ voided: true, reason: "aborted" });
     // The stored note (for operators) names the cause.
-    expect((await srv.app.ctx.store.match(id))!.note).toBe("aborted: worker stopped answering");
+    expect((await srv.app.ctx.matchStore.match(id))!.note).toBe("aborted: worker stopped answering");
 
     // Piscina replaces the terminated worker; the next match waits for it to be ready (not a hang).
     await replaced;

@@ -152,7 +152,7 @@ describe("the tool endpoint with an agent key", () => {
     expect((guide.content[0] as { text: string }).text).toContain("# Guide for AI agents");
 
     // Agent-key use is audited as client agent_key:<id> (SPEC 5 rule 8).
-    const audit = await srv.app.ctx.store.auditEntries("registration", 50);
+    const audit = await srv.app.ctx.auditStore.auditEntries("registration", 50);
     expect(audit.find((e) => e.subject === "tool-bot")?.detail).toMatchObject({
       client: `agent_key:${key.id}`,
     });
@@ -229,7 +229,7 @@ describe("the tool endpoint with OAuth", () => {
       ladders: { id: string; membership: string | null }[];
     };
     expect(enrolled.ladders.find((l) => l.id === "club")?.membership).toBe("active");
-    const audit = await srv.app.ctx.store.auditEntries("registration", 50);
+    const audit = await srv.app.ctx.auditStore.auditEntries("registration", 50);
     expect(audit.find((e) => e.subject === "oauth-bot")?.detail).toMatchObject({
       client: `mcp_client:${provider.info!.client_id}`,
     });

@@ -43,10 +43,10 @@ beforeAll(async () => {
   mkdirSync(dataDir, { recursive: true });
   db = await freshDatabaseUrl();
   srv = await start();
-  const { store } = srv.app.ctx;
+  const { botStore, matchStore } = srv.app.ctx;
   const bots: { row: BotRow; version: string; strength: number }[] = [];
   for (const h of Object.values(HOUSE_BOTS))
-    bots.push({ row: (await store.botByName(h.name))!, version: h.version, strength: 0 });
+    bots.push({ row: (await botStore.botByName(h.name))!, version: h.version, strength: 0 });
   const rnd = prng(35);
   for (const [name, strength] of [
     ["strong", 300],
@@ -54,8 +54,8 @@ beforeAll(async () => {
     ["weak", -250],
   ] as const) {
     await srv.register(name, `${name}-owner`);
-    const row = (await store.botByName(name))!;
-    for (const v of ["v1", "v2"]) await store.ensureVersion(row.id, v);
+    const row = (await botStore.botByName(name))!;
+    for (const v of ["v1", "v2"]) await botStore.ensureVersion(row.id, v);
     bots.push({ row, version: "v1", strength });
   }
   const ms: MatchRecord[] = [];
@@ -102,7 +102,7 @@ beforeAll(async () => {
     if (!m.voided) rated.set(m.id, ended.toISOString().slice(0, 10));
     ms.push(m);
   }
-  for (let i = 0; i < ms.length; i += 100) await store.saveMatches(ms.slice(i, i + 100));
+  for (let i = 0; i < ms.length; i += 100) await matchStore.saveMatches(ms.slice(i, i + 100));
   // Restart, so the ladder's rating book is loaded from the stored results (as after any restart).
   await srv.app.close();
   srv = await start();

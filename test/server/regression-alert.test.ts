@@ -50,7 +50,7 @@ beforeAll(async () => {
     tickMs: 500,
     startupMs: 2000,
   });
-  for (const s of Object.values(HOUSE_BOTS)) houses.push((await srv.app.ctx.store.botByName(s.name))!);
+  for (const s of Object.values(HOUSE_BOTS)) houses.push((await srv.app.ctx.botStore.botByName(s.name))!);
   people.ada = await signUpBySmtp(srv.url, sink, "ada@regress.test", "ada");
   people.bea = await signUpBySmtp(srv.url, sink, "bea@regress.test", "bea");
   const off = await api(people.bea.access, "PUT", "/api/account/notifications", {
@@ -72,7 +72,7 @@ beforeAll(async () => {
       // Versions are ordered by creation time: keep them apart.
       await new Promise((r) => setTimeout(r, 5));
     }
-    const bot = (await srv.app.ctx.store.botByName(name))!;
+    const bot = (await srv.app.ctx.botStore.botByName(name))!;
     await record(bot, "v1", 40, 28);
     await record(bot, "v2", 29, name === "ada-equal" ? 28 : 6);
   }
@@ -124,7 +124,7 @@ describe("version regression alerts", () => {
     });
     // The rule, from the book itself: more than twice the combined standard error.
     const book = srv.app.ctx.ladders.main.ratings;
-    const weak = (await srv.app.ctx.store.botByName("ada-weak"))!;
+    const weak = (await srv.app.ctx.botStore.botByName("ada-weak"))!;
     const v1 = book.get(versionKey(weak.id, "v1"));
     const v2 = book.get(versionKey(weak.id, "v2"));
     const combined = Math.sqrt(v1.deviation ** 2 + v2.deviation ** 2);
@@ -132,7 +132,7 @@ describe("version regression alerts", () => {
     expect(r!.drop).toBe(Math.round(v1.rating - v2.rating));
     expect(r!.combined_error).toBe(Math.round(combined));
     // The equal version: nothing, though it has its 30 games too.
-    const equal = (await srv.app.ctx.store.botByName("ada-equal"))!;
+    const equal = (await srv.app.ctx.botStore.botByName("ada-equal"))!;
     expect(book.gamesOf(versionKey(equal.id, "v2"))).toBe(30);
     expect(await regressionsOf("ada-equal")).toEqual([]);
     expect((await regressionsOf("bea-weak")).map((x) => x.version)).toEqual(["v2"]);
@@ -159,7 +159,7 @@ describe("version regression alerts", () => {
         await new Promise((res) => setTimeout(res, 100));
       }
     };
-    const beaWeak = (await srv.app.ctx.store.botByName("bea-weak"))!;
+    const beaWeak = (await srv.app.ctx.botStore.botByName("bea-weak"))!;
     expect((await settled()).map((x) => [x.dedupe_key, x.state])).toEqual([
       [`bot_regression:public:${weak.id}:v2`, "accepted"],
       [`bot_regression:public:${beaWeak.id}:v2`, "skipped"],

@@ -39,8 +39,8 @@ describe("an owner's replay archive", () => {
     await register(alice, "alpha");
     await register(bob, "beta");
     await register(bob, "gamma");
-    const { store, replays } = srv.app.ctx;
-    const id = async (name: string) => (await store.botByName(name))!.id;
+    const { store, botStore, matchStore, replays } = srv.app.ctx;
+    const id = async (name: string) => (await botStore.botByName(name))!.id;
     const plan: [string, string, string, string, boolean][] = [
       // [fighter 0, its version, fighter 1, its version, trimmed]
       ["alpha", "v1", "beta", "b1", false],
@@ -59,7 +59,7 @@ describe("an owner's replay archive", () => {
         { matchId, seed: 11 + n, map: "arena-21" },
       );
       const file = await replays.write(matchId, match.replay.gzip());
-      await store.saveMatch(
+      await matchStore.saveMatch(
         matchRecord(
           matchId,
           [

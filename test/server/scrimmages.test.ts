@@ -25,7 +25,7 @@ async function register(who: SignedIn, name: string, connect = true): Promise<vo
   expect(r.status).toBe(201);
   const bot = (await srv.get<{ name: string }>(`/api/bots/${name}`)).body;
   expect(bot.name).toBe(name);
-  ids.set(name, (await srv.app.ctx.store.botByName(name))!.id);
+  ids.set(name, (await srv.app.ctx.botStore.botByName(name))!.id);
   if (!connect) return;
   const c = new BotClient(srv.wsUrl, r.body.token as string);
   await c.open();
@@ -110,23 +110,23 @@ describe("scrimmages", () => {
     const annKey = versionKey(ids.get("ann-a")!, "v1");
     expect(ladder.ratings.gamesOf(annKey)).toBe(0);
     expect(ladder.ratings.facts(annKey, versionKey(ids.get("kiter") ?? "", "1")).games).toBe(0);
-    const house = (await srv.app.ctx.store.botByName("kiter"))!;
+    const house = (await srv.app.ctx.botStore.botByName("kiter"))!;
     const kiterVersion = (hello.fighters as { name: string; version: string }[]).find(
       (f) => f.name === "kiter",
     )!.version;
     expect(ladder.ratings.facts(annKey, versionKey(house.id, kiterVersion)).games).toBe(0);
-    expect((await srv.app.ctx.store.ratedResults("public")).some((r) => r.match_id === id)).toBe(false);
-    expect((await srv.app.ctx.store.ladderRecords("public")).some((r) => r.bot_id === ids.get("ann-a"))).toBe(
-      false,
-    );
+    expect((await srv.app.ctx.ratingStore.ratedResults("public")).some((r) => r.match_id === id)).toBe(false);
+    expect(
+      (await srv.app.ctx.ratingStore.ladderRecords("public")).some((r) => r.bot_id === ids.get("ann-a")),
+    ).toBe(false);
     const bot = await srv.get<{ versions: { wins: number; losses: number; draws: number }[] }>(
       "/api/bots/ann-a",
     );
     for (const v of bot.body.versions) expect(v.wins + v.losses + v.draws).toBe(0);
     // Nor in the seat balance a start-up rebuilds, nor in the ranked quotas.
-    expect((await srv.app.ctx.store.seatBalance()).get(ids.get("ann-a")!)).toBeUndefined();
+    expect((await srv.app.ctx.matchStore.seatBalance()).get(ids.get("ann-a")!)).toBeUndefined();
     const since = new Date(Date.now() - 3_600_000).toISOString();
-    expect((await srv.app.ctx.store.startsSince(since)).byBot.get(ids.get("ann-a")!)).toBeUndefined();
+    expect((await srv.app.ctx.matchStore.startsSince(since)).byBot.get(ids.get("ann-a")!)).toBeUndefined();
   }, 120_000);
 
   it("against the owner's other bot: both queue, one match", async () => {

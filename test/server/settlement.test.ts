@@ -118,7 +118,7 @@ type SettlementJ = {
 };
 const settlement = async () => (await srv.get<SettlementJ>(`/api/ladders/${LADDER}/settlement`)).body;
 /** The ladder's rated results in the database. */
-const ladderMatches = () => srv.app.ctx.store.ratedResults(LADDER);
+const ladderMatches = () => srv.app.ctx.ratingStore.ratedResults(LADDER);
 const page = async (path: string) => {
   const r = await fetch(`${srv.url}${path}`);
   return { status: r.status, text: await r.text() };
@@ -144,9 +144,9 @@ beforeAll(async () => {
     const r = await api("POST", "/api/account/bots", { name }, owner);
     expect(r.status).toBe(201);
     tokens.set(name, r.body.token as string);
-    const row = (await srv.app.ctx.store.botByName(name))!;
+    const row = (await srv.app.ctx.botStore.botByName(name))!;
     rows.set(name, row);
-    await srv.app.ctx.store.ensureVersion(row.id, "v1");
+    await srv.app.ctx.botStore.ensureVersion(row.id, "v1");
   }
   // Ten games per pair: the earlier named bot scores 6.5 of 10 against each later one, so the order is known
   // and neighbours' rank intervals overlap. Forty games each: every version is ranked (30).
@@ -293,8 +293,8 @@ describe("a settlement phase", () => {
     expect(five).toMatchObject({ type: "error", code: "settlement_frozen" });
     expect(five!.message).toContain('"v7" is new');
     // Refused, not registered: neither label became a version.
-    expect(await srv.app.ctx.store.version(rows.get("st-three")!.id, "v2")).toBeNull();
-    expect(await srv.app.ctx.store.version(rows.get("st-five")!.id, "v7")).toBeNull();
+    expect(await srv.app.ctx.botStore.version(rows.get("st-three")!.id, "v2")).toBeNull();
+    expect(await srv.app.ctx.botStore.version(rows.get("st-five")!.id, "v7")).toBeNull();
     // st-five queues the version it had: admitted, and waits like st-four.
     players.get("st-five")!.version = "v1";
     players.get("st-five")!.queue();

@@ -359,7 +359,7 @@ describe("tournaments", () => {
       swissDone.standings.map((s) => s.bot),
     );
     expect((await srv.get<unknown[]>("/api/leaderboard")).body).toEqual(before);
-    const rated = new Set((await srv.app.ctx.store.ratedResults("public")).map((r) => r.match_id));
+    const rated = new Set((await srv.app.ctx.ratingStore.ratedResults("public")).map((r) => r.match_id));
     for (const id of matchIds) expect(rated.has(id)).toBe(false);
 
     const list = (await srv.get<{ id: string; state: string }[]>("/api/tournaments")).body;
@@ -408,7 +408,7 @@ describe("tournaments", () => {
     );
     // Three bots: three rounds, each with one pairing and a rest; every game played.
     expect(matchIds).toHaveLength(3);
-    const rated = new Set((await srv.app.ctx.store.ratedResults("public")).map((r) => r.match_id));
+    const rated = new Set((await srv.app.ctx.ratingStore.ratedResults("public")).map((r) => r.match_id));
     for (const mid of matchIds) {
       const m = await srv.get<{ mode: string; pairing: { reason: string } | null }>(`/api/matches/${mid}`);
       expect(m.body.mode).toBe("ranked");

@@ -55,7 +55,7 @@ describe("the server's budget of unauthenticated upgrades", () => {
         await b.open();
         // The unit comes back when the token checks out, just after the handshake: wait for the bot to be
         // in the lobby before the next one knocks, as a bot reconnecting after its backoff would.
-        const id = (await tight.app.ctx.store.botByToken(t))?.id;
+        const id = (await tight.app.ctx.botStore.botByToken(t))?.id;
         for (let i = 0; id && i < 500 && !tight.app.ctx.lobby.get(id)?.conn; i++)
           await new Promise((r) => setTimeout(r, 10));
         bots.push(b);

@@ -70,7 +70,8 @@ describe("the starters through a database outage", () => {
         cleanup.push(() => p.kill());
       }
       // Matches of a bot that the database holds (journaled ones are left out: the database is the test).
-      const stored = async (name: string) => (await store.matches({ botName: name, limit: 1000 })).length;
+      const stored = async (name: string) =>
+        (await srv.app.ctx.matchStore.matches({ botName: name, limit: 1000 })).length;
       const played = async (min: number) => {
         for (const s of starters) if ((await stored(s.name)) < min) return false;
         return true;

@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BotStore } from "../../server/bots/bot-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore, type SqlStore } from "../../server/store/sql-store.ts";
 import type { BotRow } from "../../server/store/types.ts";
 import { matchRecord } from "../helpers/match-records.ts";
@@ -27,15 +29,16 @@ const reltuples = async (table: string) =>
 
 async function write(count: number): Promise<void> {
   const batch = Array.from({ length: count }, () => matchRecord(`ps-${++n}`, [a, b]));
-  await store.saveMatches(batch);
+  await new MatchStore(store).saveMatches(batch);
   await store.plannerStats.settled();
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "ladder-planner-"));
   store = (await openStore({ dataDir: seedPglite(dir) })) as SqlStore;
-  a = (await store.createBot({ name: "ps-a", owner: "x", house: false })).bot;
-  b = (await store.createBot({ name: "ps-b", owner: "y", house: false })).bot;
+  const bots = new BotStore(store);
+  a = (await bots.createBot({ name: "ps-a", owner: "x", house: false })).bot;
+  b = (await bots.createBot({ name: "ps-b", owner: "y", house: false })).bot;
 });
 afterAll(async () => {
   await store?.close();

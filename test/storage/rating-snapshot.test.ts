@@ -6,8 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
+import { BotStore } from "../../server/bots/bot-store.ts";
 import { RatingBook, ratedGame, versionKey } from "../../server/ratings/book.ts";
 import { startBook } from "../../server/ratings/book-start.ts";
+import { RatingStore } from "../../server/ratings/rating-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord, Store } from "../../server/store/types.ts";
 import { seedPglite } from "../helpers/pglite-template.ts";
@@ -20,6 +23,9 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
   const missing = driver === "pg" ? DATABASE_URL_MISSING : null;
   skipAllIf(missing);
   let store: Store;
+  let botStore: BotStore;
+  let matchStore: MatchStore;
+  let ratings: RatingStore;
   let dir: string;
   let drop = async () => {};
   const bots: BotRow[] = [];
@@ -74,7 +80,7 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
   /** The book the server built before snapshots: every stored result, one cold fit. */
   const fullBook = async () => {
     const book = new RatingBook();
-    book.load((await store.ratedResults("public")).map(ratedGame));
+    book.load((await ratings.ratedResults("public")).map(ratedGame));
     return book;
   };
 
@@ -105,8 +111,11 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
       drop = db.drop;
       store = await openStore({ databaseUrl: db.url!, dataDir: dir });
     } else store = await openStore({ dataDir: seedPglite(dir) });
+    ratings = new RatingStore(store);
+    botStore = new BotStore(store);
+    matchStore = new MatchStore(store);
     for (const [i, name] of ["alpha", "beta", "gamma", "delta", "house-x"].entries())
-      bots.push((await store.createBot({ name, owner: `o${i}`, house: name.startsWith("house") })).bot);
+      bots.push((await botStore.createBot({ name, owner: `o${i}`, house: name.startsWith("house") })).bot);
   });
   afterAll(async () => {
     if (missing) return;
@@ -116,43 +125,46 @@ describe.each(drivers)("rating book snapshot on %s", (driver) => {
   });
 
   it("builds in full and saves a snapshot, then starts from it plus the results stored after it", async () => {
-    await store.saveMatches(games(400));
-    expect(await store.ratingSnapshot("public")).toBeNull();
+    await matchStore.saveMatches(games(400));
+    expect(await ratings.ratingSnapshot("public")).toBeNull();
     const first = new RatingBook();
-    expect(await startBook(first, store, "public")).toEqual({ from: "full", stale: false, results: 400 });
-    const snap = await store.ratingSnapshot("public");
+    expect(await startBook(first, ratings, "public")).toEqual({ from: "full", stale: false, results: 400 });
+    const snap = await ratings.ratingSnapshot("public");
     expect(snap?.results).toBe(400);
     expectSameBook(first, await fullBook());
 
-    await store.saveMatches(games(60));
+    await matchStore.saveMatches(games(60));
     const second = new RatingBook();
-    expect(await startBook(second, store, "public")).toEqual({ from: "snapshot", tail: 60 });
+    expect(await startBook(second, ratings, "public")).toEqual({ from: "snapshot", tail: 60 });
     expectSameBook(second, await fullBook());
     // A short tail leaves the snapshot as it was (it is rewritten from SNAPSHOT_AFTER results on).
-    expect((await store.ratingSnapshot("public"))?.results).toBe(400);
+    expect((await ratings.ratingSnapshot("public"))?.results).toBe(400);
   });
 
   it("falls back to the full rebuild on a stale snapshot, with the same ratings, and replaces it", async () => {
-    const current = await store.ratingSnapshot("public");
+    const current = await ratings.ratingSnapshot("public");
     expect(current).not.toBeNull();
     // A snapshot that claims one result more than the database has up to its last match (as after results were
     // deleted or the database restored from an older dump): its book would give other ratings.
     const partial = new RatingBook();
-    partial.load((await store.ratedResults("public")).slice(0, 100).map(ratedGame));
-    await store.saveRatingSnapshot("public", {
+    partial.load((await ratings.ratedResults("public")).slice(0, 100).map(ratedGame));
+    await ratings.saveRatingSnapshot("public", {
       ...current!,
       results: current!.results + 1,
       book: partial.snapshot(),
     });
     const book = new RatingBook();
-    expect(await startBook(book, store, "public")).toEqual({ from: "full", stale: true, results: 460 });
+    expect(await startBook(book, ratings, "public")).toEqual({ from: "full", stale: true, results: 460 });
     expectSameBook(book, await fullBook());
-    expect((await store.ratingSnapshot("public"))?.results).toBe(460);
+    expect((await ratings.ratingSnapshot("public"))?.results).toBe(460);
     // Another format is stale too, even with the right count.
-    const now = (await store.ratingSnapshot("public"))!;
-    await store.saveRatingSnapshot("public", { ...now, book: now.book.replace('"format":1', '"format":0') });
+    const now = (await ratings.ratingSnapshot("public"))!;
+    await ratings.saveRatingSnapshot("public", {
+      ...now,
+      book: now.book.replace('"format":1', '"format":0'),
+    });
     const again = new RatingBook();
-    expect(await startBook(again, store, "public")).toEqual({ from: "full", stale: true, results: 460 });
+    expect(await startBook(again, ratings, "public")).toEqual({ from: "full", stale: true, results: 460 });
     expectSameBook(again, await fullBook());
   });
 

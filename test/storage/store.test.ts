@@ -7,9 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BotStore, NameTakenError } from "../../server/bots/bot-store.ts";
 import { loadMigrations, migrate } from "../../server/db/migrate.ts";
 import { type DbPlace, openDb } from "../../server/db/open.ts";
-import { NameTakenError, openStore } from "../../server/store/sql-store.ts";
+import { RatingStore } from "../../server/ratings/rating-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
+import { openStore } from "../../server/store/sql-store.ts";
 import type { MatchRecord, Store } from "../../server/store/types.ts";
 import { matchRecord, type Seat } from "../helpers/match-records.ts";
 import { seedPglite } from "../helpers/pglite-template.ts";
@@ -111,9 +114,13 @@ describe.each(targets)("Db on $driver", (target) => {
 describe.each(targets)("Store on $driver", (target) => {
   skipAllIf(target.missing);
   let store: Store;
+  let botStore: BotStore;
+  let matchStore: MatchStore;
   beforeAll(async () => {
     if (target.missing) return;
     store = await openStore(await target.fresh());
+    botStore = new BotStore(store);
+    matchStore = new MatchStore(store);
   });
   afterAll(async () => {
     await store?.close();
@@ -165,8 +172,8 @@ describe.each(targets)("Store on $driver", (target) => {
       await db.close();
       const s = await openStore(place);
       try {
-        expect((await s.match("with-stats"))?.has_stats).toBe(true);
-        expect((await s.match("without-stats"))?.has_stats).toBe(false);
+        expect((await new MatchStore(s).match("with-stats"))?.has_stats).toBe(true);
+        expect((await new MatchStore(s).match("without-stats"))?.has_stats).toBe(false);
       } finally {
         await s.close();
       }
@@ -187,21 +194,23 @@ describe.each(targets)("Store on $driver", (target) => {
   it("keeps registrations, versions, tokens and matches across close and reopen", async () => {
     const place = await target.fresh();
     const s1 = await openStore(place);
-    const { bot, token } = await s1.createBot({ name: "Keeper", owner: "alice", house: false });
-    await s1.ensureVersion(bot.id, "v1", "first");
+    const { bot, token } = await new BotStore(s1).createBot({ name: "Keeper", owner: "alice", house: false });
+    await new BotStore(s1).ensureVersion(bot.id, "v1", "first");
     const m = matchRecord(uniq("m"), [
       { id: bot.id, name: "Keeper" },
       { id: "b_other", name: "other" },
     ]);
-    await s1.saveMatch(m);
+    await new MatchStore(s1).saveMatch(m);
     await s1.close();
 
     const s2 = await openStore(place);
     try {
-      expect(await s2.botByToken(token!)).toEqual(bot);
-      expect((await s2.versions(bot.id)).map((v) => [v.label, v.notes])).toEqual([["v1", "first"]]);
-      expect((await s2.match(m.id))?.bots.map((b) => b.name)).toEqual(["Keeper", "other"]);
-      expect(await s2.matchStats(m.id)).toEqual(m.stats);
+      expect(await new BotStore(s2).botByToken(token!)).toEqual(bot);
+      expect((await new BotStore(s2).versions(bot.id)).map((v) => [v.label, v.notes])).toEqual([
+        ["v1", "first"],
+      ]);
+      expect((await new MatchStore(s2).match(m.id))?.bots.map((b) => b.name)).toEqual(["Keeper", "other"]);
+      expect(await new MatchStore(s2).matchStats(m.id)).toEqual(m.stats);
     } finally {
       await s2.close();
     }
@@ -215,21 +224,21 @@ describe.each(targets)("Store on $driver", (target) => {
   describe("bots and tokens", () => {
     it("creates a bot with a one-time token and finds it by token and by name", async () => {
       const name = uniq("Alpha");
-      const { bot, token } = await store.createBot({ name, owner: "alice", house: false });
+      const { bot, token } = await botStore.createBot({ name, owner: "alice", house: false });
       expect(token).toMatch(/^bt_[A-Za-z0-9_-]{32}$/);
       expect(bot).toMatchObject({ name, display_name: name, owner: "alice", house: false, status: "active" });
       expect(bot.id).toMatch(/^b_[A-Za-z0-9_-]{12}$/);
       expect(bot.avatar).toBeNull();
       expect(bot.created).toMatch(ISO);
-      expect(await store.botByToken(token!)).toEqual(bot);
-      expect(await store.botByName(name.toUpperCase())).toEqual(bot);
-      expect(await store.botByToken("bt_nope")).toBeNull();
-      expect(await store.botByName("nobody_here")).toBeNull();
+      expect(await botStore.botByToken(token!)).toEqual(bot);
+      expect(await botStore.botByName(name.toUpperCase())).toEqual(bot);
+      expect(await botStore.botByToken("bt_nope")).toBeNull();
+      expect(await botStore.botByName("nobody_here")).toBeNull();
     });
 
     it("gives house bots no token and keeps a display name", async () => {
       const name = uniq("house");
-      const { bot, token } = await store.createBot({
+      const { bot, token } = await botStore.createBot({
         name,
         owner: "house",
         house: true,
@@ -240,52 +249,52 @@ describe.each(targets)("Store on $driver", (target) => {
     });
 
     it("rotating a token retires the old one", async () => {
-      const { bot, token } = await store.createBot({ name: uniq("rot"), owner: "alice", house: false });
-      const fresh = await store.rotateToken(bot.id);
+      const { bot, token } = await botStore.createBot({ name: uniq("rot"), owner: "alice", house: false });
+      const fresh = await botStore.rotateToken(bot.id);
       expect(fresh).not.toBe(token);
-      expect(await store.botByToken(token!)).toBeNull();
-      expect((await store.botByToken(fresh))?.id).toBe(bot.id);
-      await expect(store.rotateToken("b_missing")).rejects.toThrow(/no bot/);
+      expect(await botStore.botByToken(token!)).toBeNull();
+      expect((await botStore.botByToken(fresh))?.id).toBe(bot.id);
+      await expect(botStore.rotateToken("b_missing")).rejects.toThrow(/no bot/);
     });
 
     it("refuses a taken name in any letter case", async () => {
       const name = uniq("Taken");
-      await store.createBot({ name, owner: "alice", house: false });
-      const err = await store
+      await botStore.createBot({ name, owner: "alice", house: false });
+      const err = await botStore
         .createBot({ name: name.toUpperCase(), owner: "bob", house: false })
         .catch((e) => e);
       expect(err).toBeInstanceOf(NameTakenError);
-      expect((await store.botByName(name))?.owner).toBe("alice");
+      expect((await botStore.botByName(name))?.owner).toBe("alice");
     });
 
     it("sets a bot's status", async () => {
-      const { bot, token } = await store.createBot({ name: uniq("mod"), owner: "alice", house: false });
-      await store.setBotStatus(bot.id, "suspended");
-      expect((await store.botByToken(token!))?.status).toBe("suspended");
+      const { bot, token } = await botStore.createBot({ name: uniq("mod"), owner: "alice", house: false });
+      await botStore.setBotStatus(bot.id, "suspended");
+      expect((await botStore.botByToken(token!))?.status).toBe("suspended");
     });
   });
 
   describe("versions", () => {
     it("creates a version once and keeps its first notes", async () => {
-      const { bot } = await store.createBot({ name: uniq("ver"), owner: "alice", house: false });
-      const a = await store.ensureVersion(bot.id, "v1", "hello");
+      const { bot } = await botStore.createBot({ name: uniq("ver"), owner: "alice", house: false });
+      const a = await botStore.ensureVersion(bot.id, "v1", "hello");
       expect(a.created).toBe(true);
       expect(a.version).toMatchObject({ bot_id: bot.id, label: "v1", notes: "hello", retired: false });
       expect(a.version.created).toMatch(ISO);
-      const b = await store.ensureVersion(bot.id, "v1", "other notes");
+      const b = await botStore.ensureVersion(bot.id, "v1", "other notes");
       expect(b).toEqual({ version: a.version, created: false });
-      const c = await store.ensureVersion(bot.id, "v2");
+      const c = await botStore.ensureVersion(bot.id, "v2");
       expect(c.version.notes).toBe("");
-      expect((await store.versions(bot.id)).map((v) => v.label)).toEqual(["v1", "v2"]);
+      expect((await botStore.versions(bot.id)).map((v) => v.label)).toEqual(["v1", "v2"]);
     });
 
     it("retires a version, and reports an unknown label", async () => {
-      const { bot } = await store.createBot({ name: uniq("ret"), owner: "alice", house: false });
-      await store.ensureVersion(bot.id, "v1");
-      expect(await store.retireVersion(bot.id, "v1")).toBe(true);
-      expect(await store.retireVersion(bot.id, "v1")).toBe(true);
-      expect(await store.retireVersion(bot.id, "nope")).toBe(false);
-      expect((await store.versions(bot.id))[0].retired).toBe(true);
+      const { bot } = await botStore.createBot({ name: uniq("ret"), owner: "alice", house: false });
+      await botStore.ensureVersion(bot.id, "v1");
+      expect(await botStore.retireVersion(bot.id, "v1")).toBe(true);
+      expect(await botStore.retireVersion(bot.id, "v1")).toBe(true);
+      expect(await botStore.retireVersion(bot.id, "nope")).toBe(false);
+      expect((await botStore.versions(bot.id))[0].retired).toBe(true);
     });
   });
 
@@ -297,9 +306,9 @@ describe.each(targets)("Store on $driver", (target) => {
 
     it("round-trips every field, with timestamps as ISO UTC", async () => {
       const m = matchRecord(uniq("m"), seats(), { replay_file: "replays/x.jsonl.gz", note: "n" });
-      await store.saveMatch(m);
+      await matchStore.saveMatch(m);
       const { stats: _stats, ...rest } = m;
-      expect(await store.match(m.id)).toEqual({
+      expect(await matchStore.match(m.id)).toEqual({
         ...rest,
         started: "2024-05-01T10:00:00.000Z",
         replay_trimmed: false,
@@ -312,65 +321,65 @@ describe.each(targets)("Store on $driver", (target) => {
         stats: null,
         winner_bot_id: null,
       });
-      await store.saveMatch(bare);
-      expect(await store.match(bare.id)).toMatchObject({
+      await matchStore.saveMatch(bare);
+      expect(await matchStore.match(bare.id)).toMatchObject({
         started: null,
         duration_ms: null,
         has_stats: false,
       });
-      expect(await store.match("no_such")).toBeNull();
+      expect(await matchStore.match("no_such")).toBeNull();
     });
 
     it("writes a result once: a second save changes nothing and does not throw", async () => {
       const m = matchRecord(uniq("m"), seats());
-      await store.saveMatch(m);
-      await store.saveMatch({ ...m, reason: "changed", bots: [...m.bots].reverse(), stats: null });
-      const got = await store.match(m.id);
+      await matchStore.saveMatch(m);
+      await matchStore.saveMatch({ ...m, reason: "changed", bots: [...m.bots].reverse(), stats: null });
+      const got = await matchStore.match(m.id);
       expect(got?.reason).toBe("last_standing");
       expect(got?.bots.map((b) => b.fighter)).toEqual([0, 1]);
-      expect(await store.matchStats(m.id)).toEqual(m.stats);
+      expect(await matchStore.matchStats(m.id)).toEqual(m.stats);
     });
 
     it("leaves nothing behind when part of the write fails", async () => {
       const m = matchRecord(uniq("m"), seats());
       const clash = { ...m, bots: m.bots.map((b) => ({ ...b, fighter: 0 })) }; // second child row violates the key
-      await expect(store.saveMatch(clash)).rejects.toThrow();
-      expect(await store.match(m.id)).toBeNull();
+      await expect(matchStore.saveMatch(clash)).rejects.toThrow();
+      expect(await matchStore.match(m.id)).toBeNull();
       const unserialisable = { ...m, stats: { ...m.stats!, seed: 1n as unknown as number } };
-      await expect(store.saveMatch(unserialisable)).rejects.toThrow();
-      expect(await store.match(m.id)).toBeNull();
-      await store.saveMatch(m); // and the id is still free
-      expect((await store.match(m.id))?.bots).toHaveLength(2);
+      await expect(matchStore.saveMatch(unserialisable)).rejects.toThrow();
+      expect(await matchStore.match(m.id)).toBeNull();
+      await matchStore.saveMatch(m); // and the id is still free
+      expect((await matchStore.match(m.id))?.bots).toHaveLength(2);
     });
 
     it("saves a batch in one statement: each result once, stored ones and repeats skipped", async () => {
       const stored = matchRecord(uniq("m"), seats());
-      await store.saveMatch(stored);
+      await matchStore.saveMatch(stored);
       const a = matchRecord(uniq("m"), seats());
       const b = matchRecord(uniq("m"), seats(), { stats: null });
       const c = matchRecord(uniq("m"), seats(), { note: "c" });
-      await store.saveMatches([a, { ...stored, reason: "changed" }, b, { ...a, reason: "repeat" }, c]);
+      await matchStore.saveMatches([a, { ...stored, reason: "changed" }, b, { ...a, reason: "repeat" }, c]);
       for (const m of [a, b, c]) {
-        const got = await store.match(m.id);
+        const got = await matchStore.match(m.id);
         expect(got?.reason).toBe(m.reason);
         expect(got?.bots.map((x) => x.bot_id)).toEqual(m.bots.map((x) => x.bot_id));
-        expect(await store.matchStats(m.id)).toEqual(m.stats);
+        expect(await matchStore.matchStats(m.id)).toEqual(m.stats);
       }
-      expect((await store.match(stored.id))?.reason).toBe("last_standing");
-      await store.saveMatches([]);
+      expect((await matchStore.match(stored.id))?.reason).toBe("last_standing");
+      await matchStore.saveMatches([]);
       // A batch with no bot rows and no stats at all is still one valid statement.
       const lone = matchRecord(uniq("m"), seats(), { bots: [], stats: null });
-      await store.saveMatches([lone]);
-      expect(await store.match(lone.id)).toMatchObject({ id: lone.id, bots: [], has_stats: false });
+      await matchStore.saveMatches([lone]);
+      expect(await matchStore.match(lone.id)).toMatchObject({ id: lone.id, bots: [], has_stats: false });
     });
 
     it("a batch with one bad result stores none of them", async () => {
       const good = matchRecord(uniq("m"), seats());
       const bad = matchRecord(uniq("m"), seats());
       const clash = { ...bad, bots: bad.bots.map((x) => ({ ...x, fighter: 0 })) };
-      await expect(store.saveMatches([good, clash])).rejects.toThrow();
-      expect(await store.match(good.id)).toBeNull();
-      expect(await store.match(bad.id)).toBeNull();
+      await expect(matchStore.saveMatches([good, clash])).rejects.toThrow();
+      expect(await matchStore.match(good.id)).toBeNull();
+      expect(await matchStore.match(bad.id)).toBeNull();
     });
   });
 
@@ -384,7 +393,7 @@ describe.each(targets)("Store on $driver", (target) => {
     beforeAll(async () => {
       if (target.missing) return;
       // Register "Ann" under the stored id so the filter goes by id.
-      const reg = await store.createBot({ name: a.name, owner: "alice", house: false });
+      const reg = await botStore.createBot({ name: a.name, owner: "alice", house: false });
       a.id = reg.bot.id;
       const plan: [Seat, Seat, string][] = [
         [a, b, ladder],
@@ -396,12 +405,13 @@ describe.each(targets)("Store on $driver", (target) => {
       for (const [x, y, l] of plan) {
         const m = matchRecord(uniq("m"), [x, y], { ladder_id: l });
         ms.push(m);
-        await store.saveMatch(m);
+        await matchStore.saveMatch(m);
       }
     });
 
     it("lists newest first, filtered by ladder and bot name in any case, up to the limit", async () => {
-      const ids = async (q: Parameters<Store["matches"]>[0]) => (await store.matches(q)).map((m) => m.id);
+      const ids = async (q: Parameters<MatchStore["matches"]>[0]) =>
+        (await matchStore.matches(q)).map((m) => m.id);
       expect(await ids({ ladder, limit: 500 })).toEqual([ms[4], ms[3], ms[1], ms[0]].map((m) => m.id));
       expect(await ids({ ladder, limit: 2 })).toEqual([ms[4], ms[3]].map((m) => m.id));
       expect(await ids({ botName: a.name.toUpperCase(), limit: 500 })).toEqual(
@@ -410,8 +420,8 @@ describe.each(targets)("Store on $driver", (target) => {
       expect(await ids({ botName: a.name, ladder: other, limit: 500 })).toEqual([ms[2].id]);
       // Ben is not a registered bot: found by the name stored with each match.
       expect(await ids({ botName: b.name.toLowerCase(), ladder, limit: 1 })).toEqual([ms[4].id]);
-      expect((await store.matches({ limit: 3 })).length).toBe(3);
-      const [first] = await store.matches({ ladder, limit: 1 });
+      expect((await matchStore.matches({ limit: 3 })).length).toBe(3);
+      const [first] = await matchStore.matches({ ladder, limit: 1 });
       expect(first.bots.map((x) => x.name)).toEqual([a.name, b.name]);
       expect(first.has_stats).toBe(true);
     });
@@ -422,24 +432,24 @@ describe.each(targets)("Store on $driver", (target) => {
         { id: "b_someone_else", name },
         { id: uniq("b"), name: uniq("x") },
       ]);
-      await store.saveMatch(impostor);
-      const reg = await store.createBot({ name, owner: "alice", house: false });
-      expect(await store.matches({ botName: name, limit: 10 })).toEqual([]);
+      await matchStore.saveMatch(impostor);
+      const reg = await botStore.createBot({ name, owner: "alice", house: false });
+      expect(await matchStore.matches({ botName: name, limit: 10 })).toEqual([]);
       const own = matchRecord(uniq("m"), [
         { id: reg.bot.id, name },
         { id: uniq("b"), name: uniq("x") },
       ]);
-      await store.saveMatch(own);
-      expect((await store.matches({ botName: name, limit: 10 })).map((m) => m.id)).toEqual([own.id]);
+      await matchStore.saveMatch(own);
+      expect((await matchStore.matches({ botName: name, limit: 10 })).map((m) => m.id)).toEqual([own.id]);
     });
 
     it("hides stats of voided matches", async () => {
       const v = matchRecord(uniq("m"), [a, b], { voided: true, winner_bot_id: null, note: "worker crashed" });
-      await store.saveMatch(v);
-      expect((await store.match(v.id))?.has_stats).toBe(true);
-      expect(await store.matchStats(v.id)).toBeNull();
-      expect(await store.matchStats(ms[0].id)).toEqual(ms[0].stats);
-      expect(await store.matchStats("no_such")).toBeNull();
+      await matchStore.saveMatch(v);
+      expect((await matchStore.match(v.id))?.has_stats).toBe(true);
+      expect(await matchStore.matchStats(v.id)).toBeNull();
+      expect(await matchStore.matchStats(ms[0].id)).toEqual(ms[0].stats);
+      expect(await matchStore.matchStats("no_such")).toBeNull();
     });
   });
 
@@ -454,14 +464,14 @@ describe.each(targets)("Store on $driver", (target) => {
       const voided = matchRecord(uniq("m"), [me, foe], { voided: true });
       const otherVersion = matchRecord(uniq("m"), [{ ...me, version: "v1" }, foe]);
       const noStats = matchRecord(uniq("m"), [me, foe], { stats: null });
-      for (const m of [m1, m2, old, voided, otherVersion, noStats]) await store.saveMatch(m);
-      const got = await store.versionStats(me.id, "v2", 500);
+      for (const m of [m1, m2, old, voided, otherVersion, noStats]) await matchStore.saveMatch(m);
+      const got = await matchStore.versionStats(me.id, "v2", 500);
       expect(got.map((g) => [g.fighter, g.stats.fighters[g.fighter].name])).toEqual([
         [1, me.name],
         [0, me.name],
       ]);
       expect(got[0].stats).toEqual(m2.stats);
-      expect(await store.versionStats(me.id, "v2", 1)).toHaveLength(1);
+      expect(await matchStore.versionStats(me.id, "v2", 1)).toHaveLength(1);
     });
 
     it("versionRecords: wins, losses and draws per version over rated, non-voided matches", async () => {
@@ -477,13 +487,13 @@ describe.each(targets)("Store on $driver", (target) => {
         matchRecord(uniq("m"), [me("v2"), foe], { winner_bot_id: null, voided: true }),
         matchRecord(uniq("m"), [me("v2"), foe], { mode: "human" }),
       ];
-      for (const m of saves) await store.saveMatch(m);
-      const rec = await store.versionRecords("b_rec_" + suffix);
+      for (const m of saves) await matchStore.saveMatch(m);
+      const rec = await new RatingStore(store).versionRecords("b_rec_" + suffix);
       expect(Object.fromEntries(rec)).toEqual({
         v1: { wins: 2, losses: 1, draws: 1 },
         v2: { wins: 0, losses: 1, draws: 0 },
       });
-      expect((await store.versionRecords("b_nobody")).size).toBe(0);
+      expect((await new RatingStore(store).versionRecords("b_nobody")).size).toBe(0);
     });
   });
 
@@ -508,21 +518,23 @@ describe.each(targets)("Store on $driver", (target) => {
         ms.push(matchRecord(uniq("m"), seats, { replay_file: `replays/r${i}.jsonl.gz` }));
       }
       ms.push(matchRecord(uniq("m"), [p1, h1], { replay_file: null })); // no replay: not counted, nothing to trim
-      for (const m of ms) await s.saveMatch(m);
+      for (const m of ms) await new MatchStore(s).saveMatch(m);
 
-      expect((await s.trimReplays(2)).sort()).toEqual([
+      expect((await new MatchStore(s).trimReplays(2)).sort()).toEqual([
         "replays/r0.jsonl.gz",
         "replays/r1.jsonl.gz",
         "replays/r4.jsonl.gz",
       ]);
-      expect(await s.trimReplays(2)).toEqual([]);
+      expect(await new MatchStore(s).trimReplays(2)).toEqual([]);
       expect(ms.map((m) => m.id)).toHaveLength(8);
-      const trimmed = await Promise.all(ms.map(async (m) => (await s.match(m.id))?.replay_trimmed));
+      const trimmed = await Promise.all(
+        ms.map(async (m) => (await new MatchStore(s).match(m.id))?.replay_trimmed),
+      );
       expect(trimmed).toEqual([true, true, false, false, true, false, false, false]);
-      expect(await s.matchStats(ms[0].id)).toBeNull();
-      expect(await s.matchStats(ms[2].id)).toEqual(ms[2].stats);
-      expect((await s.match(ms[0].id))?.has_stats).toBe(true);
-      expect(await s.versionStats(p1.id, "v1", 500)).toHaveLength(5);
+      expect(await new MatchStore(s).matchStats(ms[0].id)).toBeNull();
+      expect(await new MatchStore(s).matchStats(ms[2].id)).toEqual(ms[2].stats);
+      expect((await new MatchStore(s).match(ms[0].id))?.has_stats).toBe(true);
+      expect(await new MatchStore(s).versionStats(p1.id, "v1", 500)).toHaveLength(5);
     } finally {
       await s.close();
     }

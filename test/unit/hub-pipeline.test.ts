@@ -16,7 +16,7 @@ import { SOCKET_ERRORS } from "../../server/errors.ts";
 import type { Limits } from "../../server/kernel/settings.ts";
 import { Lobby, type Participant } from "../../server/lobby/lobby.ts";
 import type { RunningMatch } from "../../server/runner/match-runner.ts";
-import { BotHub, unstorableText } from "../../server/socket/hub.ts";
+import { BotHub, type HubDeps, unstorableText } from "../../server/socket/hub.ts";
 import type { BotRow, Store, VersionRow } from "../../server/store/types.ts";
 
 type Msg = { type: string; code?: string; message?: string; [k: string]: unknown };
@@ -100,7 +100,6 @@ class FakeStore {
         return this.versions.find((v) => v.label === label) ?? null;
       },
       versionsCreatedSince: async () => this.createdToday,
-      audit: async () => {},
       ensureVersion: async (botId: string, label: string) => {
         if (this.hold) await this.hold.promise;
         this.ensured.push(label);
@@ -177,6 +176,8 @@ function world(): World {
     hub: new BotHub({
       config: { pingIntervalMs: 3_600_000 } as Config,
       store: store.asStore(),
+      botStore: store.asStore() as unknown as HubDeps["botStore"],
+      auditStore: { audit: async () => {} },
       lobby,
       log: pino({ level: "warn" }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
       limits: () => ({ newVersionsPerDay: 3 }) as Limits,

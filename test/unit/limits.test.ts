@@ -3,10 +3,10 @@
 // flood the caller closes), plus the connection's send, close and liveness rules they rely on.
 import { EventEmitter } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { useVersion, VersionLimitError } from "../../server/bots/versions.ts";
+import { useVersion, VersionLimitError, type VersionStores } from "../../server/bots/versions.ts";
 import { testConfig } from "../../server/config.ts";
 import { BotConnection } from "../../server/connection/bot-connection.ts";
-import type { BotRow, Store } from "../../server/store/types.ts";
+import type { BotRow } from "../../server/store/types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const DAY = 24 * 3_600_000;
@@ -47,7 +47,8 @@ function versionStore(labels: [string, number][]) {
       return { version: { label, notes }, created: !known };
     },
   };
-  return { store: store as unknown as Store, audits, asked };
+  // One fake answers both the version reads and the audit write.
+  return { store: { botStore: store, auditStore: store } as unknown as VersionStores, audits, asked };
 }
 
 describe("new versions per day (SPEC 8)", () => {

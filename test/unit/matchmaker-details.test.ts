@@ -9,8 +9,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
 import type { Participant } from "../../server/lobby/lobby.ts";
 import { versionKey } from "../../server/ratings/book.ts";
-import type { Store } from "../../server/store/types.ts";
-import { pairName, quotaStore, StubBook, World } from "../helpers/matchmaker-world.ts";
+import { pairName, type QuotaStore, quotaStore, StubBook, World } from "../helpers/matchmaker-world.ts";
 
 const seeds = vi.hoisted(() => ({ next: [] as number[] }));
 vi.mock("node:crypto", async (importOriginal) => {
@@ -284,7 +283,7 @@ describe("quota notices (SPEC 3.2, 8): wording, once per 5 minutes per reason, a
   it("logs a failed quota refresh and goes on pairing", async () => {
     const { lines, log } = recordingLog();
     const err = new Error("storage down");
-    const store = { startsSince: async () => Promise.reject(err) } as unknown as Store;
+    const store: QuotaStore = { startsSince: async () => Promise.reject(err) };
     const w = new World({ store, log });
     w.player("a");
     w.player("b");

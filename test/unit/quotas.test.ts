@@ -5,7 +5,6 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { QUOTA_CACHE_MS, QuotaCounts } from "../../server/matchmaker/quotas.ts";
-import type { Store } from "../../server/store/types.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
@@ -49,8 +48,8 @@ class WindowStore {
     return { byBot, byOwner };
   }
 
-  asStore(): Store {
-    return this as unknown as Store;
+  asStore(): ConstructorParameters<typeof QuotaCounts>[0] {
+    return this;
   }
 }
 

@@ -16,7 +16,8 @@ import {
   leaderboardScore,
   type PairScore,
 } from "../../server/ratings/bradley-terry.ts";
-import type { MatchRecord, RatedResultRow } from "../../server/store/types.ts";
+import type { RatedResultRow } from "../../server/ratings/rating-store.ts";
+import type { MatchRecord } from "../../server/store/types.ts";
 import { prng } from "../helpers/prng.ts";
 
 describe("RatingBook", () => {

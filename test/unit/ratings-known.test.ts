@@ -7,6 +7,7 @@
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MAP_NAMES } from "../../engine/rules.ts";
+import { BotStore } from "../../server/bots/bot-store.ts";
 import {
   QUALIFYING_GAMES,
   type RatedGame,
@@ -21,6 +22,8 @@ import {
   leaderboardScore,
   type PairScore,
 } from "../../server/ratings/bradley-terry.ts";
+import { RatingStore } from "../../server/ratings/rating-store.ts";
+import { MatchStore } from "../../server/results/match-store.ts";
 import { openStore } from "../../server/store/sql-store.ts";
 import type { BotRow, MatchRecord } from "../../server/store/types.ts";
 import { seededDataDir } from "../helpers/pglite-template.ts";
@@ -387,13 +390,15 @@ describe("what enters the ratings", () => {
   it("loads only ranked, non-voided results from storage: human and voided games never count", async () => {
     const dir = seededDataDir("ratings-known-");
     const store = await openStore({ dataDir: dir });
+    const botStore = new BotStore(store);
+    const matchStore = new MatchStore(store);
     try {
-      const ann = (await store.createBot({ name: "ann-bot", owner: "ann", house: false })).bot;
-      const bob = (await store.createBot({ name: "bob-bot", owner: "bob", house: false })).bot;
-      const house = (await store.createBot({ name: "house-z", owner: "house", house: true })).bot;
+      const ann = (await botStore.createBot({ name: "ann-bot", owner: "ann", house: false })).bot;
+      const bob = (await botStore.createBot({ name: "bob-bot", owner: "bob", house: false })).bot;
+      const house = (await botStore.createBot({ name: "house-z", owner: "house", house: true })).bot;
       let n = 0;
       const save = (x: BotRow, y: BotRow, winner: BotRow | null, o: Partial<MatchRecord> = {}) =>
-        store.saveMatch({
+        matchStore.saveMatch({
           id: `m${++n}`,
           ladder_id: "public",
           mode: "ranked",
@@ -433,7 +438,7 @@ describe("what enters the ratings", () => {
       await save(bob, ann, null, { voided: true, reason: "aborted" });
       // Another ladder's games are not this ladder's ratings.
       await save(bob, ann, bob, { ladder_id: "other" });
-      const rows = await store.ratedResults("public");
+      const rows = await new RatingStore(store).ratedResults("public");
       expect(rows.map((r) => r.match_id)).toEqual(["m1", "m2", "m3"]);
       // Loaded the way the server loads them at start-up (server/app.ts).
       const book = new RatingBook();

@@ -5,7 +5,7 @@
 // pass). A statement is atomic on its own, so the three inserts still commit together. The bots and stats rows
 // join the match rows the statement inserted: a result already stored (a retry after an unclear failure)
 // inserts nothing at all. Foreign keys are checked at the statement's end, after all three inserts.
-import type { MatchRecord } from "./types.ts";
+import type { MatchRecord } from "../store/types.ts";
 
 // The column types of the VALUES lists: a parameter in a VALUES list that feeds a SELECT is not typed by the
 // column it ends up in, so each carries its cast.

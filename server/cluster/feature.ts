@@ -18,8 +18,22 @@ declare module "../kernel/feature.ts" {
 
 export const clusterFeature = defineFeature({
   name: "cluster",
-  needs: ["store", "results", "ladders", "reads", "live", "hub", "humanPlay", "lobby", "meters"],
-  build: async (kernel, { store, results, ladders, reads, live, hub, humanPlay, lobby, meters }) => {
+  needs: [
+    "store",
+    "matchStore",
+    "results",
+    "ladders",
+    "reads",
+    "live",
+    "hub",
+    "humanPlay",
+    "lobby",
+    "meters",
+  ],
+  build: async (
+    kernel,
+    { store, matchStore, results, ladders, reads, live, hub, humanPlay, lobby, meters },
+  ) => {
     const url = kernel.config.cluster;
     if (!url) return null;
     const { joinCluster } = await import("./node.ts");
@@ -52,7 +66,7 @@ export const clusterFeature = defineFeature({
           ladders,
           settings: kernel.settings,
           journaling: kernel.config.failoverJournal,
-          stored: async (id) => (await store.match(id)) !== null,
+          stored: async (id) => (await matchStore.match(id)) !== null,
         });
         for (const l of ladders.all()) l.matchmaker.cluster = play.placement;
         // Each match's inputs are journaled per tick (unless the operator turned it off), so that another node

@@ -29,6 +29,28 @@ export interface MatchSetup {
   deadlines: DeadlinesT;
   fighters: [ReplayFighter, ReplayFighter];
   seats: [SeatKind, SeatKind];
+  /**
+   * A match taken over from a node that died (cluster failover, server/cluster/failover.ts): the worker
+   * re-simulates the journaled start and ticks before its hello, checking the last tick's observations against
+   * the journal's hash of the ones that were sent. Absent on every match started the ordinary way.
+   */
+  resume?: MatchResume;
+}
+
+/** One journaled tick: the remote seats' inputs as the link carries them, and the seats expired with it. */
+export interface ResumeTick {
+  tick: number;
+  inputs: [SeatInput | null, SeatInput | null];
+  /** Bit 0, bit 1: seats whose reconnect grace ran out during the tick. */
+  expired: number;
+  /** obsHash (pool/obs-hash.ts) of the observations each remote seat was sent for this tick (0: none). */
+  hash: [number, number];
+}
+
+export interface MatchResume {
+  /** The seats that sent `ready` in the startup window. */
+  ready: [boolean, boolean];
+  ticks: ResumeTick[];
 }
 
 /** Front process to worker. */
@@ -55,7 +77,14 @@ export type FromWorker =
    * `thread` is the worker's threadId, so the front can terminate the worker running a hung match; `tid` its
    * operating-system thread id (null where /proc is missing), so its CPU time can be read per thread.
    */
-  | { t: "hello"; hello: [string, string]; thread: number; tid: number | null }
+  | {
+      t: "hello";
+      hello: [string, string];
+      thread: number;
+      tid: number | null;
+      /** A resumed match (setup.resume) whose re-simulation did not reproduce the journal: why. */
+      resumeFailed?: string;
+    }
   /** The observations for the tick to play, serialised (UTF-8 JSON text), with each seat's deadline. */
   | { t: "tick"; tick: number; obs: [Uint8Array | null, Uint8Array | null]; deadlineMs: [number, number] }
   | { t: "resume"; seat: number; hello: string; obs: string | null }

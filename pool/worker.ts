@@ -7,6 +7,7 @@ import type { Decide } from "../engine/house/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
 import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
 import type { FromWorker, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
+import { resimulate } from "./resume.ts";
 import { Hop, shipTrace, stamp, traceNow, tracing } from "./trace.ts";
 
 // ---- this thread's link to the front process, shared by all its matches (see protocol.ts)
@@ -153,7 +154,12 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     };
     /** Plays a tick from the remote seats' inputs (null for a house seat) and then disqualifies the seats in
      * `expired` (bit 0, bit 1) whose reconnect grace ran out during it. */
-    const playTick = (tick: number, remote: readonly (TurnInput | null)[], expired: number) => {
+    const playTick = (
+      tick: number,
+      remote: readonly (TurnInput | null)[],
+      expired: number,
+      replaying = false,
+    ) => {
       if (match.over) return;
       if (tick !== match.tick) return; // a stale message after a resume; the front resends
       for (let f = 0; f < 2; f++) {
@@ -171,9 +177,11 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       if (tracing) stamp(key, tick, Hop.workerReceived, batchAt);
       match.play(inputs, true);
       if (tracing) stamp(key, tick, Hop.stepped);
+      if (replaying) recordLine();
+      else lineOwed.push(recordLine);
       inputs[0] = inputs[1] = NO_REPLY; // the match keeps its members until its line is written
-      lineOwed.push(recordLine);
       if (expired !== 0) match.disqualify(expired === 3 ? [0, 1] : [expired === 1 ? 0 : 1]);
+      if (replaying) return;
       nextTick();
       if (tracing && !match.over) {
         stamp(key, tick, Hop.written);
@@ -190,7 +198,8 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       if (match.over) return;
       switch (m.t) {
         case "start": {
-          const missing = m.ready.flatMap((r, f) => (r || house[f] ? [] : [f]));
+          // A resumed match settled its start in the re-simulation.
+          const missing = setup.resume ? [] : m.ready.flatMap((r, f) => (r || house[f] ? [] : [f]));
           if (missing.length > 0) match.forfeit(missing);
           nextTick();
           break;
@@ -221,6 +230,9 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
     // After hello the front talks over the link; the match's own port only carries an early abort.
     routes.set(key, { control: onMessage, turns: playTick });
     port.on("message", onMessage);
+    const resumeFailed = setup.resume
+      ? resimulate(match, setup.resume, [!house[0], !house[1]], (t, inp, x) => playTick(t, inp, x, true))
+      : null;
     const front = openLink();
     const hello: WorkerHello = {
       t: "hello",
@@ -229,6 +241,7 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       tid: osThreadId,
     };
     if (front) hello.link = front;
+    if (resumeFailed) hello.resumeFailed = resumeFailed;
     port.postMessage(hello, front ? [front] : []);
   });
 }

@@ -23,6 +23,10 @@ const FLAGS = {
     type: "string",
     help: "join a cluster of nodes through NATS with JetStream at this address, e.g. nats://127.0.0.1:4222 (needs PostgreSQL)",
   },
+  "failover-journal": {
+    type: "boolean",
+    help: "cluster: journal each match's inputs per tick so another node resumes it if this one dies (default on; --no-failover-journal: such matches end by the crash rule)",
+  },
   "public-url": { type: "string", help: "public base address for links (default http://localhost:<port>)" },
   workers: {
     type: "string",
@@ -288,6 +292,8 @@ const Schema = z.object({
   eventFlagsFile: z.string().min(1).optional(),
   eventFlags: z.string().min(1).optional(),
   houseBots: z.boolean(),
+  /** Cluster mode: each match's inputs are journaled per tick for failover (issue 36, part 5). */
+  failoverJournal: z.boolean(),
   mcp: z.boolean(),
   logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
     error: "--log-level must be fatal, error, warn, info, debug, trace or silent",
@@ -321,6 +327,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
   >;
   options["no-house-bots"] = { type: "boolean" };
   options["no-mcp"] = { type: "boolean" };
+  options["no-failover-journal"] = { type: "boolean" };
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
@@ -381,6 +388,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     eventFlagsFile: values["event-flags"] ?? (env.EVENT_FLAGS_FILE || undefined),
     eventFlags: env.EVENT_FLAGS || undefined,
     houseBots: values["no-house-bots"] !== true,
+    failoverJournal: values["no-failover-journal"] !== true,
     mcp: values["no-mcp"] !== true,
     logLevel: get("log-level"),
     logFormat: get("log-format"),

@@ -2,7 +2,8 @@
 // through NATS with JetStream, beats with its figures, shows the cluster in GET /api/status and /metrics, and
 // takes each ladder's matchmaker lease so one node at a time pairs a ladder; it publishes each result this node
 // commits on the results stream and hands the other nodes' results to the bus (PeerResult), and tells the other
-// nodes of its writes to bots (their bot directories reload). Without --cluster the service is
+// nodes of its writes to bots (their bot directories reload); it journals each match's inputs and takes over the
+// matches of a node that died (failover.ts). Without --cluster the service is
 // null and nothing here runs: the NATS client is loaded by a dynamic import in cluster mode only, so a single
 // server (embedded PGlite, no NATS) starts and behaves exactly as before.
 import { defineFeature } from "../kernel/feature.ts";
@@ -17,8 +18,22 @@ declare module "../kernel/feature.ts" {
 
 export const clusterFeature = defineFeature({
   name: "cluster",
-  needs: ["store", "results", "ladders", "reads", "live", "hub", "humanPlay", "lobby", "meters"],
-  build: async (kernel, { store, results, ladders, reads, live, hub, humanPlay, lobby, meters }) => {
+  needs: [
+    "store",
+    "matchStore",
+    "results",
+    "ladders",
+    "reads",
+    "live",
+    "hub",
+    "humanPlay",
+    "lobby",
+    "meters",
+  ],
+  build: async (
+    kernel,
+    { store, matchStore, results, ladders, reads, live, hub, humanPlay, lobby, meters },
+  ) => {
     const url = kernel.config.cluster;
     if (!url) return null;
     const { joinCluster } = await import("./node.ts");
@@ -50,9 +65,14 @@ export const clusterFeature = defineFeature({
           live,
           ladders,
           settings: kernel.settings,
+          journaling: kernel.config.failoverJournal,
+          stored: async (id) => (await matchStore.match(id)) !== null,
         });
         for (const l of ladders.all()) l.matchmaker.cluster = play.placement;
-        hub.playElsewhereWith((botId) => play.placement.relayOf(botId));
+        // Each match's inputs are journaled per tick (unless the operator turned it off), so that another node
+        // can take it over if this one dies (failover.ts).
+        live.journalWith((m) => play.failover.journalFor(m));
+        hub.playElsewhereWith((botId) => play.placement.relayOf(botId) ?? play.failover.relayOf(botId));
         return play;
       },
     });

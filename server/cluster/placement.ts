@@ -43,6 +43,8 @@ const REQUEST_MS = 5_000;
 /** A claimed bot whose match's node has not spoken within this is given back (a lost answer). */
 const UNHEARD_MS = 10_000;
 const LIVENESS_MS = 1_000;
+/** A relay whose match's node died waits this long for another node to take the match over (failover.ts). */
+const TAKEOVER_WAIT_MS = 15_000;
 
 export interface PlacementOptions {
   nc: NatsConnection;
@@ -55,6 +57,8 @@ export interface PlacementOptions {
   queue: SharedQueue;
   /** The nodes whose heartbeat is current, with their figures. */
   nodes(): readonly NodeBeat[];
+  /** The node running a match per its failover lease, or null when it has none (failover.ts). */
+  whereIs(matchId: string): string | null;
 }
 
 export interface Placement extends ClusterQueue {
@@ -251,11 +255,24 @@ export function startPlacement(o: PlacementOptions): Placement {
   );
 
   // Each side watches the other's node: one that left the heartbeat directory ends its half of the match.
+  // A relay whose match's node died follows the match to the node that takes it over, while its lease says one
+  // may; a match with no lease (not journaled, or ended by the crash rule) is over for its bot.
+  const orphaned = new Map<SeatRelay, number>();
   const liveness = setInterval(() => {
     const alive = new Set(o.nodes().map((n) => n.node));
     for (const r of [...relays.values()]) {
-      if (!alive.has(r.matchNode)) r.nodeGone();
-      else if (!r.heard && r.age > UNHEARD_MS) r.finish(false);
+      if (!alive.has(r.matchNode)) {
+        const now = o.whereIs(r.matchId);
+        const since = orphaned.get(r) ?? Date.now();
+        if (now !== null && alive.has(now)) r.moved(now);
+        else if (now === null || Date.now() - since > TAKEOVER_WAIT_MS) {
+          orphaned.delete(r);
+          r.nodeGone();
+        } else orphaned.set(r, since);
+        continue;
+      }
+      orphaned.delete(r);
+      if (!r.heard && r.age > UNHEARD_MS) r.finish(false);
     }
     for (const s of seats) if (!alive.has(s.socketNode)) s.nodeGone();
   }, LIVENESS_MS);

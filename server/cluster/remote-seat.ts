@@ -62,9 +62,14 @@ export class RemoteSeat implements SeatConn {
 
   /** The match has started: this seat is its bot's connection; the relay hears that the match is on. */
   bind(match: RunningMatch): void {
-    this.match = match;
+    this.listen(match);
     match.attach(this.seat, this);
     this.out({});
+  }
+
+  /** A match taken over from a dead node (failover.ts): the bot may come back through a relay; none is attached yet. */
+  listen(match: RunningMatch): void {
+    this.match = match;
     void match.ended.then(() => {
       this.out({ done: true });
       this.sub.unsubscribe();
@@ -117,7 +122,7 @@ export class SeatRelay implements SeatedMatch {
     readonly matchId: string,
     readonly seat: number,
     readonly participant: Participant,
-    readonly matchNode: string,
+    public matchNode: string,
     /** The lobby state before the claim, put back if the match never starts; and whom the bot meets. */
     readonly before: { lastStartAt: number; starts: number; ranked: boolean; opponent: string },
     private readonly log: Logger,
@@ -174,6 +179,13 @@ export class SeatRelay implements SeatedMatch {
     } catch (err) {
       this.log.warn({ err, match: this.matchId }, "forwarding to a remote match failed");
     }
+  }
+
+  /** Another node took the match over (failover.ts): the bot's socket joins it there. */
+  moved(node: string): void {
+    if (this.over || node === this.matchNode) return;
+    this.matchNode = node;
+    if (this.conn) this.publish({ k: "attach" });
   }
 
   /** The match's node left the cluster mid-match: the bot hears the match is over, void. */

@@ -8,6 +8,7 @@ import type { Ladders } from "../ladders/registry.ts";
 import type { Lobby } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import type { NodeBeat } from "./codec.ts";
+import { type Failover, startFailover } from "./failover.ts";
 import { type Placement, startPlacement } from "./placement.ts";
 import { QUEUE_BUCKET, SharedQueue } from "./shared-queue.ts";
 
@@ -21,11 +22,15 @@ export interface SharedPlayOptions {
   live: LiveMatches;
   ladders: Ladders;
   settings: Settings;
+  /** Match failover (failover.ts): whether this node journals its matches, and whether a result is stored. */
+  journaling: boolean;
+  stored(matchId: string): Promise<boolean>;
 }
 
 export interface SharedPlay {
   queue: SharedQueue;
   placement: Placement;
+  failover: Failover;
   /** The node drains: its bots leave the shared queue, it takes no match, and its relayed matches end. */
   drain(): Promise<void>;
   stop(): Promise<void>;
@@ -43,16 +48,19 @@ export async function openSharedPlay(o: SharedPlayOptions): Promise<SharedPlay> 
     changed: () => o.ladders.poke(),
   });
   await queue.watch();
-  const placement = startPlacement({ ...o, queue });
+  const failover = await startFailover(o);
+  const placement = startPlacement({ ...o, queue, whereIs: (id) => failover.whereIs(id) });
   return {
     queue,
     placement,
+    failover,
     async drain() {
       await queue.stop();
       await placement.drain();
     },
     async stop() {
       placement.stop();
+      await failover.stop();
       await queue.stop();
     },
   };

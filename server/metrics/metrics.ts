@@ -11,7 +11,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import { VERSIONS } from "../../engine/versions.ts";
 import type { WorkerFigures } from "../../pool/pool.ts";
 import type { QueryTimer } from "../db/timed.ts";
-import type { TickMeter } from "../runner/match-runner.ts";
+import type { TickMeter } from "../runner/hooks.ts";
 
 /** What the collectors read at scrape time; wired once the app's parts exist (see Metrics.watch). */
 export interface MetricSources {

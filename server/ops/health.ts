@@ -4,7 +4,7 @@
 // is bounded: a slot keeps at most 256 latencies per route for its percentile.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { FastifyInstance } from "fastify";
-import type { TickMeter } from "../runner/match-runner.ts";
+import type { TickMeter } from "../runner/hooks.ts";
 
 export const SLOT_MS = 10_000;
 export const WINDOW_SLOTS = 30;

@@ -14,8 +14,10 @@ import type { Lobby, Participant } from "../lobby/lobby.ts";
 import { REMATCH_HOLD_MS, type StartPlan } from "../matchmaker/matchmaker.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
-import { type RunnerDeps, RunningMatch, seatKinds } from "../runner/match-runner.ts";
+import { type RunnerDeps, RunningMatch } from "../runner/match-runner.ts";
+import { seatKinds } from "../runner/seat.ts";
 import type { StallClock } from "../runner/stall-clock.ts";
+import type { PairingRecord } from "../store/pairing-record.ts";
 import type { MatchMode, MatchRecord } from "../store/types.ts";
 
 /** A new match id: the time, then random. */
@@ -145,12 +147,29 @@ export class LiveMatches {
         if (mode === "ranked") p.starts.push(now);
       }
     }
-    const m = new RunningMatch(this.runner, setup, pair);
-    if (plan.pairing) m.pairing = plan.pairing;
+    return this.register(new RunningMatch(this.runner, setup, pair), plan.pairing);
+  }
+
+  /**
+   * A match taken over from a node that died (cluster failover): its setup as that node journaled it, with the
+   * inputs to re-simulate (`setup.resume`); its start was counted where it began, so nothing is counted again.
+   */
+  adopt(setup: MatchSetup, pair: [Participant, Participant], pairing: PairingRecord | null): RunningMatch {
+    for (const p of pair) if (!p.house) p.state = "playing";
+    return this.register(new RunningMatch(this.runner, setup, pair), pairing ?? undefined);
+  }
+
+  /** Cluster mode: every match's inputs are journaled through this (server/cluster/match-journal.ts). */
+  journalWith(journal: NonNullable<RunnerDeps["journal"]>): void {
+    this.runner.journal = journal;
+  }
+
+  private register(m: RunningMatch, pairing: PairingRecord | undefined): RunningMatch {
+    if (pairing) m.pairing = pairing;
     this.byId.set(m.id, m);
-    for (const p of pair) {
-      p.matches.add(m.id);
-      if (!p.house) this.byBot.set(p.bot.id, m);
+    for (const s of m.seats) {
+      s.participant.matches.add(m.id);
+      if (!s.participant.house) this.byBot.set(s.participant.bot.id, m);
     }
     return m;
   }

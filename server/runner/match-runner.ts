@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { DeadlinesT, EndReason } from "../../engine/protocol.ts";
 import { DIAGNOSTIC_ENTRIES } from "../../engine/stats.ts";
 import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
-import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
+import type { FromWorker, MatchOutcome, MatchSetup, ToWorker } from "../../pool/protocol.ts";
 import { Hop, stamp, tracing } from "../../pool/trace.ts";
 import { headOf, type MessageHead } from "../connection/message-head.ts";
 import type { EventBus } from "../kernel/bus.ts";
@@ -14,10 +14,12 @@ import { type RatingBook, versionKey } from "../ratings/book.ts";
 import type { ReplayFiles } from "../replays.ts";
 import type { DurableResults } from "../results/durable-results.ts";
 import type { PairingRecord } from "../store/pairing-record.ts";
+import type { TickJournal, TickMeter } from "./hooks.ts";
 import { endMessage, matchRecord, withLateReplies } from "./match-result.ts";
 import { newSeat, type Seat, type SeatConn } from "./seat.ts";
 
 import type { StallClock } from "./stall-clock.ts";
+import { Watchdog } from "./watchdog.ts";
 
 export interface RunnerDeps {
   pool: MatchPool;
@@ -37,19 +39,12 @@ export interface RunnerDeps {
   workerTimeoutMs: number;
   /** The operator's tick figures for a match of this mode (null when metrics are off). */
   tickMeter?(mode: MatchSetup["mode"]): TickMeter | null;
+  /** The journal of a match's inputs (cluster failover), or null: a single server has none. */
+  journal?(m: RunningMatch): TickJournal | null;
   onEnd(m: RunningMatch): void;
 }
 
-/** Where a match reports its tick timings (server/metrics): plain numbers, nothing allocated per tick. */
-export interface TickMeter {
-  /**
-   * One tick, in seconds: `roundTrip` from the previous observations to this tick's (the bots' replies and the
-   * server), `server` the server's share (from the turns posted to the pool to the observations back).
-   */
-  tick(roundTrip: number, server: number): void;
-  /** A seat idled at its deadline: it did not answer in time, or had no socket. */
-  deadlineMiss(disconnected: boolean): void;
-}
+export type { TickJournal, TickMeter } from "./hooks.ts";
 
 export class RunningMatch {
   readonly id: string;
@@ -74,12 +69,13 @@ export class RunningMatch {
   // with instant-reply bots.
   private deadlineTimer: NodeJS.Timeout | null = null;
   private deadlineTimerAt = 0;
-  private watchdog: NodeJS.Timeout | null = null;
-  /** performance.now() since when the worker owes an answer; null when it owes none. */
-  private owedSince: number | null = null;
+  private readonly watchdog: Watchdog;
   private readonly channel: MatchChannel;
   private readonly deps: RunnerDeps;
   private readonly meter: TickMeter | null;
+  private readonly journal: TickJournal | null;
+  /** A tick's inputs are being journaled: the turns go to the worker once they are stored. */
+  private appending = false;
   /** performance.now() when the last observations arrived (meter only). */
   private observedAt = 0;
   private endedResolve!: () => void;
@@ -97,13 +93,15 @@ export class RunningMatch {
       return newSeat(p, remote, remote ? p.conn : null);
     }) as [Seat, Seat];
     this.meter = deps.tickMeter?.(setup.mode) ?? null;
+    this.watchdog = new Watchdog(deps.workerTimeoutMs, () => this.channel.kill("worker stopped answering"));
     this.channel = deps.pool.start(setup);
+    this.journal = deps.journal?.(this) ?? null;
     this.channel.onMessage((m) => this.fromWorker(m));
     this.channel.done.then(
       (outcome) => void this.finish(outcome, null),
       (err: Error) => void this.finish(null, err),
     );
-    this.armWatchdog();
+    this.watchdog.arm();
   }
 
   /** Ticks are being played: the per-tick message limit applies (before and after, the per-second one). */
@@ -217,21 +215,33 @@ export class RunningMatch {
   private fromWorker(m: FromWorker): void {
     switch (m.t) {
       case "hello":
+        if (m.resumeFailed) {
+          this.deps.log.warn({ match: this.id, why: m.resumeFailed }, "the match could not be resumed");
+          void this.abandon(); // SPEC 3.3's crash rule: no result, no `end`
+          break;
+        }
         this.hello = m.hello;
         this.started = new Date().toISOString();
         this.seats.forEach((s, i) => {
           if (s.remote) s.conn?.send(m.hello[i]!);
         });
-        this.disarmWatchdog();
+        this.watchdog.disarm();
         this.startupTimer = setTimeout(() => this.beginPlay(), this.deadlines.startup_ms);
+        // A match taken over from a dead node plays on at once; its bots are away until they reconnect.
+        if (this.setup.resume)
+          for (const s of this.seats) {
+            s.ready = true;
+            if (s.remote && !s.conn) s.lostAt = performance.now();
+          }
         if (this.seats.every((x) => x.ready)) this.beginPlay();
         break;
       case "tick": {
         // The watchdog was armed when the turns (or `start`) went to the pool: that is the server's start.
-        const posted = this.owedSince;
-        this.disarmWatchdog();
+        const posted = this.watchdog.owedSince;
+        this.watchdog.disarm();
         const arrived = this.meter !== null ? performance.now() : 0;
         this.tick = m.tick;
+        this.journal?.observed(m.tick, m.obs);
         let due = Number.POSITIVE_INFINITY;
         for (let i = 0; i < 2; i++) {
           const s = this.seats[i]!;
@@ -274,15 +284,17 @@ export class RunningMatch {
     if (this.phase !== "startup" || !this.hello) return;
     if (this.startupTimer) clearTimeout(this.startupTimer);
     this.phase = "playing";
-    this.armWatchdog();
-    this.channel.send({ t: "start", ready: [this.seats[0].ready, this.seats[1].ready] });
+    this.watchdog.arm();
+    const ready: [boolean, boolean] = [this.seats[0].ready, this.seats[1].ready];
+    this.journal?.started(ready);
+    this.channel.send({ t: "start", ready });
   }
 
   private maybeResolve(): void {
-    if (this.phase !== "playing") return;
+    if (this.phase !== "playing" || this.appending) return;
     const [a, b] = this.seats;
     if ((a.remote && !a.input) || (b.remote && !b.input)) return;
-    this.armWatchdog();
+    this.watchdog.arm();
     // One message object for every tick (the channel reads it during the call): a live server resolves
     // thousands of ticks a second, and each fresh object and array was garbage for the socket thread's GC.
     const m = this.tickMessage;
@@ -292,7 +304,16 @@ export class RunningMatch {
     // Rare (a seat's reconnect grace ran out); unset, not deleted, so the object keeps its shape.
     m.expired =
       a.graceOver || b.graceOver ? (a.graceOver && b.graceOver ? [0, 1] : [a.graceOver ? 0 : 1]) : undefined;
-    this.channel.send(m);
+    if (!this.journal) {
+      this.channel.send(m);
+      return;
+    }
+    // Stored before the tick is stepped, so before its observations go out (another node can then resume).
+    this.appending = true;
+    void this.journal.resolved(m.tick, m.inputs, m.expired).then(() => {
+      this.appending = false;
+      if (this.phase === "playing") this.channel.send(m);
+    });
   }
   private readonly tickMessage: Extract<ToWorker, { t: "tick" }> = {
     t: "tick",
@@ -347,25 +368,6 @@ export class RunningMatch {
     if (idled) this.maybeResolve();
   }
 
-  // While the worker owes us an answer, a watchdog terminates it if it hangs.
-  private armWatchdog(): void {
-    this.owedSince = performance.now();
-    if (!this.watchdog) this.sleepWatchdog(this.deps.workerTimeoutMs);
-  }
-  private disarmWatchdog(): void {
-    this.owedSince = null; // the pending timer finds nothing owed when it wakes, and stops
-  }
-  private sleepWatchdog(ms: number): void {
-    this.watchdog = setTimeout(() => {
-      this.watchdog = null;
-      if (this.owedSince === null) return;
-      const left = this.owedSince + this.deps.workerTimeoutMs - performance.now();
-      if (left <= 0) this.channel.kill("worker stopped answering");
-      else this.sleepWatchdog(left);
-    }, ms);
-    this.watchdog.unref();
-  }
-
   /**
    * The replay lines written so far from index `since` on (header, inputs, tick states), for a spectator
    * following the match live; null once the match is ending (the replay file is about to appear) or when
@@ -393,8 +395,7 @@ export class RunningMatch {
     if (this.phase === "ending") return;
     this.phase = "ending";
     for (const answer of [...this.peeks.values()]) answer(null);
-    this.disarmWatchdog();
-    if (this.watchdog) clearTimeout(this.watchdog);
+    this.watchdog.clear();
     if (this.startupTimer) clearTimeout(this.startupTimer);
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     const { deps } = this;
@@ -485,13 +486,8 @@ export class RunningMatch {
   }
 
   private done(): void {
+    this.journal?.ended();
     this.deps.onEnd(this);
     this.endedResolve();
   }
-}
-
-export function seatKinds(a: Participant, b: Participant): [SeatKind, SeatKind] {
-  const kind = (p: Participant): SeatKind =>
-    p.house ? { kind: "house", name: p.house.name } : { kind: "remote" };
-  return [kind(a), kind(b)];
 }

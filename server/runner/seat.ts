@@ -1,6 +1,7 @@
 // One seat of a running match as the runner keeps it (match-runner.ts): its participant and socket, its place
 // in the current tick (input, deadline, messages), and what the reconnect grace and the owner's diagnostics need.
 import type { SeatInput } from "../../pool/link.ts";
+import type { SeatKind } from "../../pool/protocol.ts";
 import type { BotConnection } from "../connection/bot-connection.ts";
 import type { Participant } from "../lobby/lobby.ts";
 import type { LateReply } from "./match-result.ts";
@@ -56,4 +57,10 @@ export function newSeat(participant: Participant, remote: boolean, conn: SeatCon
     missedDueAt: 0,
     late: [],
   };
+}
+
+export function seatKinds(a: Participant, b: Participant): [SeatKind, SeatKind] {
+  const kind = (p: Participant): SeatKind =>
+    p.house ? { kind: "house", name: p.house.name } : { kind: "remote" };
+  return [kind(a), kind(b)];
 }

@@ -7,6 +7,10 @@
 // Per tick: the interval between two observations as one bot sees them (from tick 10), median and p95, and the
 // CPU time of both node processes divided by the ticks (the whole server: sockets, runner, pool, NATS client).
 // Also the encoding of one observation frame between nodes, msgpackr (what the cluster sends) against JSON.
+// Failover journaling (part 5): the two nodes above run with --no-failover-journal, so their rows are cross-node
+// play alone; a third node journals each tick's inputs (the default), and a one-node match on it against one on
+// the first node, in the same repetition, gives the journal's added latency per tick and its CPU per tick (the
+// match's node plus the nats-server process, which stores each entry).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,24 +125,25 @@ export async function clusterBench(reps: number): Promise<ClusterRow[]> {
   try {
     nats = await startNats();
     db = await freshDatabaseUrl();
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       const dir = mkdtempSync(join(tmpdir(), `ladder-cluster-bench-${i}-`));
       dirs.push(dir);
       nodes.push(
         await startChild(dir, db.url, {
-          args: ["--cluster", nats.url, "--no-house-bots"],
+          args: ["--cluster", nats.url, "--no-house-bots", ...(i < 2 ? ["--no-failover-journal"] : [])],
           quietLevel: "warn",
         }),
       );
     }
-    // Both nodes see each other before the first match (placement reads the heartbeats).
+    // The nodes see each other before the first match (placement reads the heartbeats).
     for (const n of nodes)
       for (;;) {
         const s = (await (await fetch(`${n.url}/api/status`)).json()) as { cluster?: { nodes: unknown[] } };
-        if ((s.cluster?.nodes.length ?? 0) >= 2) break;
+        if ((s.cluster?.nodes.length ?? 0) >= 3) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-    const [a, b] = nodes as [Child, Child];
+    const [a, b, c] = nodes as [Child, Child, Child];
+    const natsPid = nats.proc.pid!;
     const rows = new Map<string, ClusterRow>();
     const add = (name: string, value: number, unit: string) => {
       const r = rows.get(name) ?? { name, values: [], unit };
@@ -161,6 +166,40 @@ export async function clusterBench(reps: number): Promise<ClusterRow[]> {
       add("added latency per tick, p95", pct(cross.intervals, 95) - pct(local.intervals, 95), "ms");
       add("one-node match: CPU of both nodes per tick", (cpu1 - cpu0) / Math.max(1, local.ticks), "ms");
       add("cross-node match: CPU of both nodes per tick", (cpu2 - cpu1) / Math.max(1, cross.ticks), "ms");
+      // Failover journaling: the same one-node match on the journaling node, against the first node's above.
+      const off = { node: cpu1 - cpu0, nats: 0 };
+      const n0 = cpuMs(natsPid);
+      const a0 = cpuMs(a.proc.pid!);
+      const plain = await playOne([a, a], `bo${r}`);
+      off.node = cpuMs(a.proc.pid!) - a0;
+      off.nats = cpuMs(natsPid) - n0;
+      const c0 = cpuMs(c.proc.pid!);
+      const n1 = cpuMs(natsPid);
+      const journaled = await playOne([c, c], `bj${r}`);
+      const on = { node: cpuMs(c.proc.pid!) - c0, nats: cpuMs(natsPid) - n1 };
+      add("journaling off: tick interval p50", pct(plain.intervals, 50), "ms");
+      add("journaling on: tick interval p50", pct(journaled.intervals, 50), "ms");
+      add(
+        "failover journaling: added latency per tick, p50",
+        pct(journaled.intervals, 50) - pct(plain.intervals, 50),
+        "ms",
+      );
+      add(
+        "failover journaling: added latency per tick, p95",
+        pct(journaled.intervals, 95) - pct(plain.intervals, 95),
+        "ms",
+      );
+      add(
+        "journaling off: CPU per tick (match's node + NATS)",
+        (off.node + off.nats) / Math.max(1, plain.ticks),
+        "ms",
+      );
+      add(
+        "journaling on: CPU per tick (match's node + NATS)",
+        (on.node + on.nats) / Math.max(1, journaled.ticks),
+        "ms",
+      );
+      add("failover journaling: NATS server CPU per tick", on.nats / Math.max(1, journaled.ticks), "ms");
     }
     const e = encodings(observation);
     add("observation frame between nodes, msgpackr (encode+decode)", e.msgpackr, "µs");
@@ -179,7 +218,9 @@ export async function clusterBench(reps: number): Promise<ClusterRow[]> {
 
 export function printCluster(rows: ClusterRow[], reps: number): void {
   const f = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toString() : v.toFixed(2));
-  console.log(`\ncluster (issue 36): two nodes, one match at a time; median of ${reps} [range]\n`);
+  console.log(
+    `\ncluster (issue 36): two nodes without the failover journal and one with it, one match at a time; median of ${reps} [range]\n`,
+  );
   console.log("| benchmark | figure |");
   console.log("|---|---|");
   for (const r of rows) {

@@ -36,3 +36,19 @@ export class TestCluster {
     for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
   }
 }
+
+/** Polls `read` until it gives a value other than null; fails after `timeoutMs` naming `what`. */
+export async function until<T>(
+  read: () => Promise<T | null>,
+  what: string,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await read();
+    if (v !== null) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

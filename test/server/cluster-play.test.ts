@@ -11,7 +11,7 @@ import { verifyReplay } from "../../engine/verify.ts";
 import type { Child } from "../helpers/child-server.ts";
 import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
-import { TestCluster } from "../helpers/test-cluster.ts";
+import { TestCluster, until } from "../helpers/test-cluster.ts";
 
 const LEASE = "matchmaker.public";
 
@@ -20,18 +20,6 @@ interface ClusterView {
   leases: { name: string; holder: string | null; held: boolean }[];
 }
 type Msg = Record<string, unknown> & { type: string };
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(read: () => Promise<T | null>, what: string, timeoutMs = 20_000, everyMs = 100) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (v !== null) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 async function clusterOf(url: string): Promise<ClusterView> {
   const body = (await (await fetch(`${url}/api/status`)).json()) as { cluster?: ClusterView };

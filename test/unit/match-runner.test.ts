@@ -12,7 +12,7 @@ import type { MatchChannel, MatchPool } from "../../pool/pool.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, SeatKind, ToWorker } from "../../pool/protocol.ts";
 import type { BotConnection } from "../../server/connection/bot-connection.ts";
 import type { Participant } from "../../server/lobby/lobby.ts";
-import { type RunnerDeps, RunningMatch } from "../../server/runner/match-runner.ts";
+import { type RunnerDeps, RunningMatch, type TickJournal } from "../../server/runner/match-runner.ts";
 
 const DEADLINES: DeadlinesT = {
   startup_ms: 1_000,
@@ -114,7 +114,13 @@ interface Harness {
 }
 
 function harness(
-  o: { seats?: [SeatKind, SeatKind]; deadlines?: DeadlinesT; messagesPerTick?: number } = {},
+  o: {
+    seats?: [SeatKind, SeatKind];
+    deadlines?: DeadlinesT;
+    messagesPerTick?: number;
+    journal?: TickJournal;
+    resume?: MatchSetup["resume"];
+  } = {},
 ): Harness {
   const ch = new FakeChannel();
   const bots: [FakeBot, FakeBot] = [new FakeBot(), new FakeBot()];
@@ -133,6 +139,7 @@ function harness(
       { name: "b", display_name: "B", version: "v1" },
     ],
     seats,
+    ...(o.resume ? { resume: o.resume } : {}),
   };
   const deps = {
     pool: { start: () => ch } as unknown as MatchPool,
@@ -142,6 +149,7 @@ function harness(
     stalls,
     workerTimeoutMs: 60_000,
     onEnd: () => {},
+    ...(o.journal ? { journal: () => o.journal } : {}),
   } as unknown as RunnerDeps;
   const m = new RunningMatch(deps, setup, [participant("a", bots[0].conn), participant("b", bots[1].conn)]);
   const enc = new TextEncoder();
@@ -804,5 +812,50 @@ describe("the reconnect grace (reconnect_grace_ms)", () => {
     g.m.fromBot(1, turn(0));
     g.ch.worker({ t: "resume", seat: 1, hello: "hello-again", obs: "obs0-1" });
     expect(again.sent).toEqual(["hello-again"]);
+  });
+});
+
+describe("the journal hook (cluster failover)", () => {
+  it("journals the start, each tick's observations and inputs, and steps the tick only once the append is stored", async () => {
+    const log: string[] = [];
+    let store: () => void = () => {};
+    const journal: TickJournal = {
+      started: (ready) => log.push(`start ${ready}`),
+      observed: (tick, obs) =>
+        log.push(`obs ${tick} ${obs.map((b) => (b ? new TextDecoder().decode(b) : null))}`),
+      resolved: (tick, inputs) => {
+        log.push(`inputs ${tick} ${inputs.map((i) => JSON.stringify(raw(i)))}`);
+        return new Promise<void>((r) => {
+          store = r;
+        });
+      },
+      ended: () => log.push("ended"),
+    };
+    const h = harness({ journal });
+    h.play();
+    h.m.fromBot(0, turn(0));
+    h.m.fromBot(1, turn(0));
+    expect(h.ch.ticks()).toHaveLength(0); // not before the journal has it
+    store();
+    await Promise.resolve();
+    expect(h.ch.ticks()).toHaveLength(1);
+    expect(log).toEqual([
+      "start true,true",
+      "obs 0 obs0-0,obs0-1",
+      'inputs 0 {"type":"turn","tick":0},{"type":"turn","tick":0}',
+    ]);
+  });
+
+  it("a resumed match plays at once, its bots away on their grace; one whose re-simulation failed is abandoned", async () => {
+    const resume = { ready: [true, true] as [boolean, boolean], ticks: [] };
+    const h = harness({ resume });
+    h.m.detach(0);
+    h.hello();
+    expect(h.ch.sent.map((m) => m.t)).toEqual(["start"]);
+    const failed = harness({ resume });
+    failed.ch.worker({ t: "hello", hello: ["{}", "{}"], thread: 1, tid: null, resumeFailed: "differs" });
+    await failed.m.ended;
+    expect(failed.ch.kills).toEqual(["server stopping"]);
+    expect(failed.bots.flatMap((b) => b.sent)).toEqual([]);
   });
 });

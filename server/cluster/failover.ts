@@ -1,0 +1,274 @@
+// Match failover (issue 36, part 5): the matches of a node that died go on elsewhere. Every node follows the
+// bucket of match leases (`arena_matches`, match-journal.ts). When a match's node has left the heartbeat
+// directory (its beat expired: it died, or lost NATS for longer than the beat's TTL), every live node tries to
+// take the lease with compare-and-set on the entry's revision; the one that wins reads the match's journal,
+// re-simulates it in a pool worker from the seed and the journaled inputs to the last tick (the worker checks
+// the observations it reaches against the journal's hash of those sent; pool/resume.ts) and plays on from there.
+// Its bots are away until they reconnect, to any node with their token: on the taking node the hub finds the
+// match as for any reconnect; on another node a relay (remote-seat.ts) joins it across NATS. Each seat's
+// reconnect grace counts from the takeover.
+//
+// Where the journal cannot be followed (it is broken or incomplete, the match had not begun play, the
+// re-simulation differs, a house bot is not hosted here), the match is abandoned as SPEC 3.3's crash rule says:
+// no result and no `end`. A match whose result was committed before its node died is not taken: the results
+// commit is idempotent per match id anyway, so a result is never stored twice.
+import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, StorageType } from "@nats-io/jetstream";
+import type { Kvm } from "@nats-io/kv";
+import { type NatsConnection, nanos } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import type { MatchResume } from "../../pool/protocol.ts";
+import type { Lobby, Participant } from "../lobby/lobby.ts";
+import type { LiveMatches } from "../play/live-matches.ts";
+import type { RunningMatch } from "../runner/match-runner.ts";
+import type { SeatedMatch } from "../socket/hub.ts";
+import type { NodeBeat } from "./codec.ts";
+import {
+  decodeJournal,
+  decodeMatchLease,
+  encodeMatchLease,
+  type JournalEntry,
+  type MatchLease,
+} from "./journal-codec.ts";
+import {
+  JOURNAL_STREAM,
+  JOURNAL_SUBJECT,
+  journalSubject,
+  MATCHES_BUCKET,
+  MatchJournal,
+} from "./match-journal.ts";
+import { RemoteSeat, SeatRelay } from "./remote-seat.ts";
+
+/** How long the stream keeps a match's inputs when its end's purge was lost (no match runs this long). */
+const KEEP_MS = 6 * 3600_000;
+const SCAN_MS = 1_000;
+const READ_MS = 5_000;
+
+export interface FailoverOptions {
+  nc: NatsConnection;
+  kvm: Kvm;
+  node: string;
+  log: Logger;
+  nodes(): readonly NodeBeat[];
+  lobby: Lobby;
+  live: LiveMatches;
+  /** Whether this node journals its matches' inputs (off: its matches end by the crash rule if it dies). */
+  journaling: boolean;
+  /** Whether the match's result is in the database already. */
+  stored(matchId: string): Promise<boolean>;
+}
+
+export interface Failover {
+  /** The journal of a match starting here (null when journaling is off, or for a person's game). */
+  journalFor(m: RunningMatch): MatchJournal | null;
+  /** The node running a match now per its lease, or null when it has none (ended, or never journaled). */
+  whereIs(matchId: string): string | null;
+  /** The relay of a bot of this node whose match was taken over by another node. */
+  relayOf(botId: string): SeatedMatch | undefined;
+  /** Matches this node took over since it started. */
+  taken(): number;
+  stop(): Promise<void>;
+}
+
+export async function startFailover(o: FailoverOptions): Promise<Failover> {
+  const { nc, node: self, log, live, lobby } = o;
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  await jsm.streams
+    .add({
+      name: JOURNAL_STREAM,
+      subjects: [`${JOURNAL_SUBJECT}.>`],
+      storage: StorageType.File,
+      max_age: nanos(KEEP_MS),
+      discard: DiscardPolicy.Old,
+    })
+    .catch(() => jsm.streams.info(JOURNAL_STREAM));
+  const kv = await o.kvm.create(MATCHES_BUCKET, { history: 1 });
+  const leases = new Map<string, { lease: MatchLease; revision: number }>();
+  /** Bots of matches taken over by another node: their match's id. */
+  const adoptedBots = new Map<string, string>();
+  const relays = new Map<string, SeatRelay>();
+  /** The journals of the matches running here, by match id. */
+  const journals = new Map<string, MatchJournal>();
+  const watcher = await kv.watch();
+  void (async () => {
+    for await (const e of watcher) {
+      const l = e.operation === "PUT" ? decodeMatchLease(e.value) : null;
+      const was = leases.get(e.key)?.lease;
+      if (was?.adopted) for (const b of was.bots) if (adoptedBots.get(b) === e.key) adoptedBots.delete(b);
+      if (l) leases.set(e.key, { lease: l, revision: e.revision });
+      else leases.delete(e.key);
+      // This node was cut off from NATS long enough for another to take a match it still runs: the other copy
+      // goes on (its bots reconnect there); this one is abandoned without touching the lease or the journal.
+      const mine = journals.get(e.key);
+      if (l && l.node !== self && mine) {
+        journals.delete(e.key);
+        mine.lost();
+        log.warn({ match: e.key, by: l.node }, "another node took this match over; this copy is abandoned");
+        void live.byId.get(e.key)?.abandon();
+      }
+      if (l?.adopted && l.node !== self) {
+        for (const b of l.bots) adoptedBots.set(b, e.key);
+        joinAdopted(e.key, l);
+      }
+    }
+  })().catch((err: unknown) => log.error({ err }, "following the match leases stopped"));
+
+  const trying = new Set<string>();
+  let takenCount = 0;
+
+  /** A bot connected here whose match another node took over: it joins through a relay. */
+  function relayFor(botId: string, matchId: string, l: MatchLease): SeatRelay | undefined {
+    const seat = l.bots.indexOf(botId);
+    const p = lobby.get(botId);
+    if (seat < 0 || !p || p.house) return undefined;
+    let r = relays.get(botId);
+    if (r?.matchId === matchId) return r;
+    r?.finish(true);
+    const before = { lastStartAt: p.lastStartAt, starts: p.starts.length, ranked: false, opponent: "" };
+    r = new SeatRelay(nc, matchId, seat, p, l.node, before, log, (done) => {
+      if (relays.get(botId) === done) relays.delete(botId);
+      p.matches.delete(matchId);
+      if (!live.ofBot(botId)) p.state = "idle";
+      lobby.leaveIfGone(botId);
+    });
+    relays.set(botId, r);
+    p.matches.add(matchId);
+    p.state = "playing";
+    return r;
+  }
+
+  /** A match another node took over: its bots already connected here join it now. */
+  function joinAdopted(matchId: string, l: MatchLease): void {
+    for (const botId of l.bots) {
+      const p = lobby.get(botId);
+      if (!p?.conn || live.ofBot(botId) || relays.get(botId)?.matchId === matchId) continue;
+      relayFor(botId, matchId, l)?.attach(0, p.conn);
+    }
+  }
+
+  /** Reads a match's journal, in order. */
+  async function readJournal(matchId: string): Promise<JournalEntry[] | null> {
+    const c = await js.consumers.get(JOURNAL_STREAM, {
+      filter_subjects: journalSubject(matchId),
+      deliver_policy: DeliverPolicy.All,
+    });
+    const pending = (await c.info()).num_pending;
+    const out: JournalEntry[] = [];
+    if (pending === 0) return out;
+    const msgs = await c.fetch({ max_messages: pending, expires: READ_MS });
+    for await (const m of msgs) {
+      const e = decodeJournal(m.data);
+      if (!e) return null;
+      out.push(e);
+      if (out.length === pending) break;
+    }
+    await c.delete().catch(() => {});
+    return out.length === pending ? out : null;
+  }
+
+  /** Why a journal cannot be resumed, or the resume and its setup entry. */
+  function resumeOf(
+    entries: JournalEntry[],
+  ): string | { setup: Extract<JournalEntry, { k: "setup" }>; resume: MatchResume } {
+    const setup = entries[0]?.k === "setup" ? entries[0] : null;
+    if (!setup) return "the journal has no setup";
+    const start = entries[1]?.k === "start" ? entries[1] : null;
+    if (!start) return "the match had not begun play";
+    const resume: MatchResume = { ready: start.ready, ticks: [] };
+    for (const e of entries.slice(2)) {
+      if (e.k !== "tick" || e.t !== resume.ticks.length) return "the journal has a gap";
+      resume.ticks.push({ tick: e.t, inputs: e.in, expired: e.x, hash: e.h });
+    }
+    return { setup, resume };
+  }
+
+  /** Takes over one match of a dead node, or ends it by the crash rule. */
+  async function takeOver(matchId: string, l: MatchLease, revision: number): Promise<void> {
+    let rev: number;
+    try {
+      rev = await kv.update(matchId, encodeMatchLease({ ...l, node: self, adopted: false }), revision);
+    } catch {
+      return; // another node took it first
+    }
+    const crash = async (why: string) => {
+      log.warn(
+        { match: matchId, from: l.node, why },
+        "match not resumed; it ends by the crash rule (no result)",
+      );
+      await kv.delete(matchId).catch(() => {});
+      await jsm.streams.purge(JOURNAL_STREAM, { filter: journalSubject(matchId) }).catch(() => {});
+    };
+    if (l.broken) return crash("its journal is behind");
+    if (await o.stored(matchId)) return crash("its result is already stored");
+    const entries = await readJournal(matchId).catch((err: Error) => err.message);
+    if (entries === null || typeof entries === "string")
+      return crash(`its journal could not be read${entries ? `: ${entries}` : ""}`);
+    const r = resumeOf(entries);
+    if (typeof r === "string") return crash(r);
+    const { setup, resume } = r;
+    const parts: Participant[] = [];
+    for (const [i, bot] of setup.bots.entries()) {
+      if (setup.setup.seats[i]!.kind === "house") {
+        const h = lobby.get(bot.id);
+        if (!h?.house) return crash(`the house bot ${bot.name} is not hosted here`);
+        parts.push(h);
+        continue;
+      }
+      const p = lobby.get(bot.id) ?? lobby.join(bot, null);
+      p.version = setup.versions[i]!;
+      p.ladderId = setup.setup.ladderId;
+      parts.push(p);
+    }
+    const m = live.adopt({ ...setup.setup, resume }, parts as [Participant, Participant], setup.pairing);
+    takenCount++;
+    log.info({ match: m.id, from: l.node, ticks: resume.ticks.length }, "match taken over");
+    // Each seat listens for its bot coming back through another node's relay; one connected here joins now.
+    m.seats.forEach((s, i) => {
+      if (!s.remote) return;
+      new RemoteSeat(nc, m.id, i, self, log).listen(m);
+      if (s.participant.conn) m.attach(i, s.participant.conn);
+    });
+    // Only now do the other nodes hear it was taken over (their relays would speak before anyone listened).
+    await kv
+      .update(matchId, encodeMatchLease({ ...l, node: self, adopted: true }), rev)
+      .catch((err: Error) =>
+        log.warn({ err, match: matchId }, "the taken-over match's lease was not updated"),
+      );
+  }
+
+  const scan = setInterval(() => {
+    const alive = new Set(o.nodes().map((n) => n.node));
+    if (!alive.has(self)) return; // this node is the one cut off: it takes nothing over
+    for (const [matchId, { lease, revision }] of leases) {
+      if (alive.has(lease.node) || trying.has(matchId)) continue;
+      trying.add(matchId);
+      void takeOver(matchId, lease, revision)
+        .catch((err: Error) => log.error({ err, match: matchId }, "taking over a match failed"))
+        .finally(() => trying.delete(matchId));
+    }
+  }, SCAN_MS);
+  scan.unref();
+
+  return {
+    journalFor(m) {
+      if (!o.journaling || m.setup.mode === "human") return null;
+      const j = new MatchJournal({ js, jsm, kv, node: self, log, onEnded: (id) => journals.delete(id) }, m);
+      journals.set(m.id, j);
+      return j;
+    },
+    whereIs: (matchId) => leases.get(matchId)?.lease.node ?? null,
+    relayOf(botId) {
+      const r = relays.get(botId);
+      if (r) return r;
+      const matchId = adoptedBots.get(botId);
+      const lease = matchId ? leases.get(matchId)?.lease : undefined;
+      return matchId && lease ? relayFor(botId, matchId, lease) : undefined;
+    },
+    taken: () => takenCount,
+    async stop() {
+      clearInterval(scan);
+      watcher.stop();
+      for (const r of [...relays.values()]) r.finish(true);
+    },
+  };
+}

@@ -45,7 +45,7 @@ describe("the embed page in a frame of another origin", () => {
     stop();
     bot.close();
     // "A blog": another origin (same host, another port) whose page frames the ladder's embed and a normal page.
-    blog = createServer((req, res) => {
+    blog = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       res.end(`<!doctype html><title>My blog</title><h1>Look at this game</h1>
 <iframe id="embed" src="${srv.url}/embed/${matchId}#t=5" width="640" height="760"></iframe>

@@ -12,7 +12,7 @@ import { ConfigError, parseConfig } from "../../server/config.ts";
 import { freePort } from "../helpers/ports.ts";
 import { BotClient, startServer } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
-import { TestCluster } from "../helpers/test-cluster.ts";
+import { TestCluster, until } from "../helpers/test-cluster.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const TOKEN = "cluster-test-metrics-token";
@@ -25,21 +25,6 @@ interface ClusterView {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  read: () => Promise<T | null>,
-  what: string,
-  timeoutMs = 20_000,
-  everyMs = 100,
-): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await read();
-    if (v !== null) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 async function clusterOf(url: string): Promise<ClusterView> {
   const res = await fetch(`${url}/api/status`);

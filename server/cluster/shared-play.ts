@@ -1,30 +1,15 @@
 // The shared queue and cross-node play of one node (issue 36, parts 2-3), opened on the node's NATS connection:
 // the queue bucket and its follower (shared-queue.ts), and the placements, claims and relays (placement.ts).
-import type { Kvm } from "@nats-io/kv";
-import type { NatsConnection } from "@nats-io/transport-node";
-import type { Logger } from "pino";
 import type { Settings } from "../kernel/settings.ts";
 import type { Ladders } from "../ladders/registry.ts";
-import type { Lobby } from "../lobby/lobby.ts";
-import type { LiveMatches } from "../play/live-matches.ts";
-import type { NodeBeat } from "./codec.ts";
-import { type Failover, startFailover } from "./failover.ts";
+import { type Failover, type FailoverOptions, startFailover } from "./failover.ts";
 import { type Placement, startPlacement } from "./placement.ts";
 import { QUEUE_BUCKET, SharedQueue } from "./shared-queue.ts";
 
-export interface SharedPlayOptions {
-  nc: NatsConnection;
-  kvm: Kvm;
-  node: string;
-  log: Logger;
-  nodes(): readonly NodeBeat[];
-  lobby: Lobby;
-  live: LiveMatches;
+/** Failover's options (this node's NATS, its peers, lobby and live matches, journaling) and the ladders'. */
+export interface SharedPlayOptions extends FailoverOptions {
   ladders: Ladders;
   settings: Settings;
-  /** Match failover (failover.ts): whether this node journals its matches, and whether a result is stored. */
-  journaling: boolean;
-  stored(matchId: string): Promise<boolean>;
 }
 
 export interface SharedPlay {

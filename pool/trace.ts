@@ -34,8 +34,12 @@ export const Hop = {
   /** Socket thread: seat 0's observation handed to its socket (ws.send returned). */
   sent0: 9,
   sent1: 10,
+  /** Socket thread: the runner has the tick's observations (the link's record read, the match's route found). */
+  routed: 11,
+  /** Socket thread: seat 0's observation about to go to its socket (the runner's bookkeeping done). */
+  sending0: 12,
 } as const;
-export const HOPS = 11;
+export const HOPS = 13;
 
 const CHANNEL = "arena-ladder-live-trace";
 /** Rows by match key and tick (key * 2^20 + tick: exact in a double for any key below 2^32). */

@@ -236,6 +236,7 @@ export class RunningMatch {
         if (this.seats.every((x) => x.ready)) this.beginPlay();
         break;
       case "tick": {
+        if (tracing && m.tick > 0) stamp(this.channel.key, m.tick - 1, Hop.routed);
         // The watchdog was armed when the turns (or `start`) went to the pool: that is the server's start.
         const posted = this.watchdog.owedSince;
         this.watchdog.disarm();
@@ -252,6 +253,7 @@ export class RunningMatch {
           s.sentAt = performance.now();
           s.dueAt = s.sentAt + s.deadlineMs;
           due = Math.min(due, s.dueAt);
+          if (tracing && i === 0 && m.tick > 0) stamp(this.channel.key, m.tick - 1, Hop.sending0);
           if (!s.resuming) s.conn?.sendUtf8(m.obs[i]!);
           if (tracing && m.tick > 0) stamp(this.channel.key, m.tick - 1, i === 0 ? Hop.sent0 : Hop.sent1);
           if (s.lostAt !== null) due = Math.min(due, s.lostAt + this.deadlines.reconnect_grace_ms);

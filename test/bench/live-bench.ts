@@ -591,7 +591,7 @@ async function builtStartRss(): Promise<number> {
  * The per-hop trace (issue 39): one-match runs on a second ladder started with ARENA_TRACE=1, so that the
  * figures above are the untraced server's. Its rows are turned into p50 and p99 per hop (test/bench/live-trace.ts).
  */
-async function tracedRun(reps: number, workers: number): Promise<LiveBenchLine[]> {
+export async function tracedRun(reps: number, workers: number): Promise<LiveBenchLine[]> {
   const ladder = await startLadder(workers, [], undefined, { ARENA_TRACE: "1" });
   try {
     const tokens = await ladder.register(2 * (reps + 1), "traced");

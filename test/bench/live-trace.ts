@@ -20,6 +20,8 @@ const WORKER_POSTED = 9;
 const RECEIVED = 10;
 const SENT0 = 11;
 const SENT1 = 12;
+const ROUTED = 13;
+const SENDING0 = 14;
 
 /** Each hop: its name and how it is computed from one row (µs). */
 const HOPS: [string, (r: number[]) => number][] = [
@@ -37,6 +39,9 @@ const HOPS: [string, (r: number[]) => number][] = [
   ["-> batch posted back (worker: postMessage to the socket thread)", (r) => r[WORKER_POSTED]! - r[WRITTEN]!],
   ["-> socket thread's batch handler runs (the wake-up)", (r) => r[RECEIVED]! - r[WORKER_POSTED]!],
   ["-> first observation written to its socket", (r) => Math.min(r[SENT0]!, r[SENT1]!) - r[RECEIVED]!],
+  ["   of which: batch handler -> the runner has the observations", (r) => r[ROUTED]! - r[RECEIVED]!],
+  ["   of which: -> the runner's bookkeeping done", (r) => r[SENDING0]! - r[ROUTED]!],
+  ["   of which: -> ws.send of seat 0 returned", (r) => r[SENT0]! - r[SENDING0]!],
   ["-> second observation written to its socket", (r) => Math.abs(r[SENT1]! - r[SENT0]!)],
   [
     "whole server path: second turn read -> last observation written",

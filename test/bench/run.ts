@@ -95,6 +95,25 @@ if (process.argv.includes("--reads")) {
   process.exit(0);
 }
 
+// `--trace` (issue 39): only the per-hop trace of one match's ticks (a ladder started with ARENA_TRACE=1) and
+// the wake round trip beside it, in a few seconds: for looking at one hop while changing it. `--reps N` matches.
+if (process.argv.includes("--trace")) {
+  const { tracedRun } = await import("./live-bench.ts");
+  const { wakeRoundTrips } = await import("./wake-bench.ts");
+  const repsAt = process.argv.indexOf("--reps");
+  const n = repsAt > 0 ? Math.max(1, Number(process.argv[repsAt + 1]) || 1) : 8;
+  const lines = await tracedRun(n, defaultWorkers());
+  const wake = (await wakeRoundTrips(1_000)).sort((a, b) => a - b);
+  console.log(
+    `\nnode ${process.version}, ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+  for (const l of lines) console.log(`${l.name}: ${l.value.toFixed(1)} ${l.unit}`);
+  console.log(`wake round trip, p50: ${wake[500]!.toFixed(1)} µs (p99 ${Math.round(wake[990]!)} µs)`);
+  process.exit(0);
+}
+
 // `--workers-table` prints the worker-tuning table (issue 14): 1, 2 and 4 workers at 16, 64 and 256 matches.
 if (process.argv.includes("--workers-table")) {
   const { workersTable } = await import("./workers-table.ts");

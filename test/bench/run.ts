@@ -95,6 +95,19 @@ if (process.argv.includes("--reads")) {
   process.exit(0);
 }
 
+// `--result-writes` (issue 38): what one stored result costs, with and without migration 0020's triggers.
+if (process.argv.includes("--result-writes")) {
+  const { printResultWrites, resultWriteBench } = await import("./result-write-bench.ts");
+  const r = await resultWriteBench(3, 300);
+  console.log(
+    `\nnode ${process.version}, ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+  printResultWrites(r);
+  process.exit(0);
+}
+
 // `--trace` (issue 39): only the per-hop trace of one match's ticks (a ladder started with ARENA_TRACE=1) and
 // the wake round trip beside it, in a few seconds: for looking at one hop while changing it. `--reps N` matches.
 if (process.argv.includes("--trace")) {

@@ -57,6 +57,10 @@ class Player {
   readonly hellos: Msg[] = [];
   readonly errors: Msg[] = [];
   stopped = false;
+  /** Stop queuing again after this many ends (held until `resume`); null: always queue again. */
+  pauseAfter: number | null = null;
+  private ends = 0;
+  private held = false;
   constructor(
     token: string,
     public version: string,
@@ -68,7 +72,10 @@ class Player {
         this.hellos.push(m);
         this.client.send({ type: "ready" });
       } else if (m.type === "observation") this.client.send({ type: "turn", tick: m.tick });
-      else if (m.type === "end" && !this.stopped) this.queue();
+      else if (m.type === "end" && !this.stopped) {
+        if (this.pauseAfter !== null && ++this.ends >= this.pauseAfter) this.held = true;
+        else this.queue();
+      }
       else if (m.type === "error") this.errors.push(m);
     });
   }
@@ -78,6 +85,14 @@ class Player {
   }
   queue(): void {
     this.client.send({ type: "queue", version: this.version, ladder_id: LADDER });
+  }
+  /** Queues again after a pause (see pauseAfter). */
+  resume(): void {
+    this.pauseAfter = null;
+    if (this.held) {
+      this.held = false;
+      this.queue();
+    }
   }
   /** Leaves the queue and queues again with another version. */
   requeue(version: string): void {
@@ -280,6 +295,9 @@ describe("a settlement phase", () => {
       ["st-two", "v1"],
     ] as const) {
       const p = new Player(tokens.get(name)!, version);
+      // st-one and st-two play two settlement games, then wait until st-three has queued: on a fast machine
+      // they would otherwise play the whole budget before it does.
+      if (name === "st-one" || name === "st-two") p.pauseAfter = 2;
       players.set(name, p);
       await p.start();
     }
@@ -309,6 +327,9 @@ describe("a settlement phase", () => {
     // The frozen version queues: the pair st-two / st-three becomes possible.
     players.get("st-three")!.version = "v1";
     players.get("st-three")!.queue();
+    await until(async () => srv.app.ctx.lobby.get(rows.get("st-three")!.id)?.state === "waiting");
+    players.get("st-one")!.resume();
+    players.get("st-two")!.resume();
 
     const done = await until(async () => {
       const s = await settlement();

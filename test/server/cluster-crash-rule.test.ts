@@ -1,12 +1,9 @@
-// Failover's other paths (issue 36, part 5), on one cluster of real nodes (child processes of `node server/main.ts
-// --cluster`, no house bots) with a nats-server this test starts on a free port:
-// - a node cut off from NATS longer than the heartbeat (SIGSTOP, then SIGCONT): another node takes its matches,
-//   the bots reconnect there and the matches end once; the woken node abandons its copies (no result doubled);
-// - a node started with --no-failover-journal killed with SIGKILL: its matches end by SPEC 3.3's crash rule (no
-//   result, no `end`, no void row) and its bots, back on another node, are free to queue again.
+// Failover's crash-rule path (issue 36, part 5), on a cluster of real nodes (child processes of `node
+// server/main.ts --cluster`, no house bots) with a nats-server this test starts on a free port: a node started with
+// --no-failover-journal is killed with SIGKILL in the middle of a match; the match ends by SPEC 3.3's crash rule
+// (no result, no `end`, no void row) and its bots, back on another node, are free to queue again at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
-import { verifyReplay } from "../../engine/verify.ts";
 import type { Child } from "../helpers/child-server.ts";
 import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
@@ -14,15 +11,8 @@ import { TestCluster, until } from "../helpers/test-cluster.ts";
 
 /** Each bot answers each observation after this long, so a match (300 ticks at most) lasts about 12 s. */
 const REPLY_MS = 40;
-const LEASE = "matchmaker.public";
 
 type Msg = Record<string, unknown> & { type: string };
-
-interface ClusterView {
-  leases: { name: string; held: boolean }[];
-}
-const clusterOf = async (url: string): Promise<ClusterView> =>
-  ((await (await fetch(`${url}/api/status`)).json()) as { cluster: ClusterView }).cluster;
 
 /** A bot that answers every observation (after REPLY_MS) with an idle turn, on whatever socket it has now. */
 class SlowBot {
@@ -90,9 +80,7 @@ async function playing(bots: SlowBot[]): Promise<string[]> {
   await until(async () => (bots.every((b) => b.matchId) ? true : null), "every bot in a match", 60_000);
   await until(
     async () =>
-      bots.every((b) => b.client.received.filter((m) => m.type === "observation").length >= 20)
-        ? true
-        : null,
+      bots.every((b) => b.client.received.filter((m) => m.type === "observation").length >= 20) ? true : null,
     "twenty ticks of every match",
     30_000,
   );
@@ -107,71 +95,17 @@ const ratedGames = async (node: Child, name: string): Promise<number> => {
   return v.versions.reduce((n, x) => n + x.rated_games, 0);
 };
 
-describe("match failover: the cut-off node and the crash rule", () => {
+describe("match failover: the crash rule", () => {
   skipAllIf(DATABASE_URL_MISSING);
   const cluster = new TestCluster();
   const nodes = cluster.nodes;
 
   beforeAll(async () => {
     if (DATABASE_URL_MISSING) return;
-    await cluster.start("ladder-crash-rule", 3, ["--no-house-bots", "--reconnect-grace-ms", "30000"]);
+    await cluster.start("ladder-crash-rule", 2, ["--no-house-bots", "--reconnect-grace-ms", "30000"]);
   }, 240_000);
 
   afterAll(() => cluster.stop());
-
-  it("a node cut off from NATS longer than the heartbeat: its matches go on elsewhere and end once", async () => {
-    const views = await until(async () => {
-      const v = await Promise.all(nodes.map((n) => clusterOf(n.url)));
-      return v.some((x) => x.leases.find((l) => l.name === LEASE)?.held) ? v : null;
-    }, "the matchmaker's lease");
-    const victim = nodes[views.findIndex((v) => !v.leases.find((l) => l.name === LEASE)?.held)]!;
-    const others = nodes.filter((n) => n !== victim);
-    const bots = await botsOn(victim, "cut", 4);
-    const ids = await playing(bots);
-    expect(ids).toHaveLength(2);
-
-    // Frozen: its sockets and its NATS connection stay open, but it answers nothing and beats no more.
-    victim.proc.kill("SIGSTOP");
-    const takenBy = (id: string) =>
-      others.filter((n) => n.log.some((l) => l.includes("match taken over") && l.includes(id)));
-    try {
-      await until(
-        async () => (ids.every((id) => takenBy(id).length === 1) ? true : null),
-        "both matches taken over",
-        30_000,
-      );
-      await Promise.all(bots.map((b, i) => b.reconnect(others[i % 2]!)));
-    } finally {
-      victim.proc.kill("SIGCONT");
-    }
-    await until(async () => (bots.every((b) => b.ends.length > 0) ? true : null), "every match to end", 60_000);
-
-    // The woken node gave its copies up rather than finishing them too.
-    await until(
-      async () =>
-        ids.every((id) => victim.log.some((l) => l.includes(id) && l.includes("this copy is abandoned")))
-          ? true
-          : null,
-      "the woken node to abandon its copies",
-    );
-    for (const id of ids) {
-      const mine = bots.filter((b) => b.matchId === id);
-      for (const b of mine) expect(b.ends.map((e) => e.match_id)).toEqual([id]);
-      const taker = takenBy(id)[0]!;
-      const r = await fetch(`${taker.url}/replays/${id}.jsonl.gz`);
-      expect(r.status).toBe(200);
-      const end = mine[0]!.ends[0]!;
-      expect(verifyReplay(new Uint8Array(await r.arrayBuffer()))).toEqual({
-        ok: true,
-        matchId: id,
-        ticks: end.final_tick,
-        winner: end.winner,
-        reason: end.reason,
-      });
-    }
-    // One result each, on every node (the woken one included).
-    for (const n of nodes) for (const b of bots) expect(await ratedGames(n, b.name)).toBe(1);
-  }, 180_000);
 
   it("a node with --no-failover-journal killed: its matches end by the crash rule", async () => {
     const plain = await cluster.add("ladder-crash-rule", [
@@ -194,6 +128,8 @@ describe("match failover: the cut-off node and the crash rule", () => {
     for (const n of others) {
       expect((await fetch(`${n.url}/api/matches/${id}`)).status).toBe(404);
       for (const b of bots) expect(await ratedGames(n, b.name)).toBe(0);
+      // It had no lease to take: no node resumed it.
+      expect(n.log.some((l) => l.includes(id!) && l.includes("taken over"))).toBe(false);
     }
   }, 120_000);
 });

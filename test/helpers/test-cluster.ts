@@ -21,11 +21,17 @@ export class TestCluster {
     this.nats = nats;
     const db = await freshDatabaseUrl();
     this.db = db;
-    for (let i = 0; i < count; i++) {
-      const dir = mkdtempSync(join(tmpdir(), `${prefix}-${i}-`));
-      this.dirs.push(dir);
-      this.nodes.push(await startChild(dir, db.url, { args: ["--cluster", nats.url, ...args] }));
-    }
+    for (let i = 0; i < count; i++) await this.add(prefix, args);
+  }
+
+  /** Starts one more node on the cluster's NATS and schema, with its own arguments (after `start`). */
+  async add(prefix: string, args: readonly string[]): Promise<Child> {
+    if (!this.nats || !this.db) throw new Error("the cluster is not started");
+    const dir = mkdtempSync(join(tmpdir(), `${prefix}-${this.nodes.length}-`));
+    this.dirs.push(dir);
+    const node = await startChild(dir, this.db.url, { args: ["--cluster", this.nats.url, ...args] });
+    this.nodes.push(node);
+    return node;
   }
 
   async stop(): Promise<void> {

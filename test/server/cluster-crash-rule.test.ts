@@ -1,0 +1,135 @@
+// Failover's crash-rule path (issue 36, part 5), on a cluster of real nodes (child processes of `node
+// server/main.ts --cluster`, no house bots) with a nats-server this test starts on a free port: a node started with
+// --no-failover-journal is killed with SIGKILL in the middle of a match; the match ends by SPEC 3.3's crash rule
+// (no result, no `end`, no void row) and its bots, back on another node, are free to queue again at once.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type WebSocket from "ws";
+import type { Child } from "../helpers/child-server.ts";
+import { BotClient } from "../helpers/server.ts";
+import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { TestCluster, until } from "../helpers/test-cluster.ts";
+
+/** Each bot answers each observation after this long, so a match (300 ticks at most) lasts about 12 s. */
+const REPLY_MS = 40;
+
+type Msg = Record<string, unknown> & { type: string };
+
+/** A bot that answers every observation (after REPLY_MS) with an idle turn, on whatever socket it has now. */
+class SlowBot {
+  client: BotClient;
+  readonly ends: Msg[] = [];
+  readonly matches: string[] = [];
+  constructor(
+    readonly name: string,
+    readonly token: string,
+    node: Child,
+  ) {
+    this.client = this.open(node);
+  }
+
+  get matchId(): string | undefined {
+    return this.matches[0];
+  }
+
+  private open(node: Child): BotClient {
+    const c = new BotClient(node.wsUrl, this.token);
+    c.ws.on("message", (data: WebSocket.RawData) => {
+      const m = JSON.parse(data.toString()) as Msg;
+      if (m.type === "hello") {
+        if (!this.matches.includes(m.match_id as string)) this.matches.push(m.match_id as string);
+        this.send(c, { type: "ready" });
+      } else if (m.type === "observation")
+        setTimeout(() => this.send(c, { type: "turn", tick: m.tick }), REPLY_MS);
+      else if (m.type === "end") this.ends.push(m);
+    });
+    return c;
+  }
+
+  private send(c: BotClient, m: unknown): void {
+    if (c.ws.readyState === c.ws.OPEN) c.send(m);
+  }
+
+  /** Drops its socket (without waiting for the node to answer) and opens a new one on `node`. */
+  async reconnect(node: Child): Promise<void> {
+    this.client.ws.terminate();
+    this.client = this.open(node);
+    await this.client.open();
+  }
+}
+
+async function botsOn(node: Child, prefix: string, count: number): Promise<SlowBot[]> {
+  const bots: SlowBot[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `${prefix}-${i}`;
+    const res = await fetch(`${node.url}/api/bots`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, owner: `${name}-owner` }),
+    });
+    expect(res.status).toBe(201);
+    const bot = new SlowBot(name, ((await res.json()) as { token: string }).token, node);
+    await bot.client.open();
+    bots.push(bot);
+  }
+  return bots;
+}
+
+/** Queues the bots (all on one node, so their matches run there) and waits for every match to be some ticks in. */
+async function playing(bots: SlowBot[]): Promise<string[]> {
+  for (const b of bots) b.client.send({ type: "queue", version: "v1" });
+  await until(async () => (bots.every((b) => b.matchId) ? true : null), "every bot in a match", 60_000);
+  await until(
+    async () =>
+      bots.every((b) => b.client.received.filter((m) => m.type === "observation").length >= 20) ? true : null,
+    "twenty ticks of every match",
+    30_000,
+  );
+  expect(bots.every((b) => b.ends.length === 0)).toBe(true);
+  return [...new Set(bots.map((b) => b.matchId!))];
+}
+
+const ratedGames = async (node: Child, name: string): Promise<number> => {
+  const v = (await (await fetch(`${node.url}/api/bots/${name}`)).json()) as {
+    versions: { rated_games: number }[];
+  };
+  return v.versions.reduce((n, x) => n + x.rated_games, 0);
+};
+
+describe("match failover: the crash rule", () => {
+  skipAllIf(DATABASE_URL_MISSING);
+  const cluster = new TestCluster();
+  const nodes = cluster.nodes;
+
+  beforeAll(async () => {
+    if (DATABASE_URL_MISSING) return;
+    await cluster.start("ladder-crash-rule", 2, ["--no-house-bots", "--reconnect-grace-ms", "30000"]);
+  }, 240_000);
+
+  afterAll(() => cluster.stop());
+
+  it("a node with --no-failover-journal killed: its matches end by the crash rule", async () => {
+    const plain = await cluster.add("ladder-crash-rule", [
+      "--no-house-bots",
+      "--reconnect-grace-ms",
+      "30000",
+      "--no-failover-journal",
+    ]);
+    const others = nodes.filter((n) => n !== plain);
+    const bots = await botsOn(plain, "plain", 2);
+    const [id] = await playing(bots);
+    plain.proc.kill("SIGKILL");
+    await plain.exited;
+    // Back on another node, each bot is free at once: it queues and is paired again (its old match is over).
+    await Promise.all(bots.map((b, i) => b.reconnect(others[i % 2]!)));
+    for (const b of bots) b.client.send({ type: "queue", version: "v1" });
+    await until(async () => (bots.every((b) => b.matches.length === 2) ? true : null), "a new match", 30_000);
+    // No `end`, no result, no void row (the match is unknown), no rated game.
+    for (const b of bots) expect(b.ends.filter((e) => e.match_id === id)).toEqual([]);
+    for (const n of others) {
+      expect((await fetch(`${n.url}/api/matches/${id}`)).status).toBe(404);
+      for (const b of bots) expect(await ratedGames(n, b.name)).toBe(0);
+      // It had no lease to take: no node resumed it.
+      expect(n.log.some((l) => l.includes(id!) && l.includes("taken over"))).toBe(false);
+    }
+  }, 120_000);
+});

@@ -104,7 +104,15 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
         journals.delete(e.key);
         mine.lost();
         log.warn({ match: e.key, by: l.node }, "another node took this match over; this copy is abandoned");
-        void live.byId.get(e.key)?.abandon();
+        const copy = live.byId.get(e.key);
+        // Its bots still connected here join the match where it goes on once this copy is gone (joinAdopted
+        // passes over a bot that is still in a match here, as they are until the abandoned copy has ended).
+        void copy?.abandon().then(() =>
+          setImmediate(() => {
+            const now = leases.get(e.key)?.lease;
+            if (now?.adopted && now.node !== self) joinAdopted(e.key, now);
+          }),
+        );
       }
       if (l?.adopted && l.node !== self) {
         for (const b of l.bots) adoptedBots.set(b, e.key);

@@ -20,7 +20,13 @@ import type { SeatInput } from "../../pool/link.ts";
 import { obsHash } from "../../pool/obs-hash.ts";
 import type { MatchSetup } from "../../pool/protocol.ts";
 import type { RunningMatch, TickJournal } from "../runner/match-runner.ts";
-import { encodeJournal, encodeMatchLease, type JournalEntry, type MatchLease } from "./journal-codec.ts";
+import {
+  decodeMatchLease,
+  encodeJournal,
+  encodeMatchLease,
+  type JournalEntry,
+  type MatchLease,
+} from "./journal-codec.ts";
 
 export const JOURNAL_STREAM = "arena_match_inputs";
 export const JOURNAL_SUBJECT = "arena.journal";
@@ -114,13 +120,35 @@ export class MatchJournal implements TickJournal {
   ended(): void {
     this.d.onEnded?.(this.m.id);
     if (this.taken) return;
-    const { kv, jsm, log } = this.d;
-    void kv
-      .delete(this.m.id)
+    const { jsm, log } = this.d;
+    // Only while the lease is still this node's: a node that was cut off and woke up may end its copy before it
+    // has heard that another node took the match over, and must not delete the taker's lease and journal.
+    void this.whileOurs((revision) => this.d.kv.delete(this.m.id, { previousSeq: revision }))
+      .then((ours) => {
+        if (!ours) return;
+        return jsm.streams.purge(JOURNAL_STREAM, { filter: this.subject }).then(
+          () => {},
+          (err: Error) => log.warn({ err, match: this.m.id }, "match journal not purged"),
+        );
+      })
       .catch((err: Error) => log.warn({ err, match: this.m.id }, "match lease not removed"));
-    void jsm.streams
-      .purge(JOURNAL_STREAM, { filter: this.subject })
-      .catch((err: Error) => log.warn({ err, match: this.m.id }, "match journal not purged"));
+  }
+
+  /**
+   * Runs `write` with the lease's revision if the lease still names this node (a compare-and-set on it), and
+   * resolves whether it did. A lease that names another node was taken over while this node was cut off: this
+   * copy is lost (failover.ts abandons it when it hears of the takeover), and nothing of the taker's is touched.
+   */
+  private async whileOurs(write: (revision: number) => Promise<unknown>): Promise<boolean> {
+    const e = await this.d.kv.get(this.m.id);
+    if (!e || e.operation !== "PUT") return false;
+    const l = decodeMatchLease(e.value);
+    if (l && l.node !== this.d.node) {
+      this.lost();
+      return false;
+    }
+    await write(e.revision);
+    return true;
   }
 
   /** Appends an entry (encoded now: the runner reuses what it handed in); resolves once stored or given up. */
@@ -144,7 +172,13 @@ export class MatchJournal implements TickJournal {
     this.broken = true;
     this.d.log.warn({ err, match: this.m.id }, "the match journal failed; the match cannot fail over");
     const mark = () =>
-      this.d.kv.put(this.m.id, encodeMatchLease(leaseOf(this.m, this.d.node, !!this.m.setup.resume, true)));
+      this.whileOurs((revision) =>
+        this.d.kv.update(
+          this.m.id,
+          encodeMatchLease(leaseOf(this.m, this.d.node, !!this.m.setup.resume, true)),
+          revision,
+        ),
+      );
     void mark().catch(() => {
       // NATS away: mark it once it is back (until the match ends, when the entry is deleted anyway).
       const retry = setInterval(() => {

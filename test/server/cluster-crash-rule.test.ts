@@ -3,59 +3,13 @@
 // --no-failover-journal is killed with SIGKILL in the middle of a match; the match ends by SPEC 3.3's crash rule
 // (no result, no `end`, no void row) and its bots, back on another node, are free to queue again at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type WebSocket from "ws";
 import type { Child } from "../helpers/child-server.ts";
-import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { SlowBot } from "../helpers/slow-bot.ts";
 import { TestCluster, until } from "../helpers/test-cluster.ts";
 
 /** Each bot answers each observation after this long, so a match (300 ticks at most) lasts about 12 s. */
 const REPLY_MS = 40;
-
-type Msg = Record<string, unknown> & { type: string };
-
-/** A bot that answers every observation (after REPLY_MS) with an idle turn, on whatever socket it has now. */
-class SlowBot {
-  client: BotClient;
-  readonly ends: Msg[] = [];
-  readonly matches: string[] = [];
-  constructor(
-    readonly name: string,
-    readonly token: string,
-    node: Child,
-  ) {
-    this.client = this.open(node);
-  }
-
-  get matchId(): string | undefined {
-    return this.matches[0];
-  }
-
-  private open(node: Child): BotClient {
-    const c = new BotClient(node.wsUrl, this.token);
-    c.ws.on("message", (data: WebSocket.RawData) => {
-      const m = JSON.parse(data.toString()) as Msg;
-      if (m.type === "hello") {
-        if (!this.matches.includes(m.match_id as string)) this.matches.push(m.match_id as string);
-        this.send(c, { type: "ready" });
-      } else if (m.type === "observation")
-        setTimeout(() => this.send(c, { type: "turn", tick: m.tick }), REPLY_MS);
-      else if (m.type === "end") this.ends.push(m);
-    });
-    return c;
-  }
-
-  private send(c: BotClient, m: unknown): void {
-    if (c.ws.readyState === c.ws.OPEN) c.send(m);
-  }
-
-  /** Drops its socket (without waiting for the node to answer) and opens a new one on `node`. */
-  async reconnect(node: Child): Promise<void> {
-    this.client.ws.terminate();
-    this.client = this.open(node);
-    await this.client.open();
-  }
-}
 
 async function botsOn(node: Child, prefix: string, count: number): Promise<SlowBot[]> {
   const bots: SlowBot[] = [];
@@ -67,7 +21,7 @@ async function botsOn(node: Child, prefix: string, count: number): Promise<SlowB
       body: JSON.stringify({ name, owner: `${name}-owner` }),
     });
     expect(res.status).toBe(201);
-    const bot = new SlowBot(name, ((await res.json()) as { token: string }).token, node);
+    const bot = new SlowBot(name, ((await res.json()) as { token: string }).token, node, REPLY_MS);
     await bot.client.open();
     bots.push(bot);
   }

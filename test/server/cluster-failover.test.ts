@@ -6,11 +6,9 @@
 // Every match then ends with a replay that verifies with the simulator (its `end` reaches both bots and its result
 // is stored once), or ends as SPEC 3.3's crash rule says (no `end`, no result, and a node logged why).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type WebSocket from "ws";
 import { verifyReplay } from "../../engine/verify.ts";
-import type { Child } from "../helpers/child-server.ts";
-import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { SlowBot } from "../helpers/slow-bot.ts";
 import { TestCluster, until } from "../helpers/test-cluster.ts";
 
 const MATCHES = 16;
@@ -18,52 +16,12 @@ const MATCHES = 16;
 const REPLY_MS = 40;
 const LEASE = "matchmaker.public";
 
-type Msg = Record<string, unknown> & { type: string };
-
 interface ClusterView {
   node: string;
   leases: { name: string; held: boolean }[];
 }
 const clusterOf = async (url: string): Promise<ClusterView> =>
   ((await (await fetch(`${url}/api/status`)).json()) as { cluster: ClusterView }).cluster;
-
-/** A bot that answers every observation (after REPLY_MS) with an idle turn, on whatever socket it has now. */
-class SlowBot {
-  client: BotClient;
-  readonly ends: Msg[] = [];
-  matchId: string | null = null;
-  constructor(
-    readonly name: string,
-    readonly token: string,
-    node: Child,
-  ) {
-    this.client = this.open(node);
-  }
-
-  private open(node: Child): BotClient {
-    const c = new BotClient(node.wsUrl, this.token);
-    c.ws.on("message", (data: WebSocket.RawData) => {
-      const m = JSON.parse(data.toString()) as Msg;
-      if (m.type === "hello") {
-        this.matchId ??= m.match_id as string;
-        this.send(c, { type: "ready" });
-      } else if (m.type === "observation")
-        setTimeout(() => this.send(c, { type: "turn", tick: m.tick }), REPLY_MS);
-      else if (m.type === "end") this.ends.push(m);
-    });
-    return c;
-  }
-
-  private send(c: BotClient, m: unknown): void {
-    if (c.ws.readyState === c.ws.OPEN) c.send(m);
-  }
-
-  /** A new socket on `node`, with the bot's token (its old one died with its node). */
-  async reconnect(node: Child): Promise<void> {
-    this.client = this.open(node);
-    await this.client.open();
-  }
-}
 
 describe("match failover: kill -9 of a node in the middle of its matches", () => {
   skipAllIf(DATABASE_URL_MISSING);
@@ -96,7 +54,7 @@ describe("match failover: kill -9 of a node in the middle of its matches", () =>
         body: JSON.stringify({ name, owner: `${name}-owner` }),
       });
       expect(res.status).toBe(201);
-      const bot = new SlowBot(name, ((await res.json()) as { token: string }).token, victim);
+      const bot = new SlowBot(name, ((await res.json()) as { token: string }).token, victim, REPLY_MS);
       await bot.client.open();
       bots.push(bot);
     }

@@ -119,9 +119,13 @@ export class BoardInsight {
   }
 
   /** Each leaderboard row's 95 % rank interval, by `name\tversion` (see the header for when it is fresh). */
-  async intervals(
-    ladderId: string | undefined,
-  ): Promise<Board & { of(r: Pick<LeaderboardRow, "name" | "version">): RankInterval | null }> {
+  async intervals(ladderId: string | undefined): Promise<
+    Board & {
+      of(r: Pick<LeaderboardRow, "name" | "version">): RankInterval | null;
+      /** The intervals' identity: the same object until they are recomputed (null: none yet). */
+      intervalSet: object | null;
+    }
+  > {
     const b = await this.board(ladderId);
     const id = b.ladder.id;
     let k = this.kept.get(id);
@@ -132,7 +136,7 @@ export class BoardInsight {
       else if (due && !this.running.has(id)) void this.compute(b).catch(() => undefined);
     }
     const got = k;
-    return { ...b, of: (r) => got?.intervals.get(rowKey(r)) ?? null };
+    return { ...b, intervalSet: got?.intervals ?? null, of: (r) => got?.intervals.get(rowKey(r)) ?? null };
   }
 
   /** One computation per ladder at a time; a second ask for the same board waits for it. */

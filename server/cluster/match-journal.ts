@@ -141,7 +141,7 @@ export class MatchJournal implements TickJournal {
    */
   private async whileOurs(write: (revision: number) => Promise<unknown>): Promise<boolean> {
     const e = await this.d.kv.get(this.m.id);
-    if (!e || e.operation !== "PUT") return false;
+    if (e?.operation !== "PUT") return false;
     const l = decodeMatchLease(e.value);
     if (l && l.node !== this.d.node) {
       this.lost();

@@ -75,8 +75,7 @@ class Player {
       else if (m.type === "end" && !this.stopped) {
         if (this.pauseAfter !== null && ++this.ends >= this.pauseAfter) this.held = true;
         else this.queue();
-      }
-      else if (m.type === "error") this.errors.push(m);
+      } else if (m.type === "error") this.errors.push(m);
     });
   }
   async start(): Promise<void> {

@@ -68,8 +68,11 @@ export interface Rival {
   win: WinChance;
 }
 
+/** A leaderboard row with its 95 % rank interval (null until computed). */
+export type RankedRow = LeaderboardRow & { rank_low: number | null; rank_high: number | null };
+
 export interface Heatmap {
-  rows: (LeaderboardRow & { rank_low: number | null; rank_high: number | null })[];
+  rows: RankedRow[];
   /** wins[i][j]: the chance that rows[i] beats rows[j]; null on the diagonal. */
   wins: (WinChance | null)[][];
 }
@@ -90,6 +93,16 @@ export class BoardInsight {
     Map<string, { row: LeaderboardRow; rivals: Rival[] } | null>
   >();
   private readonly running = new Map<string, Promise<Kept>>();
+  /** rankedRows' answer by the board it ranks, with the intervals' computation it took them from. */
+  private readonly ranked = new WeakMap<
+    readonly LeaderboardRow[],
+    { intervalSet: object | null; rows: readonly RankedRow[] }
+  >();
+  /** heatmap's answer by the board, with the intervals' computation and the size it was made for. */
+  private readonly heatmaps = new WeakMap<
+    readonly LeaderboardRow[],
+    { intervalSet: object | null; top: number; map: Heatmap }
+  >();
 
   constructor(private readonly d: BoardDeps) {}
 
@@ -137,6 +150,24 @@ export class BoardInsight {
     }
     const got = k;
     return { ...b, intervalSet: got?.intervals ?? null, of: (r) => got?.intervals.get(rowKey(r)) ?? null };
+  }
+
+  /**
+   * The leaderboard with each row's rank interval (GET /api/leaderboard): frozen, and the same array while
+   * the board and its intervals are the same, so its 2,000 rows are not mapped (nor serialised) per request.
+   */
+  async rankedRows(ladderId: string | undefined): Promise<readonly RankedRow[]> {
+    const b = await this.intervals(ladderId);
+    const kept = this.ranked.get(b.rows);
+    if (kept && kept.intervalSet === b.intervalSet) return kept.rows;
+    const rows = Object.freeze(
+      b.rows.map((r) => {
+        const i = b.of(r);
+        return { ...r, rank_low: i?.low ?? null, rank_high: i?.high ?? null };
+      }),
+    );
+    if (Object.isFrozen(b.rows)) this.ranked.set(b.rows, { intervalSet: b.intervalSet, rows });
+    return rows;
   }
 
   /** One computation per ladder at a time; a second ask for the same board waits for it. */
@@ -215,6 +246,14 @@ export class BoardInsight {
   /** The top `top` rows and the chance that each beats each other: the dashboard's heat map. */
   async heatmap(ladderId: string | undefined, top = HEATMAP_TOP): Promise<Heatmap> {
     const b = await this.intervals(ladderId);
+    const kept = this.heatmaps.get(b.rows);
+    if (kept && kept.intervalSet === b.intervalSet && kept.top === top) return kept.map;
+    const map = this.heatmapOf(b, top);
+    if (Object.isFrozen(b.rows)) this.heatmaps.set(b.rows, { intervalSet: b.intervalSet, top, map });
+    return map;
+  }
+
+  private heatmapOf(b: Board & { of(r: LeaderboardRow): RankInterval | null }, top: number): Heatmap {
     const n = Math.min(top, b.rows.length);
     const keys = b.keys.slice(0, n);
     const rows = b.rows.slice(0, n);

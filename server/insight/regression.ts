@@ -15,6 +15,7 @@ import type { AccountStore } from "../accounts/account-store.ts";
 import type { BotStore } from "../bots/bot-store.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import type { DomainEvents } from "../kernel/bus.ts";
+import { Kept } from "../kernel/kept.ts";
 import type { Unit } from "../kernel/unit-of-work.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import type { MailService } from "../mail/mail.ts";
@@ -125,6 +126,9 @@ export class RegressionAlerts {
   private readonly mailed = new Set<string>();
   /** Each bot's versions as last read, with the store's bot-write count then (any bot or version change moves it). */
   private readonly versionLists = new Map<string, { generation: number; list: VersionRow[] }>();
+  /** ofBotNamed's answers by their inputs, and each bot snapshot's bots by name. */
+  private readonly kept = new Kept<Regression[]>(1_000);
+  private readonly byName = new WeakMap<object, Map<string, { id: string; name: string }>>();
 
   constructor(private readonly d: RegressionDeps) {}
 
@@ -143,7 +147,14 @@ export class RegressionAlerts {
 
   /** The regressions of one bot's versions, on every ladder (or one). */
   async ofBot(bot: { id: string; name: string }, ladder?: string): Promise<Regression[]> {
-    const versions = await this.d.botStore.versions(bot.id);
+    return this.regressionsOf(bot, await this.d.botStore.versions(bot.id), ladder);
+  }
+
+  private regressionsOf(
+    bot: { id: string; name: string },
+    versions: VersionRow[],
+    ladder: string | undefined,
+  ): Regression[] {
     const out: Regression[] = [];
     for (const l of this.d.ladders.all()) {
       if (ladder !== undefined && l.id !== ladder) continue;
@@ -155,10 +166,27 @@ export class RegressionAlerts {
     return out;
   }
 
-  /** The regressions of a bot by name (none for an unknown one). */
+  /**
+   * The regressions of a bot by name (none for an unknown one), kept by what they are made from: the bot's
+   * row, its versions (both read again after a bot write) and each ladder's fit (bot pages ask on every view).
+   */
   async ofBotNamed(name: string, ladder?: string): Promise<Regression[]> {
-    const bot = (await this.d.botDirectory.snapshot()).bots.find((b) => b.name === name);
-    return bot ? this.ofBot(bot, ladder) : [];
+    const snap = await this.d.botDirectory.snapshot();
+    let names = this.byName.get(snap);
+    if (!names) {
+      names = new Map(snap.bots.map((b) => [b.name, b]));
+      this.byName.set(snap, names);
+    }
+    const bot = names.get(name);
+    if (!bot) return [];
+    const versions = await this.d.botStore.versions(bot.id);
+    const fits = this.d.ladders
+      .all()
+      .filter((l) => ladder === undefined || l.id === ladder)
+      .map((l) => l.ratings.stamp);
+    return this.kept.get(`${ladder ?? ""}\0${bot.id}`, [bot, versions, ...fits], () =>
+      this.regressionsOf(bot, versions, ladder),
+    );
   }
 
   /** The regressions of an account's bots. */

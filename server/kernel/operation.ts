@@ -191,11 +191,35 @@ export function mountOperations<C>(
             ctx,
           );
           if (op.status) reply.code(op.status);
-          return body;
+          return serialisedOnce(body, req, reply);
         },
       });
     }
   });
+}
+
+/**
+ * Bodies of frozen answers, serialised once. A service that hands back a frozen object promises that it never
+ * changes and that it hands back the same object while the answer is the same (the leaderboard, a bot's
+ * answer, a match list: issue 38), so its JSON is made and encoded once, sent as bytes, and tagged: a client
+ * that sends the tag back gets a 304 without the body.
+ */
+const serialised = new WeakMap<object, { bytes: Buffer; etag: string }>();
+/** The process's part of every tag (a tag names one body of one process; a restart starts new ones). */
+const TAG_RUN = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+let nextTag = 1;
+
+function serialisedOnce(body: unknown, req: FastifyRequest, reply: FastifyReply): unknown {
+  if (body === null || typeof body !== "object" || !Object.isFrozen(body) || reply.statusCode !== 200)
+    return body;
+  let kept = serialised.get(body);
+  if (!kept) {
+    kept = { bytes: Buffer.from(JSON.stringify(body)), etag: `"${TAG_RUN}-${nextTag++}"` };
+    serialised.set(body, kept);
+  }
+  reply.header("etag", kept.etag).type("application/json; charset=utf-8");
+  if (req.headers["if-none-match"] === kept.etag) return reply.code(304).send();
+  return kept.bytes;
 }
 
 /** The OpenAPI shape of a documented operation (server/openapi.ts lists these with its own). */

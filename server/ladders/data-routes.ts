@@ -12,9 +12,6 @@ import { operationFor } from "../kernel/operation.ts";
 export type DataServices = Pick<Services, "accounts" | "insight" | "reads">;
 const defineOperation = operationFor<DataServices>();
 
-/** The leaderboard's JSON by the board's rows, with the rank intervals it was built with (GET /api/leaderboard). */
-const leaderboardJson = new WeakMap<object, { intervals: object | null; json: string }>();
-
 /** About 270 years: more than any ladder's history. */
 const ALL_TIME_DAYS = 100_000;
 
@@ -63,26 +60,9 @@ export const DATA_OPERATIONS = [
     query: LadderQuery,
     errors: { ...BAD_QUERY, ...LADDER_404 },
     doc: { tag: "data", ok: z.array(R.LeaderboardRow) },
-    // Each row with its 95 % rank interval (issue 33; server/insight/board.ts says when it is recomputed).
-    // The JSON is kept while the board's rows (a frozen array while nothing changes them) and their intervals
-    // are the same objects: on a 2,000-bot ladder it is 600 KB to build and serialise again per request.
-    handle: async ({ query, reply }, ctx) => {
-      const board = await ctx.insight.board.intervals(query.ladder);
-      const kept = leaderboardJson.get(board.rows);
-      let json = kept && kept.intervals === board.intervalSet ? kept.json : null;
-      if (json === null) {
-        json = JSON.stringify(
-          board.rows.map((r) => {
-            const i = board.of(r);
-            return { ...r, rank_low: i?.low ?? null, rank_high: i?.high ?? null };
-          }),
-        );
-        if (Object.isFrozen(board.rows))
-          leaderboardJson.set(board.rows, { intervals: board.intervalSet, json });
-      }
-      reply.type("application/json; charset=utf-8");
-      return json;
-    },
+    // Each row with its 95 % rank interval (issue 33; server/insight/board.ts says when it is recomputed): one
+    // frozen answer per board and intervals, so its body is serialised once (server/kernel/operation.ts).
+    handle: async ({ query }, ctx) => ctx.insight.board.rankedRows(query.ladder),
   }),
   defineOperation({
     method: "GET",

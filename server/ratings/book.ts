@@ -150,6 +150,14 @@ export class RatingBook {
     return { before, after: [this.ratingOf(g.a), this.ratingOf(g.b)] };
   }
 
+  /**
+   * Another object after every fit (a result recorded, a load): what is derived from the ratings may be kept
+   * by it (server/kernel/kept.ts) and made again when it changes.
+   */
+  get stamp(): object {
+    return this.fit;
+  }
+
   get(key: string): VersionRating {
     const i = this.index.get(key);
     const games = i === undefined ? 0 : this.games[i]!;

@@ -19,6 +19,7 @@ import type { BotDirectory } from "../bots/directory.ts";
 import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";
+import { Kept } from "../kernel/kept.ts";
 import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { Ladders } from "../ladders/registry.ts";
@@ -38,6 +39,8 @@ const HISTORY_LIMIT = 1000;
 const RECENT_MATCHES = 10;
 /** Rating charts kept until the next stored result (about 300 bytes a point, so a few MiB at most). */
 const CHART_POINTS_KEPT = 20_000;
+/** Bot, user and sparkline answers kept by their inputs (about 10 KB a bot answer at most; a few MiB). */
+const ANSWERS_KEPT = 500;
 
 const DIFFICULTY: Record<string, NonNullable<LobbyEntryT["difficulty"]>> = {
   kiter: "Easy",
@@ -77,6 +80,14 @@ export class LadderReads {
   private readonly rowsByName = new WeakMap<readonly LeaderboardRowT[], Map<string, LeaderboardRowT>>();
   /** Whole rating charts (no time limit), kept until a match is written (store.matchWrites). */
   private readonly charts = new ReadMemo(CHART_POINTS_KEPT);
+  /**
+   * Answers derived from kept inputs, by the inputs' identities (server/kernel/kept.ts): a bot's answer, an
+   * owner's, the sparklines of the board's top; each is frozen and handed back as it is while its inputs are
+   * the same objects, so what is derived from it in turn (a rendered page, a serialised body) is kept too.
+   */
+  private readonly answers = new Kept<BotT | UserT | Map<string, number[]>>(ANSWERS_KEPT);
+  /** Each stored list's views (frozen), by the store's list (kept until a match or a bot is written). */
+  private readonly lists = new WeakMap<readonly StoredMatch[], readonly MatchT[]>();
 
   constructor(private readonly d: ReadsDeps) {
     this.health = new HealthWindows(d.matchStore);
@@ -227,29 +238,37 @@ export class LadderReads {
         limit: RECENT_MATCHES,
       }),
     ]);
-    const row = listed.find((r) => r.name === bot.name);
+    const health = await Promise.all(versions.map((v) => this.health.of(bot.id, v.label)));
     const o = this.online(bot.id);
-    return {
-      name: bot.name,
-      display_name: bot.display_name,
-      owner: bot.owner,
-      owner_url: bot.house ? null : `${this.base}/user/${encodeURIComponent(bot.owner)}`,
-      created: bot.created,
-      ladder_id: ladder.id,
-      house: bot.house,
-      online: o.online,
-      avatar: bot.avatar,
-      online_version: o.online && (o.state === "waiting" || o.state === "playing") ? o.version : null,
-      qualifying_games: QUALIFYING_GAMES,
-      versions: await Promise.all(
-        versions.map(async (v) => ({
-          ...versionView(v, ladder.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
-          rank: row && row.version === v.label ? row.rank : null,
-          health: await this.health.of(bot.id, v.label),
-        })),
-      ),
-      recent_matches: recent.map((m) => this.view(m)),
-    };
+    // Everything the answer is made from: the bot's row (a new one after any change to it), its versions, the
+    // board (a new array after each rated result on the ladder, which is also when the ratings and records
+    // change), its recent matches, whether and how it is online, and each version's health summary.
+    return this.answers.get(
+      `bot\0${ladder.id}\0${bot.id}`,
+      [bot, versions, listed, recent, o.online, o.version, o.state, ...health],
+      () => {
+        const row = listed.find((r) => r.name === bot.name);
+        return Object.freeze({
+          name: bot.name,
+          display_name: bot.display_name,
+          owner: bot.owner,
+          owner_url: bot.house ? null : `${this.base}/user/${encodeURIComponent(bot.owner)}`,
+          created: bot.created,
+          ladder_id: ladder.id,
+          house: bot.house,
+          online: o.online,
+          avatar: bot.avatar,
+          online_version: o.online && (o.state === "waiting" || o.state === "playing") ? o.version : null,
+          qualifying_games: QUALIFYING_GAMES,
+          versions: versions.map((v, i) => ({
+            ...versionView(v, ladder.ratings.get(versionKey(bot.id, v.label)), records.get(v.label)),
+            rank: row && row.version === v.label ? row.rank : null,
+            health: health[i]!,
+          })),
+          recent_matches: recent.map((m) => this.view(m)),
+        });
+      },
+    ) as BotT;
   }
 
   async ratings(name: string, ladderId?: string, days?: number): Promise<RatingHistoryT> {
@@ -296,11 +315,15 @@ export class LadderReads {
     const tails = await Promise.all(
       rows.map(async (r) => {
         const bot = await this.botByName(r.name);
-        const tail = bot ? await this.d.ratingStore.ratingTail(bot.id, r.version, ladder.id, games) : [];
-        return [r.name, tail.map(Math.round)] as const;
+        return bot ? this.d.ratingStore.ratingTail(bot.id, r.version, ladder.id, games) : [];
       }),
     );
-    return new Map(tails);
+    // The same Map while the same tails (the store keeps each until a match is written) are asked for.
+    return this.answers.get(
+      `trends\0${ladder.id}\0${games}\0${rows.map((r) => `${r.name}\0${r.version}`).join("\0")}`,
+      tails,
+      () => new Map(rows.map((r, i) => [r.name, tails[i]!.map(Math.round)])),
+    ) as Map<string, number[]>;
   }
 
   /** An owner's bots with their standing on a ladder; unknown (or banned: no listed bots) is a 404. */
@@ -320,40 +343,46 @@ export class LadderReads {
     const bots = owners.get(handle.toLowerCase()) ?? [];
     if (bots.length === 0) throw errors.notFound(`user ${JSON.stringify(handle)}`);
     const board = await this.board(ladder);
-    let named = this.rowsByName.get(board);
-    if (!named) {
-      named = new Map(board.map((r) => [r.name, r]));
-      if (Object.isFrozen(board)) this.rowsByName.set(board, named);
-    }
-    return {
-      handle: bots[0]!.owner,
-      created: bots.map((b) => b.created).sort()[0]!,
-      ladder_id: ladder.id,
-      bots: bots.map((bot) => {
-        const row = named.get(bot.name);
-        const totals = [...ladder.leaderboard.records(bot.id).values()].reduce(
-          (t, r) => ({ wins: t.wins + r.wins, losses: t.losses + r.losses, draws: t.draws + r.draws }),
-          { wins: 0, losses: 0, draws: 0 },
-        );
-        return {
-          name: bot.name,
-          display_name: bot.display_name,
-          owner: bot.owner,
-          created: bot.created,
-          owner_url: `${this.base}/user/${encodeURIComponent(bot.owner)}`,
-          house: false,
-          online: this.online(bot.id).online,
-          retired: bot.status === "retired",
-          avatar: bot.avatar,
-          version: row?.version ?? null,
-          rank: row?.rank ?? null,
-          leaderboard_score: row?.leaderboard_score ?? null,
-          rating: row?.rating ?? null,
-          rating_deviation: row?.rating_deviation ?? null,
-          ...totals,
-        };
-      }),
-    };
+    const online = bots.map((b) => this.online(b.id).online);
+    // Made from the owner's bots (new rows after any bot write), the board (new after each rated result, when
+    // the records change too) and who of them is online.
+    return this.answers.get(`user\0${ladder.id}\0${handle.toLowerCase()}`, [snap, board, ...online], () => {
+      let named = this.rowsByName.get(board);
+      if (!named) {
+        named = new Map(board.map((r) => [r.name, r]));
+        if (Object.isFrozen(board)) this.rowsByName.set(board, named);
+      }
+      const byName = named;
+      return Object.freeze({
+        handle: bots[0]!.owner,
+        created: bots.map((b) => b.created).sort()[0]!,
+        ladder_id: ladder.id,
+        bots: bots.map((bot, i) => {
+          const row = byName.get(bot.name);
+          const totals = [...ladder.leaderboard.records(bot.id).values()].reduce(
+            (t, r) => ({ wins: t.wins + r.wins, losses: t.losses + r.losses, draws: t.draws + r.draws }),
+            { wins: 0, losses: 0, draws: 0 },
+          );
+          return {
+            name: bot.name,
+            display_name: bot.display_name,
+            owner: bot.owner,
+            created: bot.created,
+            owner_url: `${this.base}/user/${encodeURIComponent(bot.owner)}`,
+            house: false,
+            online: online[i]!,
+            retired: bot.status === "retired",
+            avatar: bot.avatar,
+            version: row?.version ?? null,
+            rank: row?.rank ?? null,
+            leaderboard_score: row?.leaderboard_score ?? null,
+            rating: row?.rating ?? null,
+            rating_deviation: row?.rating_deviation ?? null,
+            ...totals,
+          };
+        }),
+      });
+    }) as UserT;
   }
 
   /**
@@ -400,6 +429,7 @@ export class LadderReads {
             ...(bot ? { botId: bot.id } : {}),
             ...(beforeSeq !== undefined ? { beforeSeq } : {}),
           });
+    if (!q.stats && pending.length === 0) return this.listOf(stored) as MatchT[];
     const views = pending.map((m) =>
       matchView(storedForm(m), this.base, q.stats ? m.stats && publicStats(m.stats) : undefined),
     );
@@ -413,6 +443,19 @@ export class LadderReads {
         }),
       )),
     ];
+  }
+
+  /**
+   * A stored list's views, frozen and kept by the list (the store hands back the same list until a match or a
+   * bot is written): the same array for every read of it, so what is derived from it is kept too.
+   */
+  private listOf(stored: readonly StoredMatch[]): readonly MatchT[] {
+    let list = this.lists.get(stored);
+    if (!list) {
+      list = Object.freeze(stored.map((m) => this.view(m)));
+      this.lists.set(stored, list);
+    }
+    return list;
   }
 
   /** A stored match's list view, kept by its row (callers must not change it). */

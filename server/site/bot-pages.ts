@@ -12,10 +12,11 @@ import { type RatingPoint, ratingChart } from "../web/chart.ts";
 import { type Html, html } from "../web/html.ts";
 import { avatar, href, plural, table, td, when } from "../web/layout.ts";
 import { matchesTable, userLink } from "../web/sections.ts";
+import { ladderSwitcher } from "./ladders.ts";
 import type { PageKit, SitePageServices } from "./page-kit.ts";
 
 export function botRoutes(app: FastifyInstance, ctx: SitePageServices, kit: PageKit): void {
-  const { read, shell, on, ladderOf, send, switcherFor, notFound } = kit;
+  const { read, shell, on, ladderOf, sendKept, laddersFor, notFound } = kit;
   /**
    * The drawn rating chart by its points (the reads keep a bot's chart, the same array, until the next stored
    * result): up to 1,000 points drawn once, not per view (issue 38).
@@ -42,25 +43,41 @@ export function botRoutes(app: FastifyInstance, ctx: SitePageServices, kit: Page
       ctx.pageParts.botPage(bot, ladder),
     ]);
     const points: RatingPoint[] = history.body ? history.body.points : [];
-    const versions = table({
-      id: "versions",
-      caption: "Versions",
-      captionHidden: true,
-      empty: "No versions yet: a version appears when the bot first queues with it.",
-      columns: [
-        { label: "Version" },
-        { label: "Rank", numeric: true },
-        { label: "Score", numeric: true },
-        { label: "Rating", numeric: true },
-        { label: "Rated games", numeric: true, hideNarrow: true },
-        { label: "W", numeric: true },
-        { label: "L", numeric: true },
-        { label: "D", numeric: true, hideNarrow: true },
-        { label: "Win rate", numeric: true, hideNarrow: true },
-        { label: "Created", hideNarrow: true },
-      ],
-      rows: bot.versions.map(
-        (v) => html`<tr>
+    // Its matches being played now, each with a link to watch it live.
+    const playing = ctx.reads.status().matches.filter((m) => m.names.includes(bot.name));
+    const ladders = await laddersFor(ladder);
+    // The bot's answer and its chart are kept answers (the same objects until they change); the parts and
+    // the matches being played are compared by what they show.
+    const inputs = [
+      bot,
+      history.body,
+      parts.top.value,
+      parts.bottom.value,
+      parts.scripts.join(" "),
+      JSON.stringify(playing),
+      JSON.stringify(ladders),
+    ];
+    const key = `bot\0${ladder ?? ""}\0${bot.name}`;
+    return sendKept(reply, key, inputs, () => {
+      const versions = table({
+        id: "versions",
+        caption: "Versions",
+        captionHidden: true,
+        empty: "No versions yet: a version appears when the bot first queues with it.",
+        columns: [
+          { label: "Version" },
+          { label: "Rank", numeric: true },
+          { label: "Score", numeric: true },
+          { label: "Rating", numeric: true },
+          { label: "Rated games", numeric: true, hideNarrow: true },
+          { label: "W", numeric: true },
+          { label: "L", numeric: true },
+          { label: "D", numeric: true, hideNarrow: true },
+          { label: "Win rate", numeric: true, hideNarrow: true },
+          { label: "Created", hideNarrow: true },
+        ],
+        rows: bot.versions.map(
+          (v) => html`<tr>
 <td>${v.label}${v.retired ? html` <span class="badge">retired</span>` : ""}${bot.online_version === v.label ? html` <span class="badge online">online</span>` : ""}</td>
 ${td(v.rank ?? "—", { numeric: true, sort: v.rank })}
 ${td(v.leaderboard_score, { numeric: true })}
@@ -72,19 +89,17 @@ ${td(v.draws, { numeric: true, hideNarrow: true })}
 ${td(v.win_rate === null ? "—" : `${Math.round(v.win_rate * 100)} %`, { numeric: true, hideNarrow: true, sort: v.win_rate })}
 ${td(when(v.created), { hideNarrow: true, sort: v.created })}
 </tr>`,
-      ),
-    });
-    // Its matches being played now, each with a link to watch it live.
-    const playing = ctx.reads.status().matches.filter((m) => m.names.includes(bot.name));
-    const health = healthTable(bot.versions);
-    return send(reply, {
-      ...shell,
-      title: bot.display_name,
-      description: `${bot.display_name} on the arena ladder: versions, ratings, health and recent matches.`,
-      page: "bot",
-      ladder,
-      switcher: await switcherFor(ladder, `/bot/${encodeURIComponent(bot.name)}`),
-      body: html`<header class="page-head">
+        ),
+      });
+      const health = healthTable(bot.versions);
+      return {
+        ...shell,
+        title: bot.display_name,
+        description: `${bot.display_name} on the arena ladder: versions, ratings, health and recent matches.`,
+        page: "bot",
+        ladder,
+        switcher: ladderSwitcher(ladders, ladder, `/bot/${encodeURIComponent(bot.name)}`),
+        body: html`<header class="page-head">
 <h1>${avatar(bot.avatar, bot.display_name)} ${bot.display_name}${bot.display_name !== bot.name ? html` <span class="muted small">${bot.name}</span>` : ""}</h1>
 <p>${bot.house ? html`<span class="badge house">house bot</span>` : html`by ${userLink(bot.owner, false, ladder)}`}
 · ${bot.online ? html`<span class="badge online">online${bot.online_version ? ` (${bot.online_version})` : ""}</span>` : html`<span class="badge">offline</span>`}
@@ -109,7 +124,8 @@ ${parts.top}
 <p class="muted small">${HEALTH_NOTE}</p>${health}</section>
 <section aria-labelledby="h-recent"><h2 id="h-recent">Recent matches</h2>${matchesTable(bot.recent_matches, ladder, "bot-matches", "Recent matches")}</section>
 ${parts.bottom}`,
-      scripts: parts.scripts,
+        scripts: parts.scripts,
+      };
     });
   });
 
@@ -122,13 +138,16 @@ ${parts.bottom}`,
       : await read(() => ctx.reads.user(handle, on(ladder)));
     if (!res.body) return notFound(reply, ladder, "User", `There is no user ${JSON.stringify(handle)}.`);
     const u = res.body;
-    return send(reply, {
+    const ladders = await laddersFor(ladder);
+    // The owner's answer is kept (the same object until a bot, a result or who is online changes it).
+    const inputs = [u, JSON.stringify(ladders)];
+    return sendKept(reply, `user\0${ladder ?? ""}\0${u.handle}`, inputs, () => ({
       ...shell,
       title: u.handle,
       description: `Bots of ${u.handle} on the arena ladder.`,
       page: "user",
       ladder,
-      switcher: await switcherFor(ladder, `/user/${encodeURIComponent(u.handle)}`),
+      switcher: ladderSwitcher(ladders, ladder, `/user/${encodeURIComponent(u.handle)}`),
       body: html`<header class="page-head"><h1>${u.handle}</h1><p class="muted">Member since ${when(u.created)} · ${plural(u.bots.length, "bot")}</p></header>
 <section aria-labelledby="h-bots"><h2 id="h-bots">Bots</h2>${table({
         id: "user-bots",
@@ -156,6 +175,6 @@ ${td(b.draws, { numeric: true, hideNarrow: true })}
 </tr>`,
         ),
       })}</section>`,
-    });
+    }));
   });
 }

@@ -5,11 +5,11 @@ import type { FastifyInstance } from "fastify";
 import { type Featured, pickFeatured, RECENT_WINDOW, SHOWCASE_FILE, showcase } from "../spectate/service.ts";
 import { type Html, html, jsonScript } from "../web/html.ts";
 import { href, plural } from "../web/layout.ts";
-import { ladderFacts, ladderSwitcher } from "./ladders.ts";
+import { ladderFacts, ladderSwitcher, phaseHint } from "./ladders.ts";
 import type { PageKit, SitePageServices } from "./page-kit.ts";
 
 export function homeRoutes(app: FastifyInstance, ctx: SitePageServices, kit: PageKit): void {
-  const { assets, shell, read, on, ladderOf, send, laddersFor, notFound } = kit;
+  const { assets, shell, read, on, ladderOf, sendKept, laddersFor, notFound } = kit;
   // ---- featured match -------------------------------------------------------------------------------------
   /** The home page's featured match (server/spectate/service.ts), as the page's script asks for it. */
   async function featured(ladder: string | null): Promise<Featured | null> {
@@ -73,18 +73,30 @@ export function homeRoutes(app: FastifyInstance, ctx: SitePageServices, kit: Pag
       return notFound(reply, ladder, "Ladder", `There is no ladder ${JSON.stringify(ladder)}.`);
     // Scoped to a ladder: its bots, matches and leaders; unscoped: the whole server's counts, public's leaders.
     const status = ctx.reads.status(on(ladder));
-    const leaders = top.body ? top.body.slice(0, 3) : [];
+    const board = top.body;
     const current = ladder ? ladders.find((l) => l.id === ladder) : undefined;
-    return send(reply, {
-      ...shell,
-      scripts: [assets.url("home.js")],
-      title: "Bots fight, ratings tell",
-      description:
-        "A competitive ladder for programs: write a bot, connect it over a WebSocket, climb the ladder.",
-      page: "home",
-      ladder,
-      switcher: ladderSwitcher(ladders, ladder, "/"),
-      body: html`<div class="home-grid">
+    const now = Date.now();
+    // Kept until the board, the ladders, the pick, the counts or (scoped) the phase hint change.
+    const inputs = [
+      board,
+      JSON.stringify(ladders),
+      JSON.stringify(pick),
+      status.online.length,
+      status.matches.length,
+      current ? phaseHint(current, now) : null,
+    ];
+    return sendKept(reply, `home\0${ladder ?? ""}`, inputs, () => {
+      const leaders = board ? board.slice(0, 3) : [];
+      return {
+        ...shell,
+        scripts: [assets.url("home.js")],
+        title: "Bots fight, ratings tell",
+        description:
+          "A competitive ladder for programs: write a bot, connect it over a WebSocket, climb the ladder.",
+        page: "home",
+        ladder,
+        switcher: ladderSwitcher(ladders, ladder, "/"),
+        body: html`<div class="home-grid">
 <section class="hero">
 <h1>Arena ladder</h1>
 <p class="lead">Programs fight one-on-one on a 21×21 arena: shots that ricochet, frost bursts, repulsors, pickups and a
@@ -103,7 +115,8 @@ ${
 </section>
 ${featuredSection(pick)}
 </div>
-${current ? ladderFacts(current, Date.now()) : ""}`,
+${current ? ladderFacts(current, now) : ""}`,
+      };
     });
   });
 }

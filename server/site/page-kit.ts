@@ -4,9 +4,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.ts";
 import type { Kernel, Services } from "../kernel/feature.ts";
+import { type Inputs, Kept } from "../kernel/kept.ts";
 import { webAssets } from "../web/assets.ts";
 import { html } from "../web/html.ts";
-import { href, sendPage } from "../web/layout.ts";
+import { href, layout, type PageShell, sendPage, sendRendered } from "../web/layout.ts";
 import { type LadderJ, ladderSwitcher } from "./ladders.ts";
 
 /** What these pages read (their feature: feature.ts beside this file). */
@@ -17,6 +18,8 @@ export type SitePageServices = Pick<
   Pick<Kernel, "config">;
 
 const LADDER_ID = /^[A-Za-z0-9_-]{1,40}$/;
+/** Characters of rendered pages kept in all (two bytes each at most: up to 8 MiB). */
+const PAGE_CHARS_KEPT = 4_000_000;
 
 export function pageKit(app: FastifyInstance, ctx: SitePageServices) {
   const assets = webAssets();
@@ -56,6 +59,25 @@ export function pageKit(app: FastifyInstance, ctx: SitePageServices) {
 
   const send = sendPage;
 
+  /**
+   * Rendered pages kept by what they show (issue 38): a page is laid out again only when one of its inputs is
+   * another object or value than when it was last laid out (server/kernel/kept.ts), so a repeated view costs
+   * its reads (kept too) and a comparison of its inputs, not its rendering.
+   */
+  const pages = new Kept<{ text: string; noindex: boolean }>(PAGE_CHARS_KEPT, (p) => p.text.length);
+  /**
+   * Sends the page `key` names as `page()` lays it out, kept while `inputs` are the same. `inputs` must name
+   * everything the page shows: the kept answers it is made from (objects, by identity), and what else it
+   * shows as values (small strings and numbers, e.g. a phase hint that moves with the clock).
+   */
+  function sendKept(reply: FastifyReply, key: string, inputs: Inputs, page: () => PageShell, status = 200) {
+    const kept = pages.get(key, inputs, () => {
+      const p = page();
+      return { text: layout(p), noindex: p.noindex === true };
+    });
+    return sendRendered(reply, kept.text, status, kept.noindex);
+  }
+
   /** The ladders to switch between: the visible ones, plus the current one when it is hidden. */
   async function laddersFor(ladder: string | null): Promise<LadderJ[]> {
     const res = await read(() => ctx.ladders.listed(on(ladder)).map((l) => l.view(base)));
@@ -81,7 +103,20 @@ export function pageKit(app: FastifyInstance, ctx: SitePageServices) {
     );
   }
 
-  return { assets, shell, read, base, on, wholeBoard, ladderOf, send, laddersFor, switcherFor, notFound };
+  return {
+    assets,
+    shell,
+    read,
+    base,
+    on,
+    wholeBoard,
+    ladderOf,
+    send,
+    sendKept,
+    laddersFor,
+    switcherFor,
+    notFound,
+  };
 }
 
 /** What every site page file shares. */

@@ -72,10 +72,11 @@ export function upsets(matches: MatchT[], limit = 5): { match: MatchT; forecast:
 /** The match being played that a spectator most wants to see, or null when none is. */
 export function featuredLive(
   status: StatusT,
-  board: LeaderboardRowT[],
+  board: readonly LeaderboardRowT[],
   ladder: string | null,
 ): StatusT["matches"][number] | null {
-  const rating = new Map(board.map((r) => [r.name, r.rating]));
+  if (status.matches.length === 0) return null;
+  const rating = ratingsOf(board);
   let best: StatusT["matches"][number] | null = null;
   let bestScore = Number.NEGATIVE_INFINITY;
   for (const m of status.matches) {
@@ -89,6 +90,20 @@ export function featuredLive(
   return best;
 }
 
+/**
+ * Each board's ratings by bot name, kept by the board (the reads hand back the same frozen array until it
+ * changes): a home page view does not map 2,000 rows to score the matches being played.
+ */
+const boardRatings = new WeakMap<readonly LeaderboardRowT[], Map<string, number>>();
+function ratingsOf(board: readonly LeaderboardRowT[]): Map<string, number> {
+  let rating = boardRatings.get(board);
+  if (!rating) {
+    rating = new Map(board.map((r) => [r.name, r.rating]));
+    if (Object.isFrozen(board)) boardRatings.set(board, rating);
+  }
+  return rating;
+}
+
 /** A match that just ended, replayed at spectator pace: `tick` is where a spectator watching from its start is. */
 export interface OnAir {
   match: MatchT;
@@ -100,19 +115,53 @@ export interface OnAir {
  * The ranked matches still on air at `now` (epoch ms), newest first: each ended less than its replay's length at
  * watching speed ago (final_tick x SPECTATOR_TICK_MS). Voided and human games are not replayed this way.
  */
-export function onAir(matches: MatchT[], now: number): OnAir[] {
+export function onAir(matches: readonly MatchT[], now: number): OnAir[] {
   const out: OnAir[] = [];
-  for (const m of matches) {
-    if (m.voided || m.mode !== "ranked" || m.final_tick <= 0) continue;
-    const since = now - Date.parse(m.ended);
+  const { list, until } = airtimes(matches);
+  if (now >= until) return out;
+  for (const { match: m, ended } of list) {
+    const since = now - ended;
     if (since < 0 || since >= m.final_tick * SPECTATOR_TICK_MS) continue;
     out.push({ match: m, tick: Math.floor(since / SPECTATOR_TICK_MS), ticks: m.final_tick });
   }
   return out;
 }
 
+interface Airtimes {
+  /** The matches that go on air, with their end (epoch ms). */
+  list: { match: MatchT; ended: number }[];
+  /** When the last of them is off air (epoch ms). */
+  until: number;
+}
+/** Each kept list's airtimes (the reads hand back the same frozen list until a match is stored). */
+const airtimesKept = new WeakMap<readonly MatchT[], Airtimes>();
+function airtimes(matches: readonly MatchT[]): Airtimes {
+  const kept = airtimesKept.get(matches);
+  if (kept) return kept;
+  const list: Airtimes["list"] = [];
+  let until = Number.NEGATIVE_INFINITY;
+  for (const m of matches) {
+    if (m.voided || m.mode !== "ranked" || m.final_tick <= 0) continue;
+    const ended = Date.parse(m.ended);
+    list.push({ match: m, ended });
+    until = Math.max(until, ended + m.final_tick * SPECTATOR_TICK_MS);
+  }
+  const made = { list, until };
+  if (Object.isFrozen(matches)) airtimesKept.set(matches, made);
+  return made;
+}
+
+const notableKept = new WeakMap<readonly MatchT[], { match: MatchT; why: "upset" | "top" } | null>();
 /** The latest notable finished match: the latest upset, else the highest-rated of the latest. */
-export function notableFinished(matches: MatchT[]): { match: MatchT; why: "upset" | "top" } | null {
+export function notableFinished(matches: readonly MatchT[]): { match: MatchT; why: "upset" | "top" } | null {
+  const kept = notableKept.get(matches);
+  if (kept !== undefined) return kept;
+  const found = notableOf(matches);
+  if (Object.isFrozen(matches)) notableKept.set(matches, found);
+  return found;
+}
+
+function notableOf(matches: readonly MatchT[]): { match: MatchT; why: "upset" | "top" } | null {
   const watchable = matches.filter((m) => !m.voided);
   const upset = watchable.find(isUpset);
   if (upset) return { match: upset, why: "upset" };
@@ -155,7 +204,7 @@ export function percentWithArticle(pct: number): string {
 }
 
 export function pickFeatured(
-  o: { status: StatusT; board: LeaderboardRowT[]; recent: MatchT[]; ladder: string | null },
+  o: { status: StatusT; board: readonly LeaderboardRowT[]; recent: readonly MatchT[]; ladder: string | null },
   href: (path: string) => string,
   now = Date.now(),
 ): Featured {

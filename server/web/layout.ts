@@ -34,6 +34,11 @@ export function shellAssets(): Pick<PageShell, "css" | "appJs" | "icon"> {
 
 /** Sends a page with the headers every page carries (strict CSP, no-cache, noindex when asked). */
 export function sendPage(reply: FastifyReply, page: PageShell, status = 200) {
+  return sendRendered(reply, layout(page), status, page.noindex === true);
+}
+
+/** Sends a page already laid out (`layout`'s text; a kept one, server/site/page-kit.ts) with those headers. */
+export function sendRendered(reply: FastifyReply, text: string, status = 200, noindex = false) {
   reply
     .code(status)
     .header("content-type", "text/html; charset=utf-8")
@@ -45,8 +50,8 @@ export function sendPage(reply: FastifyReply, page: PageShell, status = 200) {
       "content-security-policy",
       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     );
-  if (page.noindex) reply.header("x-robots-tag", "noindex");
-  return reply.send(layout(page));
+  if (noindex) reply.header("x-robots-tag", "noindex");
+  return reply.send(text);
 }
 
 /**

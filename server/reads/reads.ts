@@ -2,6 +2,9 @@
 // history, an owner's bots, and matches. Routes render what these return and pages read them directly (no
 // in-process HTTP round trip); the return types are inferred from the response schemas of api/responses.ts,
 // which also make the OpenAPI document, so a page and the API can never disagree about a shape.
+// Longer than 500 lines: since issue 38 each kind of answer keeps what it was made from beside the method that
+// makes it (kept answers, match views, list indexes); the match-list reads (matches to pendingMatches, with
+// storedForm) are the next to move to a module of their own.
 import { publicStats, type RecordedStatsT } from "../../engine/stats.ts";
 import type {
   BotT,

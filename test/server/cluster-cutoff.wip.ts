@@ -1,0 +1,160 @@
+// NOT RUN (the name does not end in .test.ts): this test FAILS, and is kept to be finished (issue 36, part 5;
+// docs/operations.md, "What does not work yet"). The bots that reconnect to the other nodes after the takeover
+// get nothing from the taken-over matches; the taking node logs "match taken over" and nothing more. Rename it
+// to cluster-cutoff.test.ts when it passes. XP_DEBUG=1 prints each node's last log lines and each bot's last
+// messages when the wait for the ends times out.
+// Failover of a node that was cut off, not killed (issue 36, part 5), on one cluster of real nodes (child
+// processes of `node server/main.ts --cluster`, no house bots) with a nats-server this test starts on a free port:
+// the node is frozen (SIGSTOP) longer than the heartbeat, another node takes its matches, the bots reconnect to
+// the other nodes and the matches end once there; the woken node (SIGCONT) abandons its copies and touches
+// neither the taker's lease nor its journal (server/cluster/match-journal.ts: only while the lease is its own).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyReplay } from "../../engine/verify.ts";
+import type { Child } from "../helpers/child-server.ts";
+import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { SlowBot } from "../helpers/slow-bot.ts";
+import { TestCluster, until } from "../helpers/test-cluster.ts";
+
+/** Each bot answers each observation after this long, so a match (300 ticks at most) lasts about 12 s. */
+const REPLY_MS = 40;
+const LEASE = "matchmaker.public";
+
+interface ClusterView {
+  leases: { name: string; held: boolean }[];
+}
+const clusterOf = async (url: string): Promise<ClusterView> =>
+  ((await (await fetch(`${url}/api/status`)).json()) as { cluster: ClusterView }).cluster;
+
+async function botsOn(node: Child, prefix: string, count: number): Promise<SlowBot[]> {
+  const bots: SlowBot[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `${prefix}-${i}`;
+    const res = await fetch(`${node.url}/api/bots`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, owner: `${name}-owner` }),
+    });
+    expect(res.status).toBe(201);
+    const bot = new SlowBot(name, ((await res.json()) as { token: string }).token, node, REPLY_MS);
+    await bot.client.open();
+    bots.push(bot);
+  }
+  return bots;
+}
+
+/** Queues the bots (all on one node, so their matches run there) and waits for every match to be some ticks in. */
+async function playing(bots: SlowBot[]): Promise<string[]> {
+  for (const b of bots) b.client.send({ type: "queue", version: "v1" });
+  await until(async () => (bots.every((b) => b.matchId) ? true : null), "every bot in a match", 60_000);
+  await until(
+    async () =>
+      bots.every((b) => b.client.received.filter((m) => m.type === "observation").length >= 20) ? true : null,
+    "twenty ticks of every match",
+    30_000,
+  );
+  expect(bots.every((b) => b.ends.length === 0)).toBe(true);
+  return [...new Set(bots.map((b) => b.matchId!))];
+}
+
+const ratedGames = async (node: Child, name: string): Promise<number> => {
+  const v = (await (await fetch(`${node.url}/api/bots/${name}`)).json()) as {
+    versions: { rated_games: number }[];
+  };
+  return v.versions.reduce((n, x) => n + x.rated_games, 0);
+};
+
+describe("match failover: a node cut off from NATS", () => {
+  skipAllIf(DATABASE_URL_MISSING);
+  const cluster = new TestCluster();
+  const nodes = cluster.nodes;
+
+  beforeAll(async () => {
+    if (DATABASE_URL_MISSING) return;
+    await cluster.start("ladder-cutoff", 3, ["--no-house-bots", "--reconnect-grace-ms", "30000"]);
+  }, 240_000);
+
+  afterAll(() => cluster.stop());
+
+  it("a node cut off from NATS longer than the heartbeat: its matches go on elsewhere and end once", async () => {
+    const views = await until(async () => {
+      const v = await Promise.all(nodes.map((n) => clusterOf(n.url)));
+      return v.some((x) => x.leases.find((l) => l.name === LEASE)?.held) ? v : null;
+    }, "the matchmaker's lease");
+    const victim = nodes[views.findIndex((v) => !v.leases.find((l) => l.name === LEASE)?.held)]!;
+    const others = nodes.filter((n) => n !== victim);
+    const bots = await botsOn(victim, "cut", 4);
+    const ids = await playing(bots);
+    expect(ids).toHaveLength(2);
+
+    // Frozen: its sockets and its NATS connection stay open, but it answers nothing and beats no more.
+    victim.proc.kill("SIGSTOP");
+    const takenBy = (id: string) =>
+      others.filter((n) => n.log.some((l) => l.includes("match taken over") && l.includes(id)));
+    try {
+      await until(
+        async () => (ids.every((id) => takenBy(id).length === 1) ? true : null),
+        "both matches taken over",
+        30_000,
+      );
+      await Promise.all(bots.map((b, i) => b.reconnect(others[i % 2]!)));
+    } finally {
+      victim.proc.kill("SIGCONT");
+    }
+    try {
+      await until(
+        async () => (bots.every((b) => b.ends.length > 0) ? true : null),
+        "every match to end",
+        60_000,
+      );
+    } finally {
+      if (process.env.XP_DEBUG) {
+        for (const [i, n] of nodes.entries())
+          console.error(
+            `NODE ${i}${n === victim ? " (victim)" : ""}`,
+            n.log
+              .slice(-14)
+              .map((l) => l.slice(0, 260))
+              .join("\n"),
+          );
+        for (const b of bots)
+          console.error(
+            "BOT",
+            b.name,
+            b.matchId,
+            b.ends.length,
+            b.client.received
+              .slice(-3)
+              .map((m) => `${m.type}:${m.tick ?? ""}`)
+              .join(","),
+            b.client.received.filter((m) => m.type === "hello").length,
+          );
+      }
+    }
+
+    // The woken node gave its copies up rather than finishing them too.
+    await until(
+      async () =>
+        ids.every((id) => victim.log.some((l) => l.includes(id) && l.includes("this copy is abandoned")))
+          ? true
+          : null,
+      "the woken node to abandon its copies",
+    );
+    for (const id of ids) {
+      const mine = bots.filter((b) => b.matchId === id);
+      for (const b of mine) expect(b.ends.map((e) => e.match_id)).toEqual([id]);
+      const taker = takenBy(id)[0]!;
+      const r = await fetch(`${taker.url}/replays/${id}.jsonl.gz`);
+      expect(r.status).toBe(200);
+      const end = mine[0]!.ends[0]!;
+      expect(verifyReplay(new Uint8Array(await r.arrayBuffer()))).toEqual({
+        ok: true,
+        matchId: id,
+        ticks: end.final_tick,
+        winner: end.winner,
+        reason: end.reason,
+      });
+    }
+    // One result each, on every node (the woken one included).
+    for (const n of nodes) for (const b of bots) expect(await ratedGames(n, b.name)).toBe(1);
+  }, 180_000);
+});

@@ -181,9 +181,13 @@ export const decodeAnswer = (bytes: Uint8Array): Answer | null => decode(Answer,
 /**
  * What a seat's socket node sends the match's node (`arena.seat.<match>.<seat>.in`): a message of the bot (its
  * head as the socket node read it, and its bytes; null for a binary frame), or that its socket came back or went.
+ * `attach` and `detach` name the relay they come from (`r`), and `attach` when its socket connected (`at`, ms
+ * since the epoch): two nodes may hold a socket of the same bot at once (remote-seat.ts, RemoteSeat).
  */
 const In = z.object({
   k: z.enum(["msg", "attach", "detach"]),
+  r: z.string().optional(),
+  at: z.number().optional(),
   type: z.enum(["turn", "ready", "queue", "leave", "other"]).optional(),
   tick: z.number().int().nullable().optional(),
   b: bytes.nullable().optional(),

@@ -12,8 +12,15 @@
 //   hub's per-second limit applies on this node, as for a local match (`playing` follows the match's node).
 //
 // Plain NATS (at most once), as a socket is: a message lost while NATS is away is a missed tick, as a slow network
-// is. A node that leaves the heartbeat directory ends its side: the relay tells its bot the match was aborted;
+// is. Two nodes may hold a socket of the same bot at once: a node that was cut off and woke up still has the bot's
+// old socket (its close not yet read) when it hears that its match went on elsewhere, and relays it there too. The
+// newer socket wins, as a `replaced` one does on one node: an attach of an older socket than the seat's is passed
+// over, a detach counts only from the relay the seat has now, and a message only while the seat's socket is a
+// relay's (not one the bot opened on the match's node itself). "Older" compares the
+// connect times of two nodes' clocks, which differ by far less than a cut-off takes to be noticed (the heartbeat).
+// A node that leaves the heartbeat directory ends its side: the relay tells its bot the match was aborted;
 // the match's node counts the seat as disconnected (its grace runs, then the forfeit of SPEC 3.3).
+import { randomUUID } from "node:crypto";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { ServerMessageT } from "../../engine/protocol.ts";
@@ -34,6 +41,8 @@ export class RemoteSeat implements SeatConn {
   private readonly sub: Subscription;
   private readonly head: MessageHead = { type: "other", tick: null };
   private gone = false;
+  /** The relay attached last, and when its socket connected (null: none has said so, as when bound at start). */
+  private relay: { r: string; at: number } | null = null;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -47,17 +56,31 @@ export class RemoteSeat implements SeatConn {
         if (err || !this.match) return;
         const m = decodeIn(msg.data);
         if (!m) return void this.log.warn({ match: matchId }, "unreadable seat message");
+        const now = this.match.seats[seat]!.conn;
         if (m.k === "attach") {
+          // A socket older than the seat's (another node's stale one): passed over.
+          if (now && (m.at ?? 0) < now.since && !(now === this && this.relay?.r === m.r)) return;
+          this.relay = m.r !== undefined ? { r: m.r, at: m.at ?? 0 } : null;
           this.gone = false;
           this.match.attach(seat, this);
-        } else if (m.k === "detach") this.match.detach(seat);
-        else {
+        } else if (now !== this) {
+          return; // the seat has another socket now (the bot connected to the match's node itself)
+        } else if (m.k === "detach") {
+          if (this.relay && this.relay.r !== m.r) return; // from a relay the seat has moved away from
+          this.relay = null;
+          this.match.detach(seat);
+        } else {
           this.head.type = m.type ?? "other";
           this.head.tick = m.tick ?? null;
           this.match.fromSocket(seat, this.head, m.b ?? null);
         }
       },
     });
+  }
+
+  /** When the seat's socket (on the other node) connected, as far as its relay said (0: not said). */
+  get since(): number {
+    return this.relay?.at ?? 0;
   }
 
   /** The match has started: this seat is its bot's connection; the relay hears that the match is on. */
@@ -101,7 +124,7 @@ export class RemoteSeat implements SeatConn {
 
   /** The socket's node left the cluster: the seat is disconnected (its grace runs). */
   nodeGone(): void {
-    if (this.gone || !this.match) return;
+    if (this.gone || !this.match || this.match.seats[this.seat]!.conn !== this) return;
     this.gone = true;
     this.match.detach(this.seat);
   }
@@ -116,6 +139,8 @@ export class SeatRelay implements SeatedMatch {
   private readonly sub: Subscription;
   private readonly claimedAt = Date.now();
   private over = false;
+  /** Names this relay in its attach and detach (a bot may have a relay on two nodes at once). */
+  private readonly id = randomUUID();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -137,7 +162,7 @@ export class SeatRelay implements SeatedMatch {
         if (!this.heard) {
           this.heard = true;
           // The socket went between the claim and the match's start, before the match's node listened.
-          if (!this.conn) this.publish({ k: "detach" });
+          if (!this.conn) this.publish({ k: "detach", r: this.id });
         }
         this.playing = m.p;
         if (m.s !== undefined) this.conn?.send(m.s);
@@ -165,12 +190,12 @@ export class SeatRelay implements SeatedMatch {
 
   attach(_seat: number, conn: SeatConn): void {
     this.conn = conn;
-    this.publish({ k: "attach" });
+    this.publish({ k: "attach", r: this.id, at: conn.since });
   }
 
   detach(_seat: number): void {
     this.conn = null;
-    this.publish({ k: "detach" });
+    this.publish({ k: "detach", r: this.id });
   }
 
   private publish(m: Parameters<typeof encodeIn>[0]): void {
@@ -185,7 +210,7 @@ export class SeatRelay implements SeatedMatch {
   moved(node: string): void {
     if (this.over || node === this.matchNode) return;
     this.matchNode = node;
-    if (this.conn) this.publish({ k: "attach" });
+    if (this.conn) this.publish({ k: "attach", r: this.id, at: this.conn.since });
   }
 
   /** The match's node left the cluster mid-match: the bot hears the match is over, void. */

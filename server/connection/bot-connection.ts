@@ -10,6 +10,8 @@ let nextId = 1;
 
 export class BotConnection {
   readonly id = nextId++;
+  /** When the socket connected (ms since the epoch): which of two sockets of one bot is the newer (cluster). */
+  readonly since = Date.now();
   readonly bot: BotRow;
   private readonly ws: WebSocket;
   alive = true;

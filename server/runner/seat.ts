@@ -10,7 +10,7 @@ import type { LateReply } from "./match-result.ts";
  * What the runner sends a seat's bot through: its socket, or in a cluster a socket on another node reached through
  * NATS (server/cluster/remote-seat.ts).
  */
-export type SeatConn = Pick<BotConnection, "send" | "sendUtf8" | "error">;
+export type SeatConn = Pick<BotConnection, "send" | "sendUtf8" | "error" | "since">;
 
 export interface Seat {
   participant: Participant;

@@ -1,13 +1,10 @@
-// NOT RUN (the name does not end in .test.ts): this test FAILS, and is kept to be finished (issue 36, part 5;
-// docs/operations.md, "What does not work yet"). The bots that reconnect to the other nodes after the takeover
-// get nothing from the taken-over matches; the taking node logs "match taken over" and nothing more. Rename it
-// to cluster-cutoff.test.ts when it passes. XP_DEBUG=1 prints each node's last log lines and each bot's last
-// messages when the wait for the ends times out.
 // Failover of a node that was cut off, not killed (issue 36, part 5), on one cluster of real nodes (child
 // processes of `node server/main.ts --cluster`, no house bots) with a nats-server this test starts on a free port:
 // the node is frozen (SIGSTOP) longer than the heartbeat, another node takes its matches, the bots reconnect to
 // the other nodes and the matches end once there; the woken node (SIGCONT) abandons its copies and touches
-// neither the taker's lease nor its journal (server/cluster/match-journal.ts: only while the lease is its own).
+// neither the taker's lease nor its journal (server/cluster/match-journal.ts: only while the lease is its own),
+// and the stale sockets it still holds for those bots do not unseat their newer ones (remote-seat.ts). XP_DEBUG=1
+// prints each node's last log lines and each bot's last messages when the wait for the ends times out.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyReplay } from "../../engine/verify.ts";
 import type { Child } from "../helpers/child-server.ts";

@@ -24,7 +24,10 @@ export default defineConfig({
     // Longest files first, also without vitest's duration cache (test/helpers/long-first-sequencer.ts).
     sequence: { sequencer: LongFirstSequencer },
     // Every skip is listed with its reason; under CI=true a skip fails the run (test/helpers/skips.ts).
-    reporters: ["default", "./test/helpers/skip-reporter.ts"],
+    // A file whose test process was lost is named, for scripts/test.mjs (test/helpers/worker-loss-reporter.ts).
+    reporters: ["default", "./test/helpers/skip-reporter.ts", "./test/helpers/worker-loss-reporter.ts"],
+    // Each test process says when it exits or is signalled in the middle of a file (fork-exit-watch.ts).
+    setupFiles: ["./test/helpers/fork-exit-watch.ts"],
     // Two files at a time, then the ALONE files one at a time (groupOrder: a group starts when the one before
     // it has ended). Most of a server or browser test's time is waiting, so two at a time on two cores runs
     // the suite in well under half the time of one at a time. `include` is set per project: a project that

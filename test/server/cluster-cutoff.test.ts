@@ -9,11 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyReplay } from "../../engine/verify.ts";
 import type { Child } from "../helpers/child-server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
-import { SlowBot } from "../helpers/slow-bot.ts";
+import { botsOn, playing, ratedGames } from "../helpers/slow-bot.ts";
 import { TestCluster, until } from "../helpers/test-cluster.ts";
 
-/** Each bot answers each observation after this long, so a match (300 ticks at most) lasts about 12 s. */
-const REPLY_MS = 40;
 const LEASE = "matchmaker.public";
 
 interface ClusterView {
@@ -21,44 +19,6 @@ interface ClusterView {
 }
 const clusterOf = async (url: string): Promise<ClusterView> =>
   ((await (await fetch(`${url}/api/status`)).json()) as { cluster: ClusterView }).cluster;
-
-async function botsOn(node: Child, prefix: string, count: number): Promise<SlowBot[]> {
-  const bots: SlowBot[] = [];
-  for (let i = 0; i < count; i++) {
-    const name = `${prefix}-${i}`;
-    const res = await fetch(`${node.url}/api/bots`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name, owner: `${name}-owner` }),
-    });
-    expect(res.status).toBe(201);
-    const bot = new SlowBot(name, ((await res.json()) as { token: string }).token, node, REPLY_MS);
-    await bot.client.open();
-    bots.push(bot);
-  }
-  return bots;
-}
-
-/** Queues the bots (all on one node, so their matches run there) and waits for every match to be some ticks in. */
-async function playing(bots: SlowBot[]): Promise<string[]> {
-  for (const b of bots) b.client.send({ type: "queue", version: "v1" });
-  await until(async () => (bots.every((b) => b.matchId) ? true : null), "every bot in a match", 60_000);
-  await until(
-    async () =>
-      bots.every((b) => b.client.received.filter((m) => m.type === "observation").length >= 20) ? true : null,
-    "twenty ticks of every match",
-    30_000,
-  );
-  expect(bots.every((b) => b.ends.length === 0)).toBe(true);
-  return [...new Set(bots.map((b) => b.matchId!))];
-}
-
-const ratedGames = async (node: Child, name: string): Promise<number> => {
-  const v = (await (await fetch(`${node.url}/api/bots/${name}`)).json()) as {
-    versions: { rated_games: number }[];
-  };
-  return v.versions.reduce((n, x) => n + x.rated_games, 0);
-};
 
 describe("match failover: a node cut off from NATS", () => {
   skipAllIf(DATABASE_URL_MISSING);

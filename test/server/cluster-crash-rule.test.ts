@@ -3,7 +3,6 @@
 // --no-failover-journal is killed with SIGKILL in the middle of a match; the match ends by SPEC 3.3's crash rule
 // (no result, no `end`, no void row) and its bots, back on another node, are free to queue again at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Child } from "../helpers/child-server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 import { botsOn, playing, ratedGames } from "../helpers/slow-bot.ts";
 import { TestCluster, until } from "../helpers/test-cluster.ts";

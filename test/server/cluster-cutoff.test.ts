@@ -7,7 +7,6 @@
 // prints each node's last log lines and each bot's last messages when the wait for the ends times out.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyReplay } from "../../engine/verify.ts";
-import type { Child } from "../helpers/child-server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
 import { botsOn, playing, ratedGames } from "../helpers/slow-bot.ts";
 import { TestCluster, until } from "../helpers/test-cluster.ts";

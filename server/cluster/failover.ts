@@ -44,6 +44,9 @@ const SCAN_MS = 1_000;
 const READ_MS = 5_000;
 /** How long a relay to another node's match waits to hear from it before the bot is counted free again. */
 const UNHEARD_MS = 15_000;
+/** Each node answers on `arena.alive.<node>` while its NATS connection is up (core NATS, not JetStream). */
+const ALIVE_SUBJECT = "arena.alive";
+const ALIVE_MS = 1_000;
 
 export interface FailoverOptions {
   nc: NatsConnection;
@@ -101,6 +104,24 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   /** The journals of the matches running here, by match id. */
   const journals = new Map<string, MatchJournal>();
   const watcher = await kv.watch();
+  const alive = nc.subscribe(`${ALIVE_SUBJECT}.${self}`, {
+    callback: (_err, msg) => {
+      msg.respond();
+    },
+  });
+  /**
+   * Whether a node whose beat expired still answers: then it is not dead and its matches are not taken. Its beat
+   * is a JetStream write, and right after nats-server itself restarts JetStream can time out writes for several
+   * seconds while plain messages already flow: every node's beat may lapse at once, and a node that took the
+   * matches of a live node ended them by the crash rule (its journal was behind too), so their bots never had an
+   * end (test/server/cluster-once.test.ts). A node killed or cut off from NATS has no responder: the request
+   * fails at once (or after ALIVE_MS) and the takeover goes on as before.
+   */
+  const answers = (node: string) =>
+    nc.request(`${ALIVE_SUBJECT}.${node}`, undefined, { timeout: ALIVE_MS }).then(
+      () => true,
+      () => false,
+    );
   void (async () => {
     for await (const e of watcher) {
       const l = e.operation === "PUT" ? decodeMatchLease(e.value) : null;
@@ -213,6 +234,7 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
 
   /** Takes over one match of a dead node, or ends it by the crash rule. */
   async function takeOver(matchId: string, l: MatchLease, revision: number): Promise<void> {
+    if (await answers(l.node)) return;
     let rev: number;
     try {
       rev = await kv.update(matchId, encodeMatchLease({ ...l, node: self, adopted: false }), revision);
@@ -312,6 +334,7 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
     async stop() {
       clearInterval(scan);
       watcher.stop();
+      alive.unsubscribe();
       for (const r of [...relays.values()]) r.finish(true);
     },
   };

@@ -29,14 +29,16 @@ export const clusterFeature = defineFeature({
     "humanPlay",
     "lobby",
     "meters",
+    "membership",
   ],
   build: async (
     kernel,
-    { store, matchStore, results, ladders, reads, live, hub, humanPlay, lobby, meters },
+    { store, matchStore, results, ladders, reads, live, hub, humanPlay, lobby, meters, membership },
   ) => {
     const url = kernel.config.cluster;
     if (!url) return null;
     const { joinCluster } = await import("./node.ts");
+    const { reloadOnPeerWrite } = await import("./shared-writes.ts");
     const node = await joinCluster({
       url,
       log: kernel.log.child({ feature: "cluster" }),
@@ -50,7 +52,19 @@ export const clusterFeature = defineFeature({
       // Every node's copies of the ladder state follow the other nodes' results (the bus's PeerResult).
       onPeerResult: (r) => kernel.bus.emit("PeerResult", r),
       // A bot registered, renamed or banned through any node: every node's bot directory reloads.
-      writes: { bots: store.botWrites },
+      // A membership enrolled, approved or revoked through any node: every node's copy reloads. Each node keeps
+      // the memberships in memory (server/ladders/membership.ts) and reads them on a queue and when the events
+      // earn achievements from a result, which happens on the node that committed the result only (the others
+      // take it in as PeerResult): that is rarely the node the enrollment went through, and without this the
+      // achievement (and its email) happened zero times instead of once (test/server/cluster-once.test.ts).
+      writes: {
+        bots: store.botWrites,
+        memberships: reloadOnPeerWrite(
+          (told) => void kernel.bus.on("MembershipChanged", () => told()),
+          () => membership.load(),
+          kernel.log.child({ feature: "cluster" }),
+        ),
+      },
       // The cluster's queue and cross-node play: the lease holder pairs every node's queued bots and places each
       // match on a node; a bot of this node whose match runs elsewhere plays through its relay.
       extend: async ({ nc, kvm, id, log, nodes }) => {

@@ -64,6 +64,9 @@ export class RemoteSeat implements SeatConn {
           this.relay = m.r !== undefined ? { r: m.r, at: m.at ?? 0 } : null;
           this.gone = false;
           this.match.attach(seat, this);
+          // Heard at once, whatever the match sends next (a match re-simulated after a takeover says hello only
+          // when it is done): a relay that hears nothing takes the match for over.
+          this.out({});
         } else if (now !== this) {
           return; // the seat has another socket now (the bot connected to the match's node itself)
         } else if (m.k === "detach") {

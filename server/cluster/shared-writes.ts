@@ -52,3 +52,43 @@ export function shareWrites(
     },
   };
 }
+
+/**
+ * A write counter for an in-memory copy that is told of its own process's writes by `onLocal` (a bus event, for
+ * a service that is the only writer of its table and updates its copy itself) and reloads with `reload` when
+ * another node wrote. Reloads run one at a time; a write told during one reloads once more after it.
+ */
+export function reloadOnPeerWrite(
+  onLocal: (listener: () => void) => void,
+  reload: () => Promise<void>,
+  log: Logger,
+): WriteCounter {
+  let generation = 0;
+  let running: Promise<void> | null = null;
+  let again = false;
+  const run = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = reload()
+      .catch((err: unknown) => log.warn({ err }, "reloading after another node's write failed"))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  return {
+    get generation() {
+      return generation;
+    },
+    onWrite: onLocal,
+    bump() {
+      generation++;
+      run();
+    },
+  };
+}

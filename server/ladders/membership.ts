@@ -16,7 +16,8 @@ const key = (ladderId: string, accountId: string) => `${ladderId}\n${accountId}`
 export class Membership {
   /**
    * Every membership's state in memory: the socket asks on each `queue`, so the check costs no query. This
-   * service is the only writer; it updates the copy after each commit.
+   * service is the only writer; it updates the copy after each commit (in a cluster, another node's commit
+   * makes this one reload: server/cluster/feature.ts).
    */
   private readonly states = new Map<string, MembershipState>();
 
@@ -27,10 +28,15 @@ export class Membership {
     private readonly bus: EventBus,
   ) {}
 
+  /**
+   * Reads every membership; also called again in a cluster when another node changed one
+   * (server/cluster/feature.ts). The copy is replaced in one step, after the read, so a check meanwhile
+   * sees the old states rather than none.
+   */
   async load(): Promise<void> {
+    const rows = await this.tables.allMemberships();
     this.states.clear();
-    for (const m of await this.tables.allMemberships())
-      this.states.set(key(m.ladder_id, m.account_id), m.state);
+    for (const m of rows) this.states.set(key(m.ladder_id, m.account_id), m.state);
   }
 
   state(ladderId: string, accountId: string): MembershipState | null {

@@ -191,7 +191,13 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   function joinAdopted(matchId: string, l: MatchLease): void {
     for (const botId of l.bots) {
       const p = lobby.get(botId);
-      if (!p?.conn || live.ofBot(botId) || relays.get(botId)?.matchId === matchId) continue;
+      // A relay made when the bot came back, before the takeover (its dead node still beat): it follows the match.
+      const r = relays.get(botId);
+      if (r?.matchId === matchId) {
+        r.moved(l.node);
+        continue;
+      }
+      if (!p?.conn || live.ofBot(botId)) continue;
       relayFor(botId, matchId, l)?.attach(0, p.conn);
     }
   }

@@ -42,6 +42,8 @@ import { RemoteSeat, SeatRelay } from "./remote-seat.ts";
 const KEEP_MS = 6 * 3600_000;
 const SCAN_MS = 1_000;
 const READ_MS = 5_000;
+/** How long a relay to another node's match waits to hear from it before the bot is counted free again. */
+const UNHEARD_MS = 15_000;
 /** Each node answers on `arena.alive.<node>` while its NATS connection is up (core NATS, not JetStream). */
 const ALIVE_SUBJECT = "arena.alive";
 const ALIVE_MS = 1_000;
@@ -67,6 +69,11 @@ export interface Failover {
   whereIs(matchId: string): string | null;
   /** The relay of a bot of this node whose match was taken over by another node. */
   relayOf(botId: string): SeatedMatch | undefined;
+  /**
+   * A bot that connected here while its match runs on another node (its socket was on a third node, or on the
+   * match's own): a relay that joins it there, as after a takeover. Undefined when it has no match elsewhere.
+   */
+  rejoin(botId: string): SeatedMatch | undefined;
   /** Matches this node took over since it started. */
   taken(): number;
   stop(): Promise<void>;
@@ -89,6 +96,10 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   const leases = new Map<string, { lease: MatchLease; revision: number }>();
   /** Bots of matches taken over by another node: their match's id. */
   const adoptedBots = new Map<string, string>();
+  /** The bots of every journaled match, wherever it runs: their match's id (a bot may reconnect to any node). */
+  const playingBots = new Map<string, string>();
+  /** Matches in the middle of a takeover: moved to a node that does not listen for their bots yet. */
+  const moving = new Set<string>();
   const relays = new Map<string, SeatRelay>();
   /** The journals of the matches running here, by match id. */
   const journals = new Map<string, MatchJournal>();
@@ -116,8 +127,12 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
       const l = e.operation === "PUT" ? decodeMatchLease(e.value) : null;
       const was = leases.get(e.key)?.lease;
       if (was?.adopted) for (const b of was.bots) if (adoptedBots.get(b) === e.key) adoptedBots.delete(b);
+      if (was) for (const b of was.bots) if (playingBots.get(b) === e.key) playingBots.delete(b);
+      if (l && was && was.node !== l.node && !l.adopted) moving.add(e.key);
+      else moving.delete(e.key);
       if (l) leases.set(e.key, { lease: l, revision: e.revision });
       else leases.delete(e.key);
+      if (l) for (const b of l.bots) playingBots.set(b, e.key);
       // This node was cut off from NATS long enough for another to take a match it still runs: the other copy
       // goes on (its bots reconnect there); this one is abandoned without touching the lease or the journal.
       const mine = journals.get(e.key);
@@ -126,6 +141,7 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
         mine.lost();
         log.warn({ match: e.key, by: l.node }, "another node took this match over; this copy is abandoned");
         const copy = live.byId.get(e.key);
+        if (copy) copy.movedTo = l.node;
         // Its bots still connected here join the match where it goes on once this copy is gone (joinAdopted
         // passes over a bot that is still in a match here, as they are until the abandoned copy has ended).
         void copy?.abandon().then(() =>
@@ -161,6 +177,11 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
       lobby.leaveIfGone(botId);
     });
     relays.set(botId, r);
+    // A match answers an attach at once (its hello); one that does not is over, and the bot is free again.
+    const relay = r;
+    setTimeout(() => {
+      if (!relay.heard) relay.finish(false);
+    }, UNHEARD_MS).unref();
     p.matches.add(matchId);
     p.state = "playing";
     return r;
@@ -170,7 +191,13 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   function joinAdopted(matchId: string, l: MatchLease): void {
     for (const botId of l.bots) {
       const p = lobby.get(botId);
-      if (!p?.conn || live.ofBot(botId) || relays.get(botId)?.matchId === matchId) continue;
+      // A relay made when the bot came back, before the takeover (its dead node still beat): it follows the match.
+      const r = relays.get(botId);
+      if (r?.matchId === matchId) {
+        r.moved(l.node);
+        continue;
+      }
+      if (!p?.conn || live.ofBot(botId)) continue;
       relayFor(botId, matchId, l)?.attach(0, p.conn);
     }
   }
@@ -284,6 +311,11 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
       if (!o.journaling || m.setup.mode === "human") return null;
       const j = new MatchJournal({ js, jsm, kv, node: self, log, onEnded: (id) => journals.delete(id) }, m);
       journals.set(m.id, j);
+      // Its bots whose sockets are here may come back through another node (a load balancer picks any): each such
+      // seat listens for a relay, as a seat whose socket is elsewhere does from the start (placement.ts).
+      m.seats.forEach((s, i) => {
+        if (s.remote && s.conn) new RemoteSeat(nc, m.id, i, self, log).listen(m);
+      });
       return j;
     },
     whereIs: (matchId) => leases.get(matchId)?.lease.node ?? null,
@@ -293,6 +325,16 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
       const matchId = adoptedBots.get(botId);
       const lease = matchId ? leases.get(matchId)?.lease : undefined;
       return matchId && lease ? relayFor(botId, matchId, lease) : undefined;
+    },
+    rejoin(botId) {
+      // Only for a socket that just connected: a bot that heard its `end` and queues again at once must not be
+      // sent back to the match before its entry is gone.
+      const matchId = playingBots.get(botId);
+      const lease = matchId ? leases.get(matchId)?.lease : undefined;
+      if (!matchId || !lease || lease.node === self || moving.has(matchId)) return undefined;
+      // A match whose node is dead is not joined here: the node that takes it over says so (joinAdopted).
+      if (!o.nodes().some((n) => n.node === lease.node)) return undefined;
+      return relays.get(botId) ?? relayFor(botId, matchId, lease);
     },
     taken: () => takenCount,
     async stop() {

@@ -86,7 +86,10 @@ export const clusterFeature = defineFeature({
         // Each match's inputs are journaled per tick (unless the operator turned it off), so that another node
         // can take it over if this one dies (failover.ts).
         live.journalWith((m) => play.failover.journalFor(m));
-        hub.playElsewhereWith((botId) => play.placement.relayOf(botId) ?? play.failover.relayOf(botId));
+        hub.playElsewhereWith(
+          (botId) => play.placement.relayOf(botId) ?? play.failover.relayOf(botId),
+          (botId) => play.failover.rejoin(botId),
+        );
         return play;
       },
     });

@@ -53,7 +53,8 @@ export class RemoteSeat implements SeatConn {
   ) {
     this.sub = nc.subscribe(subject(matchId, seat, "in"), {
       callback: (err, msg) => {
-        if (err || !this.match) return;
+        // A copy that another node took over (this node was cut off) no longer takes the bot's socket.
+        if (err || !this.match || this.match.movedTo !== null) return;
         const m = decodeIn(msg.data);
         if (!m) return void this.log.warn({ match: matchId }, "unreadable seat message");
         const now = this.match.seats[seat]!.conn;
@@ -63,6 +64,9 @@ export class RemoteSeat implements SeatConn {
           this.relay = m.r !== undefined ? { r: m.r, at: m.at ?? 0 } : null;
           this.gone = false;
           this.match.attach(seat, this);
+          // Heard at once, whatever the match sends next (a match re-simulated after a takeover says hello only
+          // when it is done): a relay that hears nothing takes the match for over.
+          this.out({});
         } else if (now !== this) {
           return; // the seat has another socket now (the bot connected to the match's node itself)
         } else if (m.k === "detach") {
@@ -94,12 +98,14 @@ export class RemoteSeat implements SeatConn {
   listen(match: RunningMatch): void {
     this.match = match;
     void match.ended.then(() => {
-      this.out({ done: true });
+      // The relays hear the match is over, unless it goes on at the node that took it over.
+      if (match.movedTo === null) this.out({ done: true });
       this.sub.unsubscribe();
     });
   }
 
   private out(m: Omit<SeatOut, "p">): void {
+    if (this.match?.movedTo) return; // a cut-off node's copy: the relays hear the node that took the match over
     try {
       this.nc.publish(
         subject(this.matchId, this.seat, "out"),

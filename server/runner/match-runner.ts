@@ -61,6 +61,11 @@ export class RunningMatch {
   private peekSeq = 0;
   /** Ended by the server (drain timeout, stop): it leaves no result at all. */
   private abandoned = false;
+  /**
+   * Cluster: the node that took this match over while this one was cut off (server/cluster/failover.ts). This copy
+   * is abandoned and must not speak for the match any more: the match goes on there.
+   */
+  movedTo: string | null = null;
   private hello: [string, string] | null = null;
   private startupTimer: NodeJS.Timeout | null = null;
   // Per-tick timers are lazy: a tick only writes due times, and one timer per match (deadlines) and one for
@@ -176,8 +181,10 @@ export class RunningMatch {
    * The seat's socket went away: the match goes on, the seat idles as disconnected, and it is disqualified
    * when `reconnect_grace_ms` passes without a new socket (a time, whatever the tick length).
    */
-  detach(seat: number): void {
+  detach(seat: number, conn?: SeatConn): void {
     const s = this.seats[seat]!;
+    // The socket that went is not the seat's any more (in a cluster, a relay from another node took its place).
+    if (conn !== undefined && s.conn !== conn) return;
     s.conn = null;
     s.lostAt = performance.now();
     if (this.phase === "playing") this.wakeAt(s.lostAt + this.deadlines.reconnect_grace_ms);

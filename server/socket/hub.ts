@@ -94,6 +94,7 @@ export class BotHub {
   private authentications = 0;
   /** Matches of this node's bots played on other nodes (cluster mode); none on a single server. */
   private elsewhere: ((botId: string) => SeatedMatch | undefined) | null = null;
+  private rejoin: ((botId: string) => SeatedMatch | undefined) | null = null;
   /** The head of the message being handled (read by the runner during the call, never kept). */
   private readonly head: MessageHead = { type: "other", tick: null };
 
@@ -180,7 +181,7 @@ export class BotHub {
     }
     this.conns.add(conn);
     const p = lobby.join(conn.bot, conn);
-    const match = this.matchOf(conn.bot.id);
+    const match = this.matchOf(conn.bot.id) ?? this.rejoin?.(conn.bot.id);
     if (match) {
       p.state = "playing";
       match.attach(match.seatOf(conn.bot.id), conn);
@@ -195,7 +196,7 @@ export class BotHub {
     if (!p || p.conn !== conn) return; // replaced by a newer connection
     p.conn = null;
     const match = this.matchOf(conn.bot.id);
-    if (match) match.detach(match.seatOf(conn.bot.id));
+    if (match) match.detach(match.seatOf(conn.bot.id), conn);
     else p.state = "idle";
     this.d.lobby.leaveIfGone(conn.bot.id);
   }
@@ -318,8 +319,13 @@ export class BotHub {
   }
 
   /** Cluster mode: where a bot whose match runs on another node finds it (its relay). */
-  playElsewhereWith(find: (botId: string) => SeatedMatch | undefined): void {
+  playElsewhereWith(
+    find: (botId: string) => SeatedMatch | undefined,
+    rejoin?: (botId: string) => SeatedMatch | undefined,
+  ): void {
     this.elsewhere = find;
+    // Asked only when a socket connects: its match runs on another node than the one it was on before.
+    this.rejoin = rejoin ?? null;
   }
 
   /** Adds a rule every authenticated bot must pass, in the order added (server/accounts/accounts-feature.ts). */

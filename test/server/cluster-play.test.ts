@@ -2,7 +2,8 @@
 // `node server/main.ts --cluster`, no house bots) on one PostgreSQL schema and a nats-server this test starts on a
 // free port. Bots connected to different nodes are paired by the one matchmaker and play a whole match, one of
 // them through NATS; every node then shows the same ratings and leaderboard. A bot playing through NATS that drops
-// resumes on its node. A bot's hourly quota (1 here) holds when it comes back through another node. After kill -9
+// resumes on its node; a bot that drops resumes through a third node too, whether its socket was on the match's
+// node or not. A bot's hourly quota (1 here) holds when it comes back through another node. After kill -9
 // of the matchmaker's node, the lease moves within 2 s (the lease's correctness bound, as in cluster.test.ts) and
 // the bots that were queued on the other nodes before the kill are all paired by the new holder: none lost, none
 // paired twice.
@@ -185,6 +186,56 @@ describe("the shared queue and cross-node play", () => {
       for (const x of [...bots, ...more]) x.close();
     }
   }, 120_000);
+
+  // A load balancer sends a reconnecting bot to any node: it resumes its match wherever that runs, through a relay
+  // on the node it came back to (server/cluster/failover.ts, rejoin).
+  for (const c of [
+    { what: "whose socket was on the match's node", prefix: "home", split: false },
+    { what: "playing through NATS", prefix: "far", split: true },
+  ])
+    it(`a bot ${c.what} that drops and reconnects through a third node within the grace resumes the match`, async () => {
+      const holder = await holderOf(nodes);
+      const [a, b] = nodes.filter((n) => n !== holder) as [Child, Child];
+      const homes = [a, c.split ? b : a];
+      const bots = [await connect(homes[0]!, `${c.prefix}-a`), await connect(homes[1]!, `${c.prefix}-b`)];
+      const more: BotClient[] = [];
+      try {
+        const hellos = (await Promise.all(bots.map((x) => x.queueForMatch()))) as Msg[];
+        const id = hellos[0]!.match_id as string;
+        const runs = (n: Child) => n.log.some((l) => l.includes("placed match started") && l.includes(id));
+        await until(async () => ([a, b].some(runs) ? true : null), "the placed match in a node's log");
+        const matchNode = runs(a) ? a : b;
+        // The bot that goes: one whose socket is on another node than the match, if there is one.
+        const seat = homes[1] !== matchNode ? 1 : 0;
+        const [stay, away] = [bots[1 - seat]!, bots[seat]!];
+        const stayEnd = stay.playUntilEnd();
+        const stop = away.autoplay((o) =>
+          (o.tick as number) < 3 ? { type: "turn", tick: o.tick } : undefined,
+        );
+        for (const x of bots) x.send({ type: "ready" });
+        await away.next("observation", (m) => m.tick === 3, 10_000, 0);
+        stop();
+        away.close();
+        await away.closed();
+        // Back through the matchmaker's node, which holds neither the match nor the bot's old socket.
+        const back = await connectAs(holder, `${c.prefix}-${seat === 0 ? "a" : "b"}`);
+        more.push(back);
+        const backEnd = back.playUntilEnd();
+        const again = (await back.next("hello", () => true, 10_000, 0)) as Msg;
+        expect(again.match_id).toBe(id);
+        const ends = (await Promise.all([stayEnd, backEnd])) as Msg[];
+        for (const e of ends) expect(e.match_id).toBe(id);
+        const me = hellos[seat]!.bot_id as number;
+        const fighters = (
+          ends[1]!.stats as { fighters: { disqualified: boolean; timing: { replies: number } }[] }
+        ).fighters;
+        expect(fighters[me]!.disqualified).toBe(false);
+        expect(fighters[me]!.timing.replies).toBeGreaterThan(4);
+        expect(holder.log.some((l) => l.includes("placed match started") && l.includes(id))).toBe(false);
+      } finally {
+        for (const x of [...bots, ...more]) x.close();
+      }
+    }, 120_000);
 
   it("a quota holds across nodes: a bot that played through one node is refused when it queues on another", async () => {
     const holder = await holderOf(nodes);

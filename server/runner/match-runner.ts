@@ -61,10 +61,7 @@ export class RunningMatch {
   private peekSeq = 0;
   /** Ended by the server (drain timeout, stop): it leaves no result at all. */
   private abandoned = false;
-  /**
-   * Cluster: the node that took this match over while this one was cut off (server/cluster/failover.ts). This copy
-   * is abandoned and must not speak for the match any more: the match goes on there.
-   */
+  /** Cluster: the node that took this match over while this one was cut off; this copy no longer speaks for it. */
   movedTo: string | null = null;
   private hello: [string, string] | null = null;
   private startupTimer: NodeJS.Timeout | null = null;

@@ -3,12 +3,13 @@ import LongFirstSequencer from "./test/helpers/long-first-sequencer.ts";
 
 /**
  * Files that run one at a time, after all the others (docs/architecture.md, "The test suite's running time"):
- * the two that measure time against the wall clock with little slack (the one-per-second mail spacing the SMTP
- * sink sees, the equal-time recover and resend), and the cluster suites, which start three servers with their
- * own nats-server each and kill them on purpose.
+ * the ones that measure time against the wall clock with little slack (the one-per-second mail spacing the SMTP
+ * sink sees, an SMTP server's greeting and DATA timeouts, the equal-time recover and resend), and the cluster
+ * suites, which start three servers with their own nats-server each and kill them on purpose.
  */
 const ALONE = [
   "test/server/email-outbox.test.ts",
+  "test/server/email-identity.test.ts",
   "test/server/identity-attacks.test.ts",
   "test/server/cluster*.test.ts",
   "test/server/outage-cluster.test.ts",

@@ -16,8 +16,8 @@
 // old socket (its close not yet read) when it hears that its match went on elsewhere, and relays it there too. The
 // newer socket wins, as a `replaced` one does on one node: an attach of an older socket than the seat's is passed
 // over, a detach counts only from the relay the seat has now, and a message only while the seat's socket is a
-// relay's (not one the bot opened on the match's node itself). "Older" compares the
-// connect times of two nodes' clocks, which differ by far less than a cut-off takes to be noticed (the heartbeat).
+// relay's (not one the bot opened on the match's node itself). "Older" compares the connect times of two nodes'
+// clocks, which differ by far less than a cut-off takes to be noticed (the heartbeat).
 // A node that leaves the heartbeat directory ends its side: the relay tells its bot the match was aborted;
 // the match's node counts the seat as disconnected (its grace runs, then the forfeit of SPEC 3.3).
 import { randomUUID } from "node:crypto";
@@ -65,7 +65,7 @@ export class RemoteSeat implements SeatConn {
           this.gone = false;
           this.match.attach(seat, this);
           // Heard at once, whatever the match sends next (a match re-simulated after a takeover says hello only
-          // when it is done): a relay that hears nothing takes the match for over.
+          // when it is done): a relay that hears nothing takes the match to be over.
           this.out({});
         } else if (now !== this) {
           return; // the seat has another socket now (the bot connected to the match's node itself)

@@ -65,7 +65,8 @@ export async function setUpAccounts(
     return { accounts: new Accounts(deps, null), identity: null, provider: null };
   if (config.accounts === "external")
     return { accounts: new Accounts(deps, new TokenVerifier(config, null)), identity: null, provider: null };
-  const secrets = await loadIdentitySecrets(config.dataDir);
+  // In a cluster a session signed in through one node is valid on every node: one key pair for all (0021).
+  const secrets = await loadIdentitySecrets(config.dataDir, undefined, config.cluster ? store.db : null);
   const development = /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(config.publicUrl);
   const mailer = makeMailer({
     smtpUrl: config.smtpUrl,

@@ -6,6 +6,7 @@ import { hkdfSync, randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey as JoseKey, type JWK } from "jose";
+import type { Queryable } from "../db/db.ts";
 
 export interface IdentitySecrets {
   kid: string;
@@ -25,8 +26,15 @@ interface StoredSecrets {
 
 const FILE = "identity-keys.json";
 
-/** `file`: another key pair for another issuer (the tool endpoint's authorization server keeps its own). */
-export async function loadIdentitySecrets(dataDir: string, file = FILE): Promise<IdentitySecrets> {
+/**
+ * `file`: another key pair for another issuer (the tool endpoint's authorization server keeps its own).
+ * `shared`: cluster mode's database (migration 0021): the nodes sign with one key, the first node's.
+ */
+export async function loadIdentitySecrets(
+  dataDir: string,
+  file = FILE,
+  shared: Queryable | null = null,
+): Promise<IdentitySecrets> {
   const path = join(dataDir, file);
   let stored: StoredSecrets;
   try {
@@ -48,6 +56,7 @@ export async function loadIdentitySecrets(dataDir: string, file = FILE): Promise
       stored = JSON.parse(await readFile(path, "utf8")) as StoredSecrets;
     });
   }
+  if (shared) stored = await sharedSecrets(shared, file, stored);
   return {
     kid: stored.kid,
     privateKey: (await importJWK(stored.private_jwk, "ES256")) as JoseKey,
@@ -57,4 +66,22 @@ export async function loadIdentitySecrets(dataDir: string, file = FILE): Promise
       hkdfSync("sha256", String(stored.private_jwk.d), stored.kid, "arena refresh-token successors", 32),
     ),
   };
+}
+
+/**
+ * The cluster's copy of a key file: this node's own when it is the first to start, else the stored one. The
+ * node's file is left as it is (it is the key again should the node run alone); a node whose file differs
+ * simply signs with the cluster's key, and sessions it signed before joining end.
+ */
+async function sharedSecrets(db: Queryable, name: string, mine: StoredSecrets): Promise<StoredSecrets> {
+  await db.query("INSERT INTO shared_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
+    name,
+    JSON.stringify(mine),
+  ]);
+  const rows = await db.query<{ value: StoredSecrets | string }>(
+    "SELECT value FROM shared_secrets WHERE name = $1",
+    [name],
+  );
+  const v = rows[0]!.value;
+  return typeof v === "string" ? (JSON.parse(v) as StoredSecrets) : v;
 }

@@ -215,3 +215,25 @@ const Notice = z.object({ bot_id: z.string(), code: z.literal("quota_exceeded"),
 export type Notice = z.infer<typeof Notice>;
 export const encodeNotice = (n: Notice): Uint8Array => packr.pack(n);
 export const decodeNotice = (bytes: Uint8Array): Notice | null => decode(Notice, bytes);
+
+/**
+ * Units of the per-address socket budgets a node spent since its last message (`arena.spend`): each entry is an
+ * address, its connects let through and its failed token checks (shared-budgets.ts).
+ */
+export interface Spends {
+  node: string;
+  spent: [string, number, number][];
+}
+const SpendsMsg = z.object({ node: z.string(), spent: z.array(z.tuple([z.string(), count, count])) });
+export const encodeSpends = (s: Spends): Uint8Array => packr.pack(s);
+export const decodeSpends = (bytes: Uint8Array): Spends | null => decode(SpendsMsg, bytes);
+
+/** A bot's socket to close wherever it is held (`arena.disconnect`): moderation, a new token, a retirement. */
+export interface Disconnect {
+  node: string;
+  bot_id: string;
+  code: string;
+}
+const DisconnectMsg = z.object({ node: z.string(), bot_id: z.string(), code: z.string() });
+export const encodeDisconnect = (d: Disconnect): Uint8Array => packr.pack(d);
+export const decodeDisconnect = (bytes: Uint8Array): Disconnect | null => decode(DisconnectMsg, bytes);

@@ -30,18 +30,35 @@ export const clusterFeature = defineFeature({
     "lobby",
     "meters",
     "membership",
+    "ladderTables",
+    "doors",
   ],
   build: async (
     kernel,
-    { store, matchStore, results, ladders, reads, live, hub, humanPlay, lobby, meters, membership },
+    {
+      store,
+      matchStore,
+      results,
+      ladders,
+      reads,
+      live,
+      hub,
+      humanPlay,
+      lobby,
+      meters,
+      membership,
+      ladderTables,
+      doors,
+    },
   ) => {
     const url = kernel.config.cluster;
     if (!url) return null;
     const { joinCluster } = await import("./node.ts");
     const { reloadOnPeerWrite } = await import("./shared-writes.ts");
+    const log = kernel.log.child({ feature: "cluster" });
     const node = await joinCluster({
       url,
-      log: kernel.log.child({ feature: "cluster" }),
+      log,
       meters,
       figures: () => ({
         sockets: { bot: hub.connections, human: humanPlay.connections },
@@ -62,12 +79,38 @@ export const clusterFeature = defineFeature({
         memberships: reloadOnPeerWrite(
           (told) => void kernel.bus.on("MembershipChanged", () => told()),
           () => membership.load(),
-          kernel.log.child({ feature: "cluster" }),
+          log,
+        ),
+        // Account rows behind the ban checks (a bot's admission, account routes, hidden user pages).
+        accounts: store.accountWrites,
+        // The live settings (SPEC 4.6) and the ladders' windows moved by staff hold on every node: each node
+        // keeps them in memory and reloads them when another node committed a change.
+        settings: reloadOnPeerWrite(
+          (told) => void kernel.bus.on("SettingsChanged", () => told()),
+          () =>
+            kernel.settings.load(
+              ladderTables,
+              ladders.all().map((l) => l.id),
+            ),
+          log,
+        ),
+        schedules: reloadOnPeerWrite(
+          (told) => void kernel.bus.on("LadderWindowMoved", () => told()),
+          async () => {
+            for (const [id, w] of await ladderTables.schedules())
+              if (ladders.get(id)) ladders.setWindow(id, w.opens_at, w.closes_at);
+            kernel.scheduler.reschedule();
+          },
+          log,
         ),
       },
       // The cluster's queue and cross-node play: the lease holder pairs every node's queued bots and places each
       // match on a node; a bot of this node whose match runs elsewhere plays through its relay.
       extend: async ({ nc, kvm, id, log, nodes }) => {
+        // An address's socket budgets and a bot's disconnects hold in the whole cluster, not per node.
+        const { shareBudgets } = await import("./shared-budgets.ts");
+        const { shareDisconnects } = await import("./shared-disconnects.ts");
+        const shared = [shareBudgets(nc, id, log, doors.addressLimits), shareDisconnects(nc, id, log, hub)];
         const { openSharedPlay } = await import("./shared-play.ts");
         const play = await openSharedPlay({
           nc,
@@ -90,7 +133,13 @@ export const clusterFeature = defineFeature({
           (botId) => play.placement.relayOf(botId) ?? play.failover.relayOf(botId),
           (botId) => play.failover.rejoin(botId),
         );
-        return play;
+        return {
+          drain: () => play.drain(),
+          stop: async () => {
+            for (const s of shared) s.stop();
+            await play.stop();
+          },
+        };
       },
     });
     // Each result this node commits is published once it is in the database (at once, or from the journal).

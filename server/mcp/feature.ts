@@ -46,7 +46,8 @@ export const mcpFeature = defineFeature({
     const tables = new McpStore(store.db);
     const oauth = new McpOAuth(
       { config, store, accountStore, tables },
-      await loadIdentitySecrets(config.dataDir, "mcp-keys.json"),
+      // In a cluster every node checks the tokens any node issued: one key pair for all (migration 0021).
+      await loadIdentitySecrets(config.dataDir, "mcp-keys.json", config.cluster ? store.db : null),
     );
     return {
       oauth,

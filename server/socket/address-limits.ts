@@ -52,9 +52,13 @@ class Buckets {
   }
 }
 
+/** A unit spent from an address's budget: a connect let through, or a failed token check. */
+export type Spend = "connect" | "failure";
+
 export class AddressLimits {
   private readonly connects: Buckets;
   private readonly failures: Buckets;
+  private told: ((addr: string, spend: Spend) => void) | null = null;
 
   constructor(
     limits: { connectsPerMinute: number; authFailuresPerMinute: number },
@@ -70,12 +74,29 @@ export class AddressLimits {
     const failWait = this.failures.waitS(addr, now);
     if (failWait > 0) return failWait;
     if (!this.connects.take(addr, now)) return Math.max(1, this.connects.waitS(addr, now));
+    this.told?.(addr, "connect");
     return null;
   }
 
   /** A bot-token check from `addr` failed (missing or unknown token). */
   failed(addr: string): void {
     this.failures.charge(addr, this.now());
+    this.told?.(addr, "failure");
+  }
+
+  /**
+   * Cluster mode: told of each unit this node spends, so that the other nodes charge it too and an address has
+   * one budget in the whole cluster, not one per node (server/cluster/shared-budgets.ts).
+   */
+  tellSpends(listener: (addr: string, spend: Spend) => void): void {
+    this.told = listener;
+  }
+
+  /** Units another node of the cluster spent for `addr`: charged here as if spent here. */
+  spentElsewhere(addr: string, connects: number, failures: number): void {
+    const now = this.now();
+    for (let i = 0; i < connects; i++) this.connects.charge(addr, now);
+    for (let i = 0; i < failures; i++) this.failures.charge(addr, now);
   }
 }
 

@@ -95,6 +95,7 @@ export class BotHub {
   /** Matches of this node's bots played on other nodes (cluster mode); none on a single server. */
   private elsewhere: ((botId: string) => SeatedMatch | undefined) | null = null;
   private rejoin: ((botId: string) => SeatedMatch | undefined) | null = null;
+  private readonly disconnectListeners: ((botId: string, code: SocketErrorCode) => void)[] = [];
   /** The head of the message being handled (read by the runner during the call, never kept). */
   private readonly head: MessageHead = { type: "other", tick: null };
 
@@ -338,6 +339,17 @@ export class BotHub {
    * way any connection of that bot whose token lookup was already under way.
    */
   disconnect(botId: string, code: SocketErrorCode): void {
+    this.disconnectHere(botId, code);
+    for (const l of this.disconnectListeners) l(botId, code);
+  }
+
+  /** Cluster mode: told of each disconnect asked here, so the node holding the bot's socket closes it too. */
+  onDisconnect(listener: (botId: string, code: SocketErrorCode) => void): void {
+    this.disconnectListeners.push(listener);
+  }
+
+  /** A disconnect on this node only (one another node asked for: it tells the others itself). */
+  disconnectHere(botId: string, code: SocketErrorCode): void {
     const now = Date.now();
     if (this.refused.size > 1000)
       for (const [id, r] of this.refused) if (now - r.at > 60_000) this.refused.delete(id);

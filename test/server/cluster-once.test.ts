@@ -151,8 +151,7 @@ describe("a three-node cluster acts once per result", () => {
   it("an event achievement and its email happen once for a match run away from the enrollments' node", async () => {
     const holder = await holderOf();
     const [a, b] = nodes.filter((n) => n !== holder) as [Child, Child];
-    // The accounts, their bots and their enrollments, all through the matchmaker's node (the built-in identity
-    // provider's sessions are signed with a key of that node's own data dir).
+    // The accounts, their bots and their enrollments, all through the matchmaker's node.
     const people = [] as { email: string; id: string; bot: string; token: string }[];
     for (const name of ["ada", "bob"]) {
       const who = await signUpBySmtp(holder.url, sink, `${name}@once.test`, name);

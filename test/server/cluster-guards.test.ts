@@ -1,0 +1,172 @@
+// What staff and the server's limits decide holds in the whole cluster (issue 36, part 4): two real nodes (child
+// processes of `node server/main.ts --cluster`, no house bots) on one PostgreSQL schema, a nats-server this test
+// starts on a free port and a real SMTP server on loopback for the sign-ups. A session signed in through one node is
+// valid on the other; live settings put through one node are in force on the other (its public policy and its
+// refusals); a bot banned, and an account banned, through one node are disconnected from the other with the
+// SPEC's codes and refused when they come back; an address's socket budget is one budget in the cluster, not one
+// per node.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Child } from "../helpers/child-server.ts";
+import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
+import { BotClient } from "../helpers/server.ts";
+import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { socketAttempt } from "../helpers/socket-attempt.ts";
+import { TestCluster, until } from "../helpers/test-cluster.ts";
+
+const BOSS = "boss@guards.test";
+/** Connects per minute from one address (the budget test uses an address of its own, 127.0.0.9). */
+const CONNECTS = 6;
+
+describe("live settings, bans and address budgets hold in the whole cluster", () => {
+  skipAllIf(DATABASE_URL_MISSING);
+  const cluster = new TestCluster();
+  let sink: Sink;
+  let a: Child;
+  let b: Child;
+
+  beforeAll(async () => {
+    if (DATABASE_URL_MISSING) return;
+    sink = await startSink();
+    await cluster.start("ladder-cluster-guards", 2, [
+      "--no-house-bots",
+      "--smtp-url",
+      `smtp://127.0.0.1:${sink.port}`,
+      "--admin-emails",
+      BOSS,
+      "--socket-connects-per-minute",
+      String(CONNECTS),
+      "--socket-auth-failures-per-minute",
+      "1000",
+    ]);
+    [a, b] = cluster.nodes as [Child, Child];
+  }, 240_000);
+
+  afterAll(async () => {
+    await cluster.stop();
+    await sink?.close();
+  });
+
+  const call = async (node: Child, method: string, path: string, access: string, body?: unknown) => {
+    const res = await fetch(`${node.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${access}`,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+  };
+
+  let boss = "";
+  const people = new Map<string, string>();
+  /** An account signed up through node A, by handle: its access token. */
+  async function person(handle: string): Promise<string> {
+    const known = people.get(handle);
+    if (known) return known;
+    const who = await signUpBySmtp(a.url, sink, `${handle}@guards.test`, handle);
+    people.set(handle, who.access);
+    return who.access;
+  }
+
+  it("a session signed in through one node is valid on the other", async () => {
+    boss = (await signUpBySmtp(a.url, sink, BOSS, "boss")).access;
+    const ada = await person("ada");
+    const there = await call(b, "GET", "/api/account", ada);
+    expect(there.status).toBe(200);
+    expect(there.body).toMatchObject({ handle: "ada" });
+    expect((await call(b, "GET", "/api/admin/settings", boss)).status).toBe(200);
+  });
+
+  it("live settings put through one node are in force on the other", async () => {
+    const before = await call(b, "GET", "/api/admin/settings", boss);
+    const put = await call(a, "PUT", "/api/admin/settings", boss, {
+      revision: before.body.revision,
+      overrides: { global: { maxConcurrentMatches: 7, maxBotsPerOwner: 1 } },
+    });
+    expect(put.status).toBe(200);
+    const policy = async () =>
+      (
+        (await (await fetch(`${b.url}/api`)).json()) as {
+          operational_policy: { maxConcurrentMatches: number };
+        }
+      ).operational_policy;
+    await until(
+      async () => ((await policy()).maxConcurrentMatches === 7 ? true : null),
+      "B's new policy",
+      5_000,
+    );
+    expect((await call(b, "GET", "/api/admin/settings", boss)).body.revision).toBe(put.body.revision);
+    // One bot per owner now, through either node.
+    const ada = await person("ada");
+    expect((await call(b, "POST", "/api/account/bots", ada, { name: "adabot" })).status).toBe(201);
+    const second = await call(b, "POST", "/api/account/bots", ada, { name: "adabot2" });
+    expect(second.body.code).toBe("bot_limit");
+    // A stale revision through the other node is refused as on one server.
+    const stale = await call(b, "PUT", "/api/admin/settings", boss, {
+      revision: before.body.revision,
+      overrides: {},
+    });
+    expect(stale).toMatchObject({ status: 409, body: { code: "stale_revision" } });
+  });
+
+  /** Registers a bot for `handle` through node A (settings allow one per owner) and connects it to node B. */
+  async function botOnB(handle: string): Promise<{ name: string; token: string; bot: BotClient }> {
+    const access = await person(handle);
+    const name = `${handle}bot`;
+    const made = await call(a, "POST", "/api/account/bots", access, { name });
+    expect(made.status).toBe(201);
+    const token = made.body.token as string;
+    const bot = new BotClient(b.wsUrl, token);
+    await bot.open();
+    // Connected and known on B: it shows online there.
+    await until(
+      async () =>
+        ((await (await fetch(`${b.url}/api/bots/${name}`)).json()) as { online?: boolean }).online
+          ? true
+          : null,
+      `${name} online on B`,
+      5_000,
+    );
+    return { name, token, bot };
+  }
+
+  it("a bot banned through one node is disconnected from the other, and refused there", async () => {
+    const { name, token, bot } = await botOnB("bea");
+    const banned = bot.next("error", (m) => m.code === "banned");
+    expect((await call(a, "POST", `/api/admin/bots/${name}/ban`, boss)).status).toBe(200);
+    await banned;
+    await bot.closed();
+    // Its token was rotated by the ban: the old one is unknown on B now.
+    const again = await socketAttempt(b.wsUrl, token);
+    expect(again.first?.code).toBe("invalid_token");
+  });
+
+  it("an account banned through one node has its bots disconnected from the other, and its routes refused", async () => {
+    const { token, bot } = await botOnB("cal");
+    const banned = bot.next("error", (m) => m.code === "account_banned");
+    expect((await call(a, "POST", "/api/admin/accounts/cal/ban", boss)).status).toBe(200);
+    await banned;
+    await bot.closed();
+    expect((await socketAttempt(b.wsUrl, token)).first?.code).toBe("account_banned");
+    const routes = await call(b, "GET", "/api/account", await person("cal"));
+    expect(routes).toMatchObject({ status: 403, body: { code: "account_banned" } });
+  });
+
+  it("an address's socket budget is one budget in the cluster, not one per node", async () => {
+    const from = { localAddress: "127.0.0.9" };
+    // Four connects through A (each is let in and told its token is missing)...
+    for (let i = 0; i < 4; i++)
+      expect((await socketAttempt(a.wsUrl, null, from)).first?.code).toBe("missing_authorization");
+    // ... reach B within a moment: two more are let in there, and the seventh is refused.
+    await new Promise((r) => setTimeout(r, 500));
+    for (let i = 0; i < CONNECTS - 4; i++)
+      expect((await socketAttempt(b.wsUrl, null, from)).first?.code).toBe("missing_authorization");
+    const over = await socketAttempt(b.wsUrl, null, from);
+    expect(over).toMatchObject({ status: 429, body: { code: "rate_limited" } });
+    // A (which let in only four itself) refuses the address too, once B's spends have reached it.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await socketAttempt(a.wsUrl, null, from)).toMatchObject({ status: 429 });
+  });
+});

@@ -23,6 +23,11 @@ export interface NodeBeat {
   pool: { threads: number; queued: number };
   /** The ladders whose matchmaker lease this node holds. */
   leases: string[];
+  /**
+   * Matches running on this node by ladder, and by owner of a player bot in them: the matchmaker's node counts the
+   * whole cluster's against a ladder's and an owner's limits (running-counts.ts). Absent from an older node.
+   */
+  running?: { ladders: Record<string, number>; owners: Record<string, number> };
 }
 
 /** The value of a lease entry: who holds it, since when. */
@@ -52,6 +57,7 @@ const Beat = z.object({
   queued: count,
   pool: z.object({ threads: count, queued: count }),
   leases: z.array(z.string()),
+  running: z.object({ ladders: z.record(z.string(), count), owners: z.record(z.string(), count) }).optional(),
 });
 const Lease = z.object({ node: z.string(), name: z.string(), since: z.string() });
 

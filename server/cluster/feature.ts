@@ -65,6 +65,7 @@ export const clusterFeature = defineFeature({
         matches: live.running(),
         queued: ladders.all().reduce((n, l) => n + lobby.waiting(l.id).filter((p) => !p.house).length, 0),
         pool: { threads: live.pool.threads, queued: live.pool.queued },
+        running: live.tally(),
       }),
       // Every node's copies of the ladder state follow the other nodes' results (the bus's PeerResult).
       onPeerResult: (r) => kernel.bus.emit("PeerResult", r),
@@ -126,6 +127,8 @@ export const clusterFeature = defineFeature({
           stored: async (id) => (await matchStore.match(id)) !== null,
         });
         for (const l of ladders.all()) l.matchmaker.cluster = play.placement;
+        // A ladder's and an owner's limits on matches at once count the whole cluster's matches.
+        ladders.countRunningWith(play.running);
         // Each match's inputs are journaled per tick (unless the operator turned it off), so that another node
         // can take it over if this one dies (failover.ts).
         live.journalWith((m) => play.failover.journalFor(m));

@@ -34,7 +34,7 @@ export const NODE_TTL_MS = 4000;
 const LEASE_STEP_MS = 50;
 
 /** A node's figures, read from its services at each heartbeat. */
-export type Figures = Pick<NodeBeat, "sockets" | "matches" | "queued" | "pool">;
+export type Figures = Pick<NodeBeat, "sockets" | "matches" | "queued" | "pool" | "running">;
 
 export type ClusterView = z.infer<typeof ClusterStatus>;
 
@@ -192,7 +192,8 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
     },
     view: () => ({
       node: id,
-      nodes: nodes.map((n) => ({ ...n })),
+      // Not the running tallies: they name owners, and are the matchmaker's, not the operator's.
+      nodes: nodes.map(({ running: _, ...n }) => n),
       leases: [...leases.values()].map((l) => ({
         name: l.name,
         holder: l.held() ? id : l.holder === id ? null : l.holder,

@@ -34,6 +34,7 @@ import {
   type PlaceRequest,
 } from "./codec.ts";
 import { RemoteSeat, SeatRelay } from "./remote-seat.ts";
+import type { ClusterRunning } from "./running-counts.ts";
 import type { SharedQueue } from "./shared-queue.ts";
 
 const PLACE_SUBJECT = "arena.place";
@@ -59,6 +60,8 @@ export interface PlacementOptions {
   nodes(): readonly NodeBeat[];
   /** The node running a match per its failover lease, or null when it has none (failover.ts). */
   whereIs(matchId: string): string | null;
+  /** The cluster's running matches, told of each placement until the placed node's beats show it. */
+  running: Pick<ClusterRunning, "placing">;
 }
 
 export interface Placement extends ClusterQueue {
@@ -294,6 +297,11 @@ export function startPlacement(o: PlacementOptions): Placement {
       const target =
         sockets.length === 1 ? sockets[0]! : sockets.reduce((a, b) => (load(b) < load(a) ? b : a));
       queue.hold(plan.seats);
+      const settle = o.running.placing(
+        target,
+        ladderId,
+        plan.seats.flatMap((p) => (p.house ? [] : [p.bot.owner])),
+      );
       const req: PlaceRequest = {
         from: self,
         ladder_id: ladderId,
@@ -310,6 +318,7 @@ export function startPlacement(o: PlacementOptions): Placement {
           ? runPlaced(req).catch((e: Error) => no(`placement failed: ${e.message}`))
           : ask(`${PLACE_SUBJECT}.${target}`, encodePlace(req));
       void answer.then((a) => {
+        settle(a.ok);
         if (a.ok) {
           // The quotas of this ladder count the start now, as they do a start of this node's.
           if (a.match)

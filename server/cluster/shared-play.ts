@@ -4,6 +4,7 @@ import type { Settings } from "../kernel/settings.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import { type Failover, type FailoverOptions, startFailover } from "./failover.ts";
 import { type Placement, startPlacement } from "./placement.ts";
+import { ClusterRunning } from "./running-counts.ts";
 import { QUEUE_BUCKET, SharedQueue } from "./shared-queue.ts";
 
 /** Failover's options (this node's NATS, its peers, lobby and live matches, journaling) and the ladders'. */
@@ -16,6 +17,8 @@ export interface SharedPlay {
   queue: SharedQueue;
   placement: Placement;
   failover: Failover;
+  /** Matches running in the whole cluster, by ladder and owner (the matchmaker's limits). */
+  running: ClusterRunning;
   /** The node drains: its bots leave the shared queue, it takes no match, and its relayed matches end. */
   drain(): Promise<void>;
   stop(): Promise<void>;
@@ -34,10 +37,12 @@ export async function openSharedPlay(o: SharedPlayOptions): Promise<SharedPlay> 
   });
   await queue.watch();
   const failover = await startFailover(o);
-  const placement = startPlacement({ ...o, queue, whereIs: (id) => failover.whereIs(id) });
+  const running = new ClusterRunning(o.node, o.nodes, o.live);
+  const placement = startPlacement({ ...o, queue, whereIs: (id) => failover.whereIs(id), running });
   return {
     queue,
     placement,
+    running,
     failover,
     async drain() {
       await queue.stop();

@@ -22,12 +22,22 @@ import { LadderRuntime, type OpponentRequests, type RuntimeDeps } from "./runtim
  */
 export type QueueRule = (bot: BotRow, ladderId: string, version?: string) => QueueRefusal | null;
 
+/** Who counts the running matches a matchmaker's limits read: this server's (the default) or a cluster's. */
+export interface RunningCounts {
+  /** Matches running, or running on one ladder. */
+  running(ladderId?: string): number;
+  runningForOwner(owner: string): number;
+  /** The capacity for matches, given one server's `max_concurrent_matches`. */
+  capacity(perServer: number): number;
+}
+
 export class Ladders {
   private readonly byId = new Map<string, LadderRuntime>();
   private readonly rules: QueueRule[] = [];
   private requests: OpponentRequests | null = null;
   private pokeQueued = false;
   private passTimer: NodeJS.Timeout | null = null;
+  private counts: RunningCounts;
 
   constructor(
     /** The manifest the ladders were made from (its events are the events feature's). */
@@ -39,8 +49,22 @@ export class Ladders {
       requested: (botId, ladderId) => this.requests?.requested(botId, ladderId) ?? null,
       served: (botId) => this.requests?.served(botId),
     };
+    this.counts = { running: deps.running, runningForOwner: deps.runningForOwner, capacity: (n) => n };
+    const counted = {
+      running: (ladderId?: string) => this.counts.running(ladderId),
+      runningForOwner: (owner: string) => this.counts.runningForOwner(owner),
+      serverCapacity: () => this.counts.capacity(deps.settings.limits().maxConcurrentMatches),
+    };
     for (const def of manifest.ladders)
-      this.byId.set(def.id, new LadderRuntime(def, { ...deps, opponentRequests }, now));
+      this.byId.set(def.id, new LadderRuntime(def, { ...deps, ...counted, opponentRequests }, now));
+  }
+
+  /**
+   * Sets who counts the running matches the matchmakers' limits read (cluster mode: the whole cluster's, so a
+   * ladder's and an owner's limits hold across nodes; server/cluster/running-counts.ts).
+   */
+  countRunningWith(counts: RunningCounts): void {
+    this.counts = counts;
   }
 
   /** One matchmaker pass on every ladder (the quarter-second timer, a queue change). */

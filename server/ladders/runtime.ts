@@ -31,6 +31,8 @@ export interface RuntimeDeps {
   /** Matches running on the whole server, and on one ladder. */
   running(ladderId?: string): number;
   runningForOwner(owner: string): number;
+  /** The server's capacity for matches (a cluster's: every node's); the live setting when absent. */
+  serverCapacity?(): number;
   start(plan: StartPlan, ladderId: string): void;
   audit(kind: string, subject: string, detail: Record<string, unknown>): void;
   houseWaitMs: number;
@@ -78,7 +80,7 @@ export class LadderRuntime {
       seatBalance: d.seatBalance,
       running: () => d.running(),
       runningOnLadder: () => d.running(id),
-      serverCapacity: () => d.settings.limits().maxConcurrentMatches,
+      serverCapacity: () => d.serverCapacity?.() ?? d.settings.limits().maxConcurrentMatches,
       runningForOwner: d.runningForOwner,
       start: (plan) => d.start(plan, id),
       audit: d.audit,

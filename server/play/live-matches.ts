@@ -102,6 +102,18 @@ export class LiveMatches {
     return n;
   }
 
+  /** Matches running here by ladder, and by owner of a player bot in them (a cluster node's heartbeat). */
+  tally(): { ladders: Record<string, number>; owners: Record<string, number> } {
+    const ladders: Record<string, number> = {};
+    const owners: Record<string, number> = {};
+    for (const m of this.byId.values()) {
+      ladders[m.setup.ladderId] = (ladders[m.setup.ladderId] ?? 0) + 1;
+      const mine = new Set(m.seats.flatMap((s) => (s.participant.house ? [] : [s.participant.bot.owner])));
+      for (const o of mine) owners[o] = (owners[o] ?? 0) + 1;
+    }
+    return { ladders, owners };
+  }
+
   start(
     plan: Pick<StartPlan, "seats" | "map" | "seed"> &
       Partial<Pick<StartPlan, "pairing">> & { matchId?: string },

@@ -3,19 +3,20 @@
 // starts on a free port and a real SMTP server on loopback for the sign-ups. A session signed in through one node is
 // valid on the other; live settings put through one node are in force on the other (its public policy and its
 // refusals); a bot banned, and an account banned, through one node are disconnected from the other with the
-// SPEC's codes and refused when they come back; an address's socket budget is one budget in the cluster, not one
-// per node.
+// SPEC's codes and refused when they come back; an owner's limit on matches at once counts both nodes' matches; an
+// address's socket budget is one budget in the cluster, not one per node.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Child } from "../helpers/child-server.ts";
 import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
 import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
+import { playing, SlowBot } from "../helpers/slow-bot.ts";
 import { socketAttempt } from "../helpers/socket-attempt.ts";
 import { TestCluster, until } from "../helpers/test-cluster.ts";
 
 const BOSS = "boss@guards.test";
 /** Connects per minute from one address (the budget test uses an address of its own, 127.0.0.9). */
-const CONNECTS = 6;
+const CONNECTS = 12;
 
 describe("live settings, bans and address budgets hold in the whole cluster", () => {
   skipAllIf(DATABASE_URL_MISSING);
@@ -154,18 +155,67 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
     expect(routes).toMatchObject({ status: 403, body: { code: "account_banned" } });
   });
 
+  it("an owner's limit on matches at once counts the matches of every node", async () => {
+    const current = await call(a, "GET", "/api/admin/settings", boss);
+    const put = await call(a, "PUT", "/api/admin/settings", boss, {
+      revision: current.body.revision,
+      overrides: { global: { maxBotsPerOwner: 5, maxConcurrentPerOwner: 1 } },
+    });
+    expect(put.status).toBe(200);
+    // The matchmaker's node (H) and the other (O); dan's first bot plays on O, his second queues on H.
+    const holder = await until(async () => {
+      const views = await Promise.all(
+        [a, b].map(async (n) => {
+          const st = (await (await fetch(`${n.url}/api/status`)).json()) as {
+            cluster: { leases: { name: string; held: boolean }[] };
+          };
+          return st.cluster.leases.some((l) => l.name === "matchmaker.public" && l.held);
+        }),
+      );
+      return views.filter(Boolean).length === 1 ? (views[0] ? a : b) : null;
+    }, "one holder of the public ladder's lease");
+    const other = holder === a ? b : a;
+    const register = async (handle: string, name: string, node: Child) => {
+      const made = await call(a, "POST", "/api/account/bots", await person(handle), { name });
+      expect(made.status).toBe(201);
+      const bot = new SlowBot(name, made.body.token as string, node, 60);
+      await bot.client.open();
+      return bot;
+    };
+    const first = [await register("dan", "dan-one", other), await register("eve", "eve-one", other)];
+    const later = [await register("dan", "dan-two", holder), await register("fay", "fay-one", holder)];
+    try {
+      await playing(first);
+      expect(first[0]!.ends).toHaveLength(0);
+      // Dan's second bot is held back while his first plays on the other node, and told why.
+      for (const x of later) x.client.send({ type: "queue", version: "v1" });
+      await later[0]!.client.next("error", (m) => String(m.message).includes("owner_concurrency"), 10_000);
+      expect(first[0]!.ends).toHaveLength(0);
+      expect(later[0]!.matchId).toBeUndefined();
+      // Once it has ended, the second plays.
+      await until(
+        async () => (first[0]!.ends.length > 0 ? true : null),
+        "the end of dan's first match",
+        60_000,
+      );
+      await until(async () => (later[0]!.matchId ? true : null), "dan's second match", 20_000);
+    } finally {
+      for (const x of [...first, ...later]) x.client.close();
+    }
+  }, 120_000);
+
   it("an address's socket budget is one budget in the cluster, not one per node", async () => {
     const from = { localAddress: "127.0.0.9" };
-    // Four connects through A (each is let in and told its token is missing)...
-    for (let i = 0; i < 4; i++)
+    // Eight connects through A (each is let in and told its token is missing)...
+    for (let i = 0; i < 8; i++)
       expect((await socketAttempt(a.wsUrl, null, from)).first?.code).toBe("missing_authorization");
-    // ... reach B within a moment: two more are let in there, and the seventh is refused.
+    // ... reach B within a moment: four more are let in there, and the thirteenth is refused.
     await new Promise((r) => setTimeout(r, 500));
-    for (let i = 0; i < CONNECTS - 4; i++)
+    for (let i = 0; i < CONNECTS - 8; i++)
       expect((await socketAttempt(b.wsUrl, null, from)).first?.code).toBe("missing_authorization");
     const over = await socketAttempt(b.wsUrl, null, from);
     expect(over).toMatchObject({ status: 429, body: { code: "rate_limited" } });
-    // A (which let in only four itself) refuses the address too, once B's spends have reached it.
+    // A (which let in only eight itself) refuses the address too, once B's spends have reached it.
     await new Promise((r) => setTimeout(r, 500));
     expect(await socketAttempt(a.wsUrl, null, from)).toMatchObject({ status: 429 });
   });

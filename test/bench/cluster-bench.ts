@@ -11,7 +11,7 @@
 // play alone; a third node journals each tick's inputs (the default), and a one-node match on it against one on
 // the first node, in the same repetition, gives the journal's added latency per tick and its CPU per tick (the
 // match's node plus the nats-server process, which stores each entry).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Packr } from "msgpackr";
@@ -19,6 +19,7 @@ import WebSocket from "ws";
 import { type Child, startChild } from "../helpers/child-server.ts";
 import { type Nats, startNats } from "../helpers/nats.ts";
 import { freshDatabaseUrl } from "../helpers/server.ts";
+import { cpuMs, idleCpu, type Phase, playPhase, register } from "./cluster-load.ts";
 
 const FROM_TICK = 10;
 
@@ -26,22 +27,6 @@ export interface ClusterRow {
   name: string;
   values: number[];
   unit: string;
-}
-
-/** User plus system CPU of a process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
-async function register(node: Child, name: string): Promise<string> {
-  const res = await fetch(`${node.url}/api/bots`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name, owner: `${name}-o` }),
-  });
-  if (res.status !== 201) throw new Error(`registering ${name}: ${res.status}`);
-  return ((await res.json()) as { token: string }).token;
 }
 
 interface Played {
@@ -115,7 +100,11 @@ function encodings(observation: string): { msgpackr: number; json: number; bytes
   return { msgpackr: mp, json: js, bytes: [packed.length, Buffer.byteLength(text)] };
 }
 
-export async function clusterBench(reps: number): Promise<ClusterRow[]> {
+/** Bots' reply delay at load: 40 ms, a bot a continent away (25 ticks a second at most). */
+const LOAD_REPLY_MS = 40;
+
+/** `load`: matches at once in the loaded phases (cluster-load.ts); 0 leaves them out. */
+export async function clusterBench(reps: number, load = 16): Promise<ClusterRow[]> {
   if (!process.env.DATABASE_URL)
     throw new Error("npm run bench -- --cluster needs DATABASE_URL (PostgreSQL)");
   let nats: Nats | null = null;
@@ -200,6 +189,33 @@ export async function clusterBench(reps: number): Promise<ClusterRow[]> {
         "ms",
       );
       add("failover journaling: NATS server CPU per tick", on.nats / Math.max(1, journaled.ticks), "ms");
+      if (load > 0) {
+        const many = (pair: [Child, Child]) => Array.from({ length: load }, () => pair);
+        // What the three nodes and NATS burn with nothing to play (heartbeats, leases, the queue's diff), taken
+        // off each phase's CPU so that the per-tick figures are the matches' own.
+        const idle = await idleCpu(nodes, natsPid);
+        add("cluster idle: CPU of 3 nodes + NATS", idle, "ms/s");
+        const phases: [string, Phase][] = [
+          ["one-node", await playPhase(many([a, a]), nodes, natsPid, `ll${r}`, LOAD_REPLY_MS)],
+          ["cross-node", await playPhase(many([a, b]), nodes, natsPid, `lx${r}`, LOAD_REPLY_MS)],
+          ["journaled", await playPhase(many([c, c]), nodes, natsPid, `lj${r}`, LOAD_REPLY_MS)],
+        ];
+        const at = `at load (${load} matches, bots reply in ${LOAD_REPLY_MS} ms)`;
+        const base = phases[0]![1];
+        const perTick = (p: Phase) =>
+          (p.cpu.nodes + p.cpu.nats - (idle * p.ms) / 1000) / Math.max(1, p.ticks);
+        for (const [name, p] of phases) {
+          add(`${at}: ${name}, most matches at once`, p.overlap, "");
+          add(`${at}: ${name}, ticks played`, p.ticks, "");
+          add(`${at}: ${name}, cluster CPU per tick (3 nodes + NATS, less idle)`, perTick(p), "ms");
+          add(`${at}: ${name}, NATS server CPU per tick`, p.cpu.nats / Math.max(1, p.ticks), "ms");
+          add(`${at}: ${name}, server's time per tick p50`, pct(p.added, 50), "ms");
+          add(`${at}: ${name}, server's time per tick p95`, pct(p.added, 95), "ms");
+          if (p === base) continue;
+          add(`${at}: ${name}, extra CPU per tick over one-node`, perTick(p) - perTick(base), "ms");
+          add(`${at}: ${name}, added latency per tick p50`, pct(p.added, 50) - pct(base.added, 50), "ms");
+        }
+      }
     }
     const e = encodings(observation);
     add("observation frame between nodes, msgpackr (encode+decode)", e.msgpackr, "µs");
@@ -219,7 +235,7 @@ export async function clusterBench(reps: number): Promise<ClusterRow[]> {
 export function printCluster(rows: ClusterRow[], reps: number): void {
   const f = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toString() : v.toFixed(2));
   console.log(
-    `\ncluster (issue 36): two nodes without the failover journal and one with it, one match at a time; median of ${reps} [range]\n`,
+    `\ncluster (issue 36): two nodes without the failover journal and one with it, one match at a time, then many at once; median of ${reps} [range]\n`,
   );
   console.log("| benchmark | figure |");
   console.log("|---|---|");

@@ -22,7 +22,8 @@ if (process.argv.includes("--storm")) {
 if (process.argv.includes("--cluster")) {
   const { clusterBench, printCluster } = await import("./cluster-bench.ts");
   const n = process.argv.includes("--quick") ? 1 : 3;
-  printCluster(await clusterBench(n), n);
+  const load = process.argv.indexOf("--cluster-matches");
+  printCluster(await clusterBench(n, load > 0 ? Number(process.argv[load + 1]) : 16), n);
   process.exit(0);
 }
 

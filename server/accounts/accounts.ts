@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config.ts";
 import { ApiError, errors, type SocketErrorCode } from "../errors.ts";
 import type { Services } from "../kernel/feature.ts";
+import type { HitLog } from "../kernel/hit-log.ts";
 import { publicBase } from "../public-address.ts";
 import type { BotRow, Store } from "../store/types.ts";
 import type { AccountRow, AccountStore, OwnerKeyRow } from "./account-store.ts";
@@ -53,6 +54,8 @@ export interface AccountsDeps {
   accountStore: AccountStore;
   /** Where a bot token is looked up (a bot token offered where an account credential belongs). */
   botStore: Pick<Services["botStore"], "botByToken">;
+  /** The other nodes' hits of the throttles (cluster mode shares them; absent in unit tests). */
+  throttles?: HitLog;
   /** Where a throttle is audited. */
   auditStore: Pick<Services["auditStore"], "audit">;
   /** Closes a connected bot's socket with a connection error (the bot hub). */
@@ -279,7 +282,8 @@ export class Accounts {
     const key = `${what}:${subject}`;
     const now = Date.now();
     const times = (this.counters.get(key) ?? []).filter((t) => now - t < windowMs);
-    if (times.length >= limit) {
+    // In a cluster the account's requests may reach every node: the others' count too.
+    if (times.length + (this.d.throttles?.elsewhere(key, windowMs, now) ?? 0) >= limit) {
       this.counters.set(key, times);
       await this.d.auditStore.audit("throttle", subject, { what, limit, window_ms: windowMs });
       throw errors.rateLimited(
@@ -288,6 +292,7 @@ export class Accounts {
     }
     times.push(now);
     this.counters.set(key, times);
+    this.d.throttles?.hit(key);
   }
 
   /** SPEC 4.1: a banned account's public profile answers like an unknown user's (404), page and API alike. */

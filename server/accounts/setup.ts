@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import { errors } from "../errors.ts";
+import { HitLog } from "../kernel/hit-log.ts";
 import { IdentityOutbox } from "../mail/identity.ts";
 import { type Mailer, makeMailer } from "../mail/transport.ts";
 import type { Store } from "../store/types.ts";
@@ -13,6 +14,7 @@ import type { AccountStore } from "./account-store.ts";
 import { Accounts, type AccountsDeps } from "./accounts.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
 import type { IdentityStore } from "./identity-store.ts";
+import { sharedRateStore } from "./rate-store.ts";
 import { SessionGate } from "./sessions.ts";
 import { loadIdentitySecrets } from "./signing-keys.ts";
 import { TokenVerifier } from "./verifier.ts";
@@ -20,6 +22,8 @@ import { TokenVerifier } from "./verifier.ts";
 /** The accounts of a running server, its identity provider's address, and the provider's own deps (built-in). */
 export interface AccountsSetUp {
   accounts: Accounts;
+  /** The hits of the sign-in routes' budget and of the per-account throttles, shared in a cluster. */
+  hits: { auth: HitLog; throttles: HitLog };
   identity: { url: string; publishableKey: string; mailer: Mailer } | null;
   provider: IdentityProviderDeps | null;
 }
@@ -44,8 +48,11 @@ export async function setUpAccounts(
   const { config, store, accountStore, auditStore, botStore, identityStore, log } = base;
   // Per-route limits (sign-in, sign-up, recovery); keyed by client address. `global: false`: only routes
   // that ask are limited. The 429 body has the service's error shape.
+  const hits = { auth: new HitLog(), throttles: new HitLog() };
   await http.register(rateLimit, {
     global: false,
+    // The plugin's fixed window per address, plus the other nodes' hits in a cluster.
+    store: sharedRateStore(hits.auth),
     // Thrown by the plugin, so it goes through the one error handler like every other ApiError.
     errorResponseBuilder: (_req, c) =>
       Object.assign(errors.rateLimited(`too many requests; try again in ${Math.ceil(c.ttl / 1000)} s`), {
@@ -60,11 +67,24 @@ export async function setUpAccounts(
       return payload;
     });
   }
-  const deps: AccountsDeps = { config, store, accountStore, auditStore, botStore, ...live };
+  const deps: AccountsDeps = {
+    config,
+    store,
+    accountStore,
+    auditStore,
+    botStore,
+    throttles: hits.throttles,
+    ...live,
+  };
   if (config.accounts === "none")
-    return { accounts: new Accounts(deps, null), identity: null, provider: null };
+    return { accounts: new Accounts(deps, null), identity: null, provider: null, hits };
   if (config.accounts === "external")
-    return { accounts: new Accounts(deps, new TokenVerifier(config, null)), identity: null, provider: null };
+    return {
+      accounts: new Accounts(deps, new TokenVerifier(config, null)),
+      identity: null,
+      provider: null,
+      hits,
+    };
   // In a cluster a session signed in through one node is valid on every node: one key pair for all (0021).
   const secrets = await loadIdentitySecrets(config.dataDir, undefined, config.cluster ? store.db : null);
   const development = /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(config.publicUrl);
@@ -95,6 +115,7 @@ export async function setUpAccounts(
   const outbox = new IdentityOutbox(store, mailer);
   return {
     accounts,
+    hits,
     identity,
     provider: { config, identity: identityStore, secrets, mailer: outbox, sessions, banned },
   };

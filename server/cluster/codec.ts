@@ -243,3 +243,12 @@ export interface Disconnect {
 const DisconnectMsg = z.object({ node: z.string(), bot_id: z.string(), code: z.string() });
 export const encodeDisconnect = (d: Disconnect): Uint8Array => packr.pack(d);
 export const decodeDisconnect = (bytes: Uint8Array): Disconnect | null => decode(DisconnectMsg, bytes);
+
+/** Hits of a shared limit a node counted since its last message (`arena.hits.<limit>`): key and count. */
+export interface Hits {
+  node: string;
+  hits: [string, number][];
+}
+const HitsMsg = z.object({ node: z.string(), hits: z.array(z.tuple([z.string(), count])) });
+export const encodeHits = (h: Hits): Uint8Array => packr.pack(h);
+export const decodeHits = (bytes: Uint8Array): Hits | null => decode(HitsMsg, bytes);

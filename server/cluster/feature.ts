@@ -32,6 +32,7 @@ export const clusterFeature = defineFeature({
     "membership",
     "ladderTables",
     "doors",
+    "accountsSetUp",
   ],
   build: async (
     kernel,
@@ -49,6 +50,7 @@ export const clusterFeature = defineFeature({
       membership,
       ladderTables,
       doors,
+      accountsSetUp,
     },
   ) => {
     const url = kernel.config.cluster;
@@ -108,10 +110,16 @@ export const clusterFeature = defineFeature({
       // The cluster's queue and cross-node play: the lease holder pairs every node's queued bots and places each
       // match on a node; a bot of this node whose match runs elsewhere plays through its relay.
       extend: async ({ nc, kvm, id, log, nodes }) => {
-        // An address's socket budgets and a bot's disconnects hold in the whole cluster, not per node.
+        // An address's budgets (sockets, sign-in routes), an account's throttles and a bot's disconnects hold in
+        // the whole cluster, not per node.
         const { shareBudgets } = await import("./shared-budgets.ts");
         const { shareDisconnects } = await import("./shared-disconnects.ts");
-        const shared = [shareBudgets(nc, id, log, doors.addressLimits), shareDisconnects(nc, id, log, hub)];
+        const { shareHits } = await import("./shared-hits.ts");
+        const shared = [
+          shareBudgets(nc, id, log, doors.addressLimits),
+          shareDisconnects(nc, id, log, hub),
+          shareHits(nc, id, log, accountsSetUp.hits),
+        ];
         const { openSharedPlay } = await import("./shared-play.ts");
         const play = await openSharedPlay({
           nc,

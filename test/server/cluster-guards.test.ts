@@ -4,7 +4,8 @@
 // valid on the other; live settings put through one node are in force on the other (its public policy and its
 // refusals); a bot banned, and an account banned, through one node are disconnected from the other with the
 // SPEC's codes and refused when they come back; an owner's limit on matches at once counts both nodes' matches; an
-// address's socket budget is one budget in the cluster, not one per node.
+// address's socket and sign-in budgets, and an account's throttles, are one budget in the cluster, not one per node.
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Child } from "../helpers/child-server.ts";
 import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
@@ -17,6 +18,29 @@ import { TestCluster, until } from "../helpers/test-cluster.ts";
 const BOSS = "boss@guards.test";
 /** Connects per minute from one address (the budget test uses an address of its own, 127.0.0.9). */
 const CONNECTS = 12;
+/** Requests a minute from one address to the sign-in routes (the test's own sign-ups use a dozen from 127.0.0.1). */
+const SIGN_INS = 40;
+
+/** A failed password sign-in from `localAddress`: the answer's status. */
+function signInFrom(url: string, apikey: string, localAddress: string, n: number): Promise<number> {
+  const body = JSON.stringify({ email: `nobody${n}@guards.test`, password: "not the password 123" });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/auth/v1/token?grant_type=password`,
+      {
+        method: "POST",
+        localAddress,
+        headers: { apikey, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode!));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 describe("live settings, bans and address budgets hold in the whole cluster", () => {
   skipAllIf(DATABASE_URL_MISSING);
@@ -38,6 +62,10 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
       String(CONNECTS),
       "--socket-auth-failures-per-minute",
       "1000",
+      "--auth-rate-limit",
+      String(SIGN_INS),
+      "--registration-rate-limit",
+      "3",
     ]);
     [a, b] = cluster.nodes as [Child, Child];
   }, 240_000);
@@ -218,5 +246,29 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
     // A (which let in only eight itself) refuses the address too, once B's spends have reached it.
     await new Promise((r) => setTimeout(r, 500));
     expect(await socketAttempt(a.wsUrl, null, from)).toMatchObject({ status: 429 });
+  });
+
+  it("an address's sign-in budget is one budget in the cluster, not one per node", async () => {
+    const index = (await (await fetch(`${a.url}/api`)).json()) as { accounts: { publishable_key: string } };
+    const key = index.accounts.publishable_key;
+    const from = "127.0.0.10";
+    for (let i = 0; i < 25; i++) expect(await signInFrom(a.url, key, from, i)).not.toBe(429);
+    await new Promise((r) => setTimeout(r, 500));
+    for (let i = 25; i < SIGN_INS; i++) expect(await signInFrom(b.url, key, from, i)).not.toBe(429);
+    expect(await signInFrom(b.url, key, from, SIGN_INS)).toBe(429);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await signInFrom(a.url, key, from, SIGN_INS + 1)).toBe(429);
+  });
+
+  it("an account's throttle on bot registrations counts both nodes", async () => {
+    const gil = await person("gil");
+    for (const name of ["gil-1", "gil-2"])
+      expect((await call(a, "POST", "/api/account/bots", gil, { name })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await call(b, "POST", "/api/account/bots", gil, { name: "gil-3" })).status).toBe(201);
+    const over = await call(b, "POST", "/api/account/bots", gil, { name: "gil-4" });
+    expect(over).toMatchObject({ status: 429, body: { code: "rate_limited" } });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await call(a, "POST", "/api/account/bots", gil, { name: "gil-5" })).status).toBe(429);
   });
 });

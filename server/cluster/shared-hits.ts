@@ -1,0 +1,66 @@
+// The limits counted in hits per key for the whole cluster (issue 36, part 4): the sign-in routes' budget per client
+// address (--auth-rate-limit) and the per-account throttles (bot registrations, key creations). Behind a load
+// balancer without stickiness one address's (or one account's) requests spread over every node; each node tells
+// the others what it counted, per key, in one message every SEND_MS (`arena.hits.<limit>`), and adds what they
+// counted to its own (server/kernel/hit-log.ts). As with the socket budgets (shared-budgets.ts), a limit is overrun
+// by at most what is spent on other nodes within SEND_MS and a NATS hop, and hits sent while NATS is away are lost.
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import type { HitLog } from "../kernel/hit-log.ts";
+import { decodeHits, encodeHits } from "./codec.ts";
+
+export const HITS_SUBJECT = "arena.hits";
+const SEND_MS = 100;
+const MAX_ENTRIES = 2_000;
+
+export function shareHits(
+  nc: NatsConnection,
+  node: string,
+  log: Logger,
+  logs: Record<string, HitLog>,
+): { stop(): void } {
+  const subs: Subscription[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  for (const [name, hits] of Object.entries(logs)) {
+    const subject = `${HITS_SUBJECT}.${name}`;
+    let pending = new Map<string, number>();
+    let timer: NodeJS.Timeout | null = null;
+    const send = () => {
+      if (timer) timers.delete(timer);
+      timer = null;
+      const batch = [...pending];
+      pending = new Map();
+      for (let i = 0; i < batch.length; i += MAX_ENTRIES) {
+        try {
+          nc.publish(subject, encodeHits({ node, hits: batch.slice(i, i + MAX_ENTRIES) }));
+        } catch (err) {
+          log.warn({ err, limit: name }, "telling the other nodes of a limit's hits failed");
+          return;
+        }
+      }
+    };
+    hits.tellHits((key) => {
+      pending.set(key, (pending.get(key) ?? 0) + 1);
+      if (!timer) {
+        timer = setTimeout(send, SEND_MS);
+        timers.add(timer);
+      }
+    });
+    subs.push(
+      nc.subscribe(subject, {
+        callback: (err, msg) => {
+          if (err) return;
+          const h = decodeHits(msg.data);
+          if (!h || h.node === node) return;
+          for (const [key, n] of h.hits) hits.hitsElsewhere(key, n);
+        },
+      }),
+    );
+  }
+  return {
+    stop() {
+      for (const t of timers) clearTimeout(t);
+      for (const s of subs) s.unsubscribe();
+    },
+  };
+}

@@ -33,6 +33,7 @@ export const clusterFeature = defineFeature({
     "ladderTables",
     "doors",
     "accountsSetUp",
+    "events",
   ],
   build: async (
     kernel,
@@ -51,6 +52,7 @@ export const clusterFeature = defineFeature({
       ladderTables,
       doors,
       accountsSetUp,
+      events,
     },
   ) => {
     const url = kernel.config.cluster;
@@ -104,6 +106,12 @@ export const clusterFeature = defineFeature({
               if (ladders.get(id)) ladders.setWindow(id, w.opens_at, w.closes_at);
             kernel.scheduler.reschedule();
           },
+          log,
+        ),
+        // Staff's edits to an event (its submission link, image, own window).
+        events: reloadOnPeerWrite(
+          (told) => events.onEdited(told),
+          () => events.refresh(),
           log,
         ),
       },

@@ -114,6 +114,38 @@ export class EventCatalog {
       );
   }
 
+  private readonly editListeners: (() => void)[] = [];
+
+  /** Cluster mode: told after each staff edit this node committed (the other nodes then `refresh`). */
+  onEdited(listener: () => void): void {
+    this.editListeners.push(listener);
+  }
+
+  /** A staff edit of an event committed here (events/staff.ts). */
+  edited(): void {
+    for (const l of this.editListeners) l();
+  }
+
+  /**
+   * Reads staff's overrides and images again (another node of a cluster edited an event). Each event keeps its
+   * announced phase: the phase job announces a change the new window makes, as on the node that made it.
+   */
+  async refresh(): Promise<void> {
+    const stored = await this.tables.overrides();
+    const images = new Map((await this.tables.images()).map((i) => [i.event_id, i]));
+    for (const e of this.byId.values()) {
+      const o = stored.get(e.def.id);
+      const img = images.get(e.def.id);
+      e.overrides = o?.overrides ?? {};
+      e.revision = 1 + (o?.revision ?? 0);
+      e.image = img
+        ? { webp: img.webp, width: img.width, height: img.height, alt: img.alt, digest: img.digest }
+        : null;
+    }
+    // An event's own window may have moved: its phase job looks again.
+    this.d.scheduler.reschedule();
+  }
+
   all(): EventRuntime[] {
     return [...this.byId.values()];
   }

@@ -120,6 +120,7 @@ export class EventStaff {
     });
     e.overrides = { ...e.overrides, ...change };
     e.revision = 1 + revision;
+    this.c.edited();
   }
 
   async submission(staff: AccountRow, eventId: string, url: string | null, instructions: string) {
@@ -163,6 +164,7 @@ export class EventStaff {
     });
     e.image = { webp: img.webp, width: img.width, height: img.height, alt, digest };
     e.revision = 1 + revision;
+    this.c.edited();
     return this.c.view(e);
   }
 
@@ -177,7 +179,10 @@ export class EventStaff {
       return r;
     });
     e.image = null;
-    if (revision !== null) e.revision = 1 + revision;
+    if (revision !== null) {
+      e.revision = 1 + revision;
+      this.c.edited();
+    }
     return this.c.view(e);
   }
 }

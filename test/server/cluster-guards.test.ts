@@ -5,9 +5,14 @@
 // refusals); a bot banned, and an account banned, through one node are disconnected from the other with the
 // SPEC's codes and refused when they come back; an owner's limit on matches at once counts both nodes' matches; an
 // address's socket and sign-in budgets, and an account's throttles, are one budget in the cluster, not one per node.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Manifest } from "../../server/ladders/manifest.ts";
 import type { Child } from "../helpers/child-server.ts";
+import { ladderDef } from "../helpers/ladders.ts";
 import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
 import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
@@ -20,6 +25,35 @@ const BOSS = "boss@guards.test";
 const CONNECTS = 12;
 /** Requests a minute from one address to the sign-in routes (the test's own sign-ups use a dozen from 127.0.0.1). */
 const SIGN_INS = 40;
+
+const EVENT = "guards-cup";
+const manifest: Manifest = {
+  version: 1,
+  ladders: [ladderDef("public")],
+  events: [
+    {
+      id: EVENT,
+      name: "The guards cup",
+      description: "An event open while the test runs",
+      ladder_id: "public",
+      opens_at: new Date(Date.now() - 3_600_000).toISOString(),
+      closes_at: new Date(Date.now() + 6 * 3_600_000).toISOString(),
+      timezone: "UTC",
+      enabled: true,
+      achievements: ["a1", "a2", "a3", "a4", "a5"].map((id) => ({
+        id,
+        name: id,
+        description: "",
+        condition: { opponent: "any" as const, matches: 100 },
+      })),
+      opponents: [{ kind: "house", name: "kiter", display_name: "Kiter" }],
+      metadata: null,
+      submission_url: null,
+      submission_instructions: "",
+      flag_mode: "testing",
+    },
+  ],
+};
 
 /** A failed password sign-in from `localAddress`: the answer's status. */
 function signInFrom(url: string, apikey: string, localAddress: string, n: number): Promise<number> {
@@ -48,12 +82,18 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
   let sink: Sink;
   let a: Child;
   let b: Child;
+  let dir = "";
 
   beforeAll(async () => {
     if (DATABASE_URL_MISSING) return;
     sink = await startSink();
+    dir = mkdtempSync(join(tmpdir(), "ladder-cluster-guards-"));
+    const file = join(dir, "ladders.json");
+    writeFileSync(file, JSON.stringify(manifest));
     await cluster.start("ladder-cluster-guards", 2, [
       "--no-house-bots",
+      "--ladders",
+      file,
       "--smtp-url",
       `smtp://127.0.0.1:${sink.port}`,
       "--admin-emails",
@@ -73,6 +113,7 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
   afterAll(async () => {
     await cluster.stop();
     await sink?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const call = async (node: Child, method: string, path: string, access: string, body?: unknown) => {
@@ -138,6 +179,24 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
       overrides: {},
     });
     expect(stale).toMatchObject({ status: 409, body: { code: "stale_revision" } });
+  });
+
+  it("staff's edit of an event through one node shows on the other", async () => {
+    const put = await call(a, "PUT", `/api/admin/events/${EVENT}/submission`, boss, {
+      submission_url: "https://example.com/submit",
+      submission_instructions: "Send your bot's name.",
+    });
+    expect(put.status).toBe(200);
+    const there = async () => {
+      const res = await fetch(`${b.url}/api/events?event=${EVENT}`);
+      const list = (await res.json()) as { id: string; submission_url: string | null }[];
+      return list.find((e) => e.id === EVENT)!;
+    };
+    await until(
+      async () => ((await there()).submission_url === "https://example.com/submit" ? true : null),
+      "the event's new submission link on B",
+      5_000,
+    );
   });
 
   /** Registers a bot for `handle` through node A (settings allow one per owner) and connects it to node B. */

@@ -9,11 +9,10 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { AddressLimits } from "../socket/address-limits.ts";
 import { decodeSpends, encodeSpends } from "./codec.ts";
+import { batchCounts } from "./count-batch.ts";
 
 export const SPEND_SUBJECT = "arena.spend";
 const SEND_MS = 100;
-/** At most this many addresses a message; a flood over more addresses is sent in several. */
-const MAX_ENTRIES = 2_000;
 
 export function shareBudgets(
   nc: NatsConnection,
@@ -21,28 +20,14 @@ export function shareBudgets(
   log: Logger,
   limits: Pick<AddressLimits, "tellSpends" | "spentElsewhere">,
 ): { stop(): void } {
-  /** Units spent here since the last message: connects, failures, by address. */
-  let pending = new Map<string, [number, number]>();
-  let timer: NodeJS.Timeout | null = null;
-  const send = () => {
-    timer = null;
-    const batch = [...pending].map(([addr, [c, f]]): [string, number, number] => [addr, c, f]);
-    pending = new Map();
-    for (let i = 0; i < batch.length; i += MAX_ENTRIES) {
-      try {
-        nc.publish(SPEND_SUBJECT, encodeSpends({ node, spent: batch.slice(i, i + MAX_ENTRIES) }));
-      } catch (err) {
-        log.warn({ err }, "telling the other nodes of address budget spends failed");
-        return;
-      }
+  const batch = batchCounts(2, SEND_MS, (rows) => {
+    try {
+      nc.publish(SPEND_SUBJECT, encodeSpends({ node, spent: rows as [string, number, number][] }));
+    } catch (err) {
+      log.warn({ err }, "telling the other nodes of address budget spends failed");
     }
-  };
-  limits.tellSpends((addr, spend) => {
-    const e = pending.get(addr) ?? [0, 0];
-    e[spend === "connect" ? 0 : 1]++;
-    pending.set(addr, e);
-    timer ??= setTimeout(send, SEND_MS);
   });
+  limits.tellSpends((addr, spend) => batch.add(addr, spend === "connect" ? 0 : 1));
   const sub: Subscription = nc.subscribe(SPEND_SUBJECT, {
     callback: (err, msg) => {
       if (err) return;
@@ -53,7 +38,7 @@ export function shareBudgets(
   });
   return {
     stop() {
-      if (timer) clearTimeout(timer);
+      batch.stop();
       sub.unsubscribe();
     },
   };

@@ -8,10 +8,10 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { HitLog } from "../kernel/hit-log.ts";
 import { decodeHits, encodeHits } from "./codec.ts";
+import { batchCounts, type CountBatch } from "./count-batch.ts";
 
 export const HITS_SUBJECT = "arena.hits";
 const SEND_MS = 100;
-const MAX_ENTRIES = 2_000;
 
 export function shareHits(
   nc: NatsConnection,
@@ -20,32 +20,18 @@ export function shareHits(
   logs: Record<string, HitLog>,
 ): { stop(): void } {
   const subs: Subscription[] = [];
-  const timers = new Set<NodeJS.Timeout>();
+  const batches: CountBatch[] = [];
   for (const [name, hits] of Object.entries(logs)) {
     const subject = `${HITS_SUBJECT}.${name}`;
-    let pending = new Map<string, number>();
-    let timer: NodeJS.Timeout | null = null;
-    const send = () => {
-      if (timer) timers.delete(timer);
-      timer = null;
-      const batch = [...pending];
-      pending = new Map();
-      for (let i = 0; i < batch.length; i += MAX_ENTRIES) {
-        try {
-          nc.publish(subject, encodeHits({ node, hits: batch.slice(i, i + MAX_ENTRIES) }));
-        } catch (err) {
-          log.warn({ err, limit: name }, "telling the other nodes of a limit's hits failed");
-          return;
-        }
-      }
-    };
-    hits.tellHits((key) => {
-      pending.set(key, (pending.get(key) ?? 0) + 1);
-      if (!timer) {
-        timer = setTimeout(send, SEND_MS);
-        timers.add(timer);
+    const batch = batchCounts(1, SEND_MS, (rows) => {
+      try {
+        nc.publish(subject, encodeHits({ node, hits: rows as [string, number][] }));
+      } catch (err) {
+        log.warn({ err, limit: name }, "telling the other nodes of a limit's hits failed");
       }
     });
+    batches.push(batch);
+    hits.tellHits((key) => batch.add(key));
     subs.push(
       nc.subscribe(subject, {
         callback: (err, msg) => {
@@ -59,7 +45,7 @@ export function shareHits(
   }
   return {
     stop() {
-      for (const t of timers) clearTimeout(t);
+      for (const b of batches) b.stop();
       for (const s of subs) s.unsubscribe();
     },
   };

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import type { Child } from "../helpers/child-server.ts";
-import { ladderDef } from "../helpers/ladders.ts";
+import { ladderDef, openEventDef } from "../helpers/ladders.ts";
 import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
 import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
@@ -30,29 +30,7 @@ const EVENT = "guards-cup";
 const manifest: Manifest = {
   version: 1,
   ladders: [ladderDef("public")],
-  events: [
-    {
-      id: EVENT,
-      name: "The guards cup",
-      description: "An event open while the test runs",
-      ladder_id: "public",
-      opens_at: new Date(Date.now() - 3_600_000).toISOString(),
-      closes_at: new Date(Date.now() + 6 * 3_600_000).toISOString(),
-      timezone: "UTC",
-      enabled: true,
-      achievements: ["a1", "a2", "a3", "a4", "a5"].map((id) => ({
-        id,
-        name: id,
-        description: "",
-        condition: { opponent: "any" as const, matches: 100 },
-      })),
-      opponents: [{ kind: "house", name: "kiter", display_name: "Kiter" }],
-      metadata: null,
-      submission_url: null,
-      submission_instructions: "",
-      flag_mode: "testing",
-    },
-  ],
+  events: [openEventDef(EVENT, "public")],
 };
 
 /** A failed password sign-in from `localAddress`: the answer's status. */

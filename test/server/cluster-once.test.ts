@@ -15,7 +15,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import type { Child } from "../helpers/child-server.ts";
-import { ladderDef } from "../helpers/ladders.ts";
+import { ladderDef, neverEarned, openEventDef } from "../helpers/ladders.ts";
 import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
 import { BotClient } from "../helpers/server.ts";
 import { DATABASE_URL_MISSING, skipAllIf } from "../helpers/skips.ts";
@@ -27,38 +27,17 @@ const EVENT = "cluster-cup";
 type Msg = Record<string, unknown> & { type: string };
 
 /** Finishing one ranked match earns `first`; the other four need more matches than this test plays. */
-const never = (id: string) => ({
-  id,
-  name: `Never ${id}`,
-  description: "",
-  condition: { opponent: "any" as const, matches: 100 },
-});
 const manifest: Manifest = {
   version: 1,
   ladders: [ladderDef("public")],
   events: [
-    {
-      id: EVENT,
+    openEventDef(EVENT, "public", {
       name: "The cluster cup",
-      description: "An event open while the test runs",
-      ladder_id: "public",
-      opens_at: new Date(Date.now() - 3_600_000).toISOString(),
-      closes_at: new Date(Date.now() + 6 * 3_600_000).toISOString(),
-      timezone: "UTC",
-      enabled: true,
       achievements: [
         { id: "first", name: "First", description: "", condition: { opponent: "any", matches: 1 } },
-        never("n2"),
-        never("n3"),
-        never("n4"),
-        never("n5"),
+        ...["n2", "n3", "n4", "n5"].map(neverEarned),
       ],
-      opponents: [{ kind: "house", name: "kiter", display_name: "Kiter" }],
-      metadata: null,
-      submission_url: null,
-      submission_instructions: "",
-      flag_mode: "testing",
-    },
+    }),
   ],
 };
 

@@ -102,6 +102,8 @@ export class Matchmaker {
   lease: Lease = ALWAYS_HELD;
   /** The cluster's queue and placement (server/cluster/); null on a single server. */
   cluster: ClusterQueue | null = null;
+  /** The lease as last seen held: ready once the quota counts were read afresh after taking it. */
+  private leaseReady: { done: boolean } | null = null;
 
   constructor(d: MatchmakerDeps) {
     this.d = d;
@@ -116,6 +118,30 @@ export class Matchmaker {
     const pacing = Math.max(0, p.lastStartAt + this.d.limits().matchIntervalMs - now);
     const house = this.houseBots() && this.d.lobby.all().some((h) => h.house) ? this.d.houseWaitMs : 0;
     return Math.round(Math.max(pacing, house) / 100) / 10;
+  }
+
+  /**
+   * Whether this matchmaker may pair now. A lease just taken (cluster mode: another node held it) is not used
+   * until the quota counts are read from storage afresh: the starts the last holder made are there, and this
+   * node's counts may be up to QUOTA_CACHE_MS old, so a bot that played a moment ago would be paired again.
+   */
+  private held(): boolean {
+    if (!this.lease.held()) {
+      this.leaseReady = null;
+      return false;
+    }
+    if (this.lease === ALWAYS_HELD) return true;
+    if (this.leaseReady === null) {
+      const ready = { done: false };
+      this.leaseReady = ready;
+      this.d.quotas
+        .refresh(Date.now(), true)
+        .catch((err) => this.d.log.error({ err }, "quota refresh failed"))
+        .finally(() => {
+          ready.done = true;
+        });
+    }
+    return this.leaseReady.done;
   }
 
   pass(now = Date.now()): void {
@@ -133,7 +159,7 @@ export class Matchmaker {
   }
 
   private passNow(now: number): void {
-    if (this.paused || !this.lease.held() || !this.d.accepting()) return;
+    if (this.paused || !this.held() || !this.d.accepting()) return;
     const { lobby, ratings, ladderId } = this.d;
     const limits = this.d.limits();
     void this.d.quotas.refresh(now).catch((err) => this.d.log.error({ err }, "quota refresh failed"));

@@ -252,3 +252,18 @@ export interface Hits {
 const HitsMsg = z.object({ node: z.string(), hits: z.array(z.tuple([z.string(), count])) });
 export const encodeHits = (h: Hits): Uint8Array => packr.pack(h);
 export const decodeHits = (bytes: Uint8Array): Hits | null => decode(HitsMsg, bytes);
+
+/**
+ * One connected player bot as the node holding its socket publishes it (bucket `arena_presence`, key: the bot id):
+ * what a lobby shows of it on every node (shared-presence.ts).
+ */
+const Presence = z.object({
+  node: z.string(),
+  bot: Bot,
+  version: z.string().nullable(),
+  ladder_id: z.string(),
+  state: z.enum(["waiting", "playing", "idle"]),
+});
+export type PresenceEntry = z.infer<typeof Presence>;
+export const encodePresence = (p: PresenceEntry): Uint8Array => packr.pack(p);
+export const decodePresence = (bytes: Uint8Array): PresenceEntry | null => decode(Presence, bytes);

@@ -145,6 +145,8 @@ export const clusterFeature = defineFeature({
         for (const l of ladders.all()) l.matchmaker.cluster = play.placement;
         // A ladder's and an owner's limits on matches at once count the whole cluster's matches.
         ladders.countRunningWith(play.running);
+        // The lobby lists every node's connected bots.
+        reads.showOnlineElsewhere(() => play.presence.elsewhere());
         // Each match's inputs are journaled per tick (unless the operator turned it off), so that another node
         // can take it over if this one dies (failover.ts).
         live.journalWith((m) => play.failover.journalFor(m));

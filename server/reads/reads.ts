@@ -27,7 +27,7 @@ import { BOT_NAME } from "../kernel/names.ts";
 import type { Settings } from "../kernel/settings.ts";
 import type { Ladders } from "../ladders/registry.ts";
 import type { LadderRuntime } from "../ladders/runtime.ts";
-import type { Lobby } from "../lobby/lobby.ts";
+import type { Lobby, Participant } from "../lobby/lobby.ts";
 import type { LiveMatches } from "../play/live-matches.ts";
 import { QUALIFYING_GAMES, versionKey } from "../ratings/book.ts";
 import type { RatingPointRow } from "../ratings/rating-store.ts";
@@ -70,6 +70,7 @@ export class LadderReads {
   /** Per-version health, kept up to date from each committed result (noteResult) rather than per read. */
   private readonly health: HealthWindows;
   private cluster: (() => ClusterStatusT) | null = null;
+  private onlineElsewhere: (() => Participant[]) | null = null;
   /** Each bot snapshot's bots by lowercase name, so a read finds a bot by name without a query. */
   private readonly byName = new WeakMap<BotSnapshot, Map<string, BotRow>>();
   /**
@@ -147,9 +148,9 @@ export class LadderReads {
   /** Who is online on a ladder: its players' bots (queued there last) and its house bots, best first. */
   lobby(ladderId?: string): LobbyEntryT[] {
     const ladder = this.d.ladders.require(ladderId);
-    const here = this.d.lobby
-      .online()
-      .filter((p) => (p.house ? ladder.def.house_bots : p.ladderId === ladder.id));
+    const here = [...this.d.lobby.online(), ...(this.onlineElsewhere?.() ?? [])].filter((p) =>
+      p.house ? ladder.def.house_bots : p.ladderId === ladder.id,
+    );
     const entries = here.map((p) => {
       const r = p.version ? ladder.ratings.get(versionKey(p.bot.id, p.version)) : null;
       return {
@@ -165,7 +166,12 @@ export class LadderReads {
         state: p.state,
       };
     });
-    return entries.sort((a, b) => (b.leaderboard_score ?? -Infinity) - (a.leaderboard_score ?? -Infinity));
+    // Ties by name, so that every node of a cluster lists its lobby in one order.
+    return entries.sort(
+      (a, b) =>
+        (b.leaderboard_score ?? -Infinity) - (a.leaderboard_score ?? -Infinity) ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
   }
 
   /** Online bots, running matches and capacity, of one ladder or (undefined) the whole server. */
@@ -207,6 +213,11 @@ export class LadderReads {
   /** Shows the cluster in the status (cluster mode only: server/cluster/ fills it). */
   showCluster(view: () => ClusterStatusT): void {
     this.cluster = view;
+  }
+
+  /** Cluster mode: the other nodes' connected bots, which the lobby lists beside this node's. */
+  showOnlineElsewhere(elsewhere: () => Participant[]): void {
+    this.onlineElsewhere = elsewhere;
   }
 
   /** A bot by name; a name that cannot be a bot name is as unknown as a missing one (404 no_such_bot). */

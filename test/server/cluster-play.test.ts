@@ -102,6 +102,17 @@ describe("the shared queue and cross-node play", () => {
         ["loss", "win"],
       ]).toContainEqual(results);
       expect(ends[0]!.reason).not.toBe("aborted");
+      // Every node's lobby lists both bots alike, whichever node holds their sockets (shared-presence.ts).
+      const lobby = async (url: string) =>
+        ((await (await fetch(`${url}/api/lobby`)).json()) as { name: string; state: string }[]).filter((e) =>
+          e.name.startsWith("split-"),
+        );
+      const lobbies = await until(async () => {
+        const all = await Promise.all(nodes.map((n) => lobby(n.url)));
+        const same = all.every((l) => JSON.stringify(l) === JSON.stringify(all[0]));
+        return same && all[0]!.length === 2 ? all : null;
+      }, "the same lobby on every node");
+      expect(lobbies[0]!.map((e) => e.state)).toEqual(["idle", "idle"]);
       // The match is stored once (any node reads it), and its replay, on the node that ran it, verifies.
       const id = ends[0]!.match_id as string;
       const m = (await (await fetch(`${holder.url}/api/matches/${id}`)).json()) as { id: string };

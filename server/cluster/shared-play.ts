@@ -66,7 +66,7 @@ export async function openSharedPlay(o: SharedPlayOptions): Promise<SharedPlay> 
       await failover.stop();
       await queue.stop();
       // Its sockets close with it: its bots are no longer online anywhere.
-      await presence.stop(true);
+      await presence.stop();
     },
   };
 }

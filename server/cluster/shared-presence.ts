@@ -10,11 +10,10 @@ import type { KV } from "@nats-io/kv";
 import type { Logger } from "pino";
 import { type Lobby, newParticipant, type Participant } from "../lobby/lobby.ts";
 import { decodePresence, encodePresence, type PresenceEntry } from "./codec.ts";
+import { keyOf } from "./shared-queue.ts";
 
 export const PRESENCE_BUCKET = "arena_presence";
 const SYNC_MS = 250;
-
-const keyOf = (botId: string) => botId.replace(/[^A-Za-z0-9_=./-]/g, "_");
 
 export interface SharedPresenceOptions {
   kv: KV;
@@ -118,12 +117,12 @@ export class SharedPresence {
     return out;
   }
 
-  /** Stops publishing; with `forget`, deletes this node's entries (a drain: its bots are leaving). */
-  async stop(forget = false): Promise<void> {
+  /** Stops publishing and deletes this node's entries: its sockets close with it. */
+  async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     this.stopWatch?.();
-    if (forget) await Promise.all([...this.published.keys()].map((k) => this.o.kv.delete(k).catch(() => {})));
+    await Promise.all([...this.published.keys()].map((k) => this.o.kv.delete(k).catch(() => {})));
     this.published.clear();
   }
 }

@@ -26,7 +26,7 @@ const HOLD_MS = 10_000;
 const HOUR_MS = 3_600_000;
 
 /** NATS keys take letters, digits, `-`, `_`, `=`, `.` and `/`. */
-const keyOf = (botId: string) => botId.replace(/[^A-Za-z0-9_=./-]/g, "_");
+export const keyOf = (botId: string) => botId.replace(/[^A-Za-z0-9_=./-]/g, "_");
 
 export interface SharedQueueOptions {
   kv: KV;

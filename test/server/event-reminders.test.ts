@@ -5,33 +5,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventDefinition } from "../../server/ladders/event-definition.ts";
 import type { Manifest } from "../../server/ladders/manifest.ts";
 import { call, type SignedIn, signUp, startAccountServer } from "../helpers/accounts.ts";
-import { ladderDef } from "../helpers/ladders.ts";
+import { ladderDef, openEventDef } from "../helpers/ladders.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(Date.now() + ms).toISOString();
-const event = (id: string, ladder: string, extra: Partial<EventDefinition> = {}): EventDefinition => ({
-  id,
-  name: `Event ${id}`,
-  description: "",
-  ladder_id: ladder,
-  opens_at: null,
-  closes_at: null,
-  timezone: "UTC",
-  enabled: true,
-  achievements: ["a", "b", "c", "d", "e"].map((a) => ({
-    id: a,
-    name: `Achievement ${a}`,
+/** An event without a window of its own (the tests give it one), whose achievements need an official match. */
+const event = (id: string, ladder: string, extra: Partial<EventDefinition> = {}): EventDefinition =>
+  openEventDef(id, ladder, {
+    name: `Event ${id}`,
     description: "",
-    condition: { opponent: "official", matches: 1 },
-  })),
-  opponents: [{ kind: "house", name: "kiter", display_name: "Kiter" }],
-  metadata: null,
-  submission_url: null,
-  submission_instructions: "",
-  flag_mode: "testing",
-  ...extra,
-});
+    opens_at: null,
+    closes_at: null,
+    achievements: ["a", "b", "c", "d", "e"].map((a) => ({
+      id: a,
+      name: `Achievement ${a}`,
+      description: "",
+      condition: { opponent: "official", matches: 1 },
+    })),
+    ...extra,
+  });
 const opensAt = iso(12 * HOUR);
 const manifest: Manifest = {
   version: 1,

@@ -2,10 +2,9 @@
 // history, an owner's bots, and matches. Routes render what these return and pages read them directly (no
 // in-process HTTP round trip); the return types are inferred from the response schemas of api/responses.ts,
 // which also make the OpenAPI document, so a page and the API can never disagree about a shape.
-// Longer than 500 lines: since issue 38 each kind of answer keeps what it was made from beside the method that
-// makes it (kept answers, match views, list indexes); the match-list reads (matches to pendingMatches, with
-// storedForm) are the next to move to a module of their own.
-import { publicStats, type RecordedStatsT } from "../../engine/stats.ts";
+// Since issue 38 each kind of answer keeps what it was made from beside the method that makes it (kept answers,
+// list indexes); the match reads and their kept views are in match-reads.ts.
+import type { RecordedStatsT } from "../../engine/stats.ts";
 import type {
   BotT,
   ClusterStatusT,
@@ -17,7 +16,7 @@ import type {
   StatusT,
   UserT,
 } from "../api/responses.ts";
-import { matchView, versionView } from "../api/views.ts";
+import { versionView } from "../api/views.ts";
 import type { BotDirectory } from "../bots/directory.ts";
 import { HealthWindows } from "../bots/health-windows.ts";
 import { errors } from "../errors.ts";
@@ -34,6 +33,7 @@ import type { RatingPointRow } from "../ratings/rating-store.ts";
 import type { BotSnapshot } from "../store/bot-row.ts";
 import { ReadMemo } from "../store/read-memo.ts";
 import type { BotRow, MatchRecord, Store, StoredMatch } from "../store/types.ts";
+import { MatchReads } from "./match-reads.ts";
 import { sample } from "./sample.ts";
 
 export { sample } from "./sample.ts";
@@ -73,11 +73,6 @@ export class LadderReads {
   private onlineElsewhere: (() => Participant[]) | null = null;
   /** Each bot snapshot's bots by lowercase name, so a read finds a bot by name without a query. */
   private readonly byName = new WeakMap<BotSnapshot, Map<string, BotRow>>();
-  /**
-   * Each stored match's list view by the stored row (the store hands back the same rows until a match is
-   * written, server/store/read-memo.ts): a list of 500 is not mapped again on every read.
-   */
-  private readonly views = new WeakMap<StoredMatch, MatchT>();
   /** Each bot snapshot's player bots by lowercase owner handle (user pages). */
   private readonly byOwner = new WeakMap<BotSnapshot, Map<string, BotRow[]>>();
   /** Each kept leaderboard answer's rows by bot name (user pages look their bots up in it). */
@@ -90,11 +85,12 @@ export class LadderReads {
    * the same objects, so what is derived from it in turn (a rendered page, a serialised body) is kept too.
    */
   private readonly answers = new Kept<BotT | UserT | Map<string, number[]>>(ANSWERS_KEPT);
-  /** Each stored list's views (frozen), by the store's list (kept until a match or a bot is written). */
-  private readonly lists = new WeakMap<readonly StoredMatch[], readonly MatchT[]>();
+  /** Match lists, one match and its stats. */
+  private readonly matchReads: MatchReads;
 
   constructor(private readonly d: ReadsDeps) {
     this.health = new HealthWindows(d.matchStore);
+    this.matchReads = new MatchReads({ ...d, botByName: (name) => this.botByName(name) });
   }
 
   /** A committed result (the MatchFinished listener of the data feature): the health windows take it in. */
@@ -279,7 +275,7 @@ export class LadderReads {
             rank: row && row.version === v.label ? row.rank : null,
             health: health[i]!,
           })),
-          recent_matches: recent.map((m) => this.view(m)),
+          recent_matches: recent.map((m) => this.matchReads.view(m)),
         });
       },
     ) as BotT;
@@ -399,138 +395,25 @@ export class LadderReads {
     }) as UserT;
   }
 
-  /**
-   * Matches, newest first, of a ladder and/or a bot; with stats when asked. Results still in the journal (the
-   * database was unreachable when they ended) come first, as the newest: a bot reconciling after an outage
-   * (SPEC 6.2) finds every result it was told. `before` (a match id, say the last of the previous page) is a
-   * keyset cursor: only matches older than that one, so pages neither repeat nor skip a match while new ones
-   * arrive; an id that names no match is a 400.
-   */
-  async matches(q: {
-    ladder?: string;
-    bot?: string;
-    limit: number;
-    stats?: boolean;
-    before?: string;
-  }): Promise<MatchT[]> {
-    if (q.ladder !== undefined) this.d.ladders.require(q.ladder);
-    let pending = this.pendingMatches(q);
-    let beforeSeq: number | undefined;
-    if (q.before !== undefined) {
-      const journal = this.d.journaled();
-      const at = journal.findIndex((m) => m.id === q.before);
-      if (at >= 0) {
-        // A journaled cursor: the journaled results before it, then the stored ones from the newest.
-        const older = new Set(journal.slice(0, at));
-        pending = pending.filter((m) => older.has(m));
-      } else {
-        const seq = await this.d.matchStore.matchSeq(q.before);
-        if (seq === null) throw errors.badRequest(`before: ${JSON.stringify(q.before)} names no match`);
-        // Every journaled result is newer than any stored one.
-        pending = [];
-        beforeSeq = seq;
-      }
-    }
-    pending = pending.slice(0, q.limit);
-    const bot = q.bot !== undefined && BOT_NAME.test(q.bot) ? await this.botByName(q.bot) : null;
-    const stored =
-      pending.length === q.limit
-        ? []
-        : await this.d.matchStore.matches({
-            limit: q.limit - pending.length,
-            ...(q.ladder !== undefined ? { ladder: q.ladder } : {}),
-            ...(q.bot !== undefined ? { botName: q.bot } : {}),
-            ...(bot ? { botId: bot.id } : {}),
-            ...(beforeSeq !== undefined ? { beforeSeq } : {}),
-          });
-    if (!q.stats && pending.length === 0) return this.listOf(stored) as MatchT[];
-    const views = pending.map((m) =>
-      matchView(storedForm(m), this.base, q.stats ? m.stats && publicStats(m.stats) : undefined),
-    );
-    if (!q.stats) return [...views, ...stored.map((m) => this.view(m))];
-    return [
-      ...views,
-      ...(await Promise.all(
-        stored.map(async (m) => {
-          const stats = await this.d.matchStore.matchStats(m.id);
-          return matchView(m, this.base, stats && publicStats(stats));
-        }),
-      )),
-    ];
+  /** Matches, newest first (server/reads/match-reads.ts). */
+  matches(q: Parameters<MatchReads["matches"]>[0]): Promise<MatchT[]> {
+    return this.matchReads.matches(q);
   }
 
-  /**
-   * A stored list's views, frozen and kept by the list (the store hands back the same list until a match or a
-   * bot is written): the same array for every read of it, so what is derived from it is kept too.
-   */
-  private listOf(stored: readonly StoredMatch[]): readonly MatchT[] {
-    let list = this.lists.get(stored);
-    if (!list) {
-      list = Object.freeze(stored.map((m) => this.view(m)));
-      this.lists.set(stored, list);
-    }
-    return list;
+  match(id: string): Promise<MatchT> {
+    return this.matchReads.match(id);
   }
 
-  /** A stored match's list view, kept by its row (callers must not change it). */
-  private view(m: StoredMatch): MatchT {
-    let v = this.views.get(m);
-    if (!v) {
-      v = matchView(m, this.base);
-      this.views.set(m, v);
-    }
-    return v;
+  storedMatch(id: string): Promise<StoredMatch | null> {
+    return this.matchReads.storedMatch(id);
   }
 
-  async match(id: string): Promise<MatchT> {
-    const m = await this.storedMatch(id);
-    if (!m) throw errors.noSuchMatch(id);
-    // Only the one match carries why it was paired (issue 33); lists stay as they were.
-    return { ...matchView(m, this.base), pairing: m.pairing ?? null };
+  stats(id: string): Promise<MatchStatsT & { match_id: string }> {
+    return this.matchReads.stats(id);
   }
 
-  /** A finished match from the journal (not yet in the database) or the database; null when unknown. */
-  async storedMatch(id: string): Promise<StoredMatch | null> {
-    const journaled = this.journaledMatch(id);
-    return journaled ? storedForm(journaled) : this.d.matchStore.match(id);
-  }
-
-  /** A match's stats; 404 when the match is unknown, voided or its replay trimmed. */
-  async stats(id: string): Promise<MatchStatsT & { match_id: string }> {
-    return { ...publicStats(await this.recordedStats(id)), match_id: id };
-  }
-
-  /**
-   * A match's stats as recorded, with each fighter's owner-only diagnostics (engine/stats.ts): only for a
-   * caller that checked the asker owns the fighter's bot. 404 as stats().
-   */
-  async recordedStats(id: string): Promise<RecordedStatsT> {
-    const journaled = this.journaledMatch(id);
-    if (journaled) {
-      if (!journaled.stats || journaled.voided) throw errors.noStats(id);
-      return journaled.stats;
-    }
-    const m = await this.d.matchStore.match(id);
-    if (!m) throw errors.noSuchMatch(id);
-    const stats = await this.d.matchStore.matchStats(id);
-    if (!stats) throw errors.noStats(id);
-    return stats;
-  }
-
-  private journaledMatch(id: string): MatchRecord | undefined {
-    return this.d.journaled().find((m) => m.id === id);
-  }
-
-  private pendingMatches(q: { ladder?: string; bot?: string }): MatchRecord[] {
-    const bot = q.bot?.toLowerCase();
-    return this.d
-      .journaled()
-      .filter(
-        (m) =>
-          (q.ladder === undefined || m.ladder_id === q.ladder) &&
-          (bot === undefined || m.bots.some((b) => b.name.toLowerCase() === bot)),
-      )
-      .reverse();
+  recordedStats(id: string): Promise<RecordedStatsT> {
+    return this.matchReads.recordedStats(id);
   }
 }
 
@@ -547,10 +430,4 @@ function ratingPoint(bot: BotRow, r: RatingPointRow) {
     opponent_display_name: r.opponent.display_name,
     map: r.map,
   };
-}
-
-/** A journaled result in the shape of a stored one (its replay is on disk and not trimmed yet). */
-function storedForm(m: MatchRecord): StoredMatch {
-  const { stats, ...rest } = m;
-  return { ...rest, replay_trimmed: false, has_stats: stats !== null && !m.voided };
 }

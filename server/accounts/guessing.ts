@@ -2,7 +2,9 @@
 // sign-ins for one email (registered or not, so the answer tells nothing), each further attempt must wait a
 // doubling delay, refused with 429 without looking at the password. It is a delay, never a lockout: the
 // failures fade after a quiet quarter of an hour, and the identity provider lets the owner through from an
-// address where they signed in recently. Kept in memory: a restart forgets it.
+// address where they signed in recently. Kept in memory: a restart forgets it. In a cluster each node tells the
+// others of its attempts and successes (server/cluster/shared-hits.ts), so one email has one count: sign-ins
+// spread over the nodes by a load balancer get no more guesses.
 export interface GuessPolicy {
   /** Failures allowed before any delay. */
   free: number;
@@ -17,6 +19,7 @@ const MAX_ENTRIES = 100_000;
 
 export class GuessThrottle {
   private readonly accounts = new Map<string, { attempts: number; last: number; until: number }>();
+  private told: ((email: string, what: "attempt" | "succeeded") => void) | null = null;
 
   constructor(private readonly policy: GuessPolicy = GUESS_POLICY) {}
 
@@ -31,7 +34,28 @@ export class GuessThrottle {
    * all at once cannot slip through together; a right password takes it back (succeeded).
    */
   attempt(email: string, now = Date.now()): void {
+    this.count(email.toLowerCase(), now);
+    this.told?.(email.toLowerCase(), "attempt");
+  }
+
+  succeeded(email: string): void {
+    this.takeBack(email.toLowerCase());
+    this.told?.(email.toLowerCase(), "succeeded");
+  }
+
+  /** Cluster mode: told of each attempt and success counted on this node (by lowercase email). */
+  tellGuesses(listener: (email: string, what: "attempt" | "succeeded") => void): void {
+    this.told = listener;
+  }
+
+  /** Attempts and successes another node counted at `email`, now: as if they had been made here. */
+  guessedElsewhere(email: string, attempts: number, successes: number, now = Date.now()): void {
     const key = email.toLowerCase();
+    for (let i = 0; i < attempts; i++) this.count(key, now);
+    for (let i = 0; i < successes; i++) this.takeBack(key);
+  }
+
+  private count(key: string, now: number): void {
     const e = this.entry(key, now) ?? { attempts: 0, last: now, until: 0 };
     e.attempts++;
     e.last = now;
@@ -46,8 +70,8 @@ export class GuessThrottle {
     }
   }
 
-  succeeded(email: string): void {
-    const e = this.accounts.get(email.toLowerCase());
+  private takeBack(key: string): void {
+    const e = this.accounts.get(key);
     if (!e) return;
     e.attempts = Math.max(0, e.attempts - 1);
     // Below the free attempts there is no delay: the one this attempt set is lifted.

@@ -19,7 +19,7 @@ import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/transport.ts";
 import { publicBase } from "../public-address.ts";
 import { DeviceTrust } from "./device-trust.ts";
-import { GuessThrottle } from "./guessing.ts";
+import type { GuessThrottle } from "./guessing.ts";
 import type { IdentityStore, IdentityUser } from "./identity-store.ts";
 import {
   Credentials,
@@ -59,6 +59,8 @@ export interface IdentityProviderDeps {
   sessions: SessionGate;
   /** Whether the account behind an identity is banned: it may keep its sessions, but gets no new tokens. */
   banned(userId: string): Promise<boolean>;
+  /** Failed password attempts per email (shared with the other nodes in a cluster). */
+  guesses: GuessThrottle;
 }
 
 export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps): void {
@@ -67,7 +69,7 @@ export function identityProvider(app: FastifyInstance, d: IdentityProviderDeps):
   const accountPage = `${config.publicUrl}/account`;
   const links = new LinkMail(d.mailer, base);
   const signups = new PendingSignups(identity, links, accountPage);
-  const guesses = new GuessThrottle();
+  const { guesses } = d;
   const devices = new DeviceTrust(
     createHmac("sha256", secrets.refreshKey).update("device cookies").digest(),
     "/auth/v1",

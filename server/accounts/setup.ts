@@ -12,6 +12,7 @@ import { type Mailer, makeMailer } from "../mail/transport.ts";
 import type { Store } from "../store/types.ts";
 import type { AccountStore } from "./account-store.ts";
 import { Accounts, type AccountsDeps } from "./accounts.ts";
+import { GuessThrottle } from "./guessing.ts";
 import type { IdentityProviderDeps } from "./identity-provider.ts";
 import type { IdentityStore } from "./identity-store.ts";
 import { sharedRateStore } from "./rate-store.ts";
@@ -24,6 +25,8 @@ export interface AccountsSetUp {
   accounts: Accounts;
   /** The hits of the sign-in routes' budget and of the per-account throttles, shared in a cluster. */
   hits: { auth: HitLog; throttles: HitLog };
+  /** The built-in provider's failed password attempts per email (null without it), shared in a cluster. */
+  guesses: GuessThrottle | null;
   identity: { url: string; publishableKey: string; mailer: Mailer } | null;
   provider: IdentityProviderDeps | null;
 }
@@ -77,13 +80,14 @@ export async function setUpAccounts(
     ...live,
   };
   if (config.accounts === "none")
-    return { accounts: new Accounts(deps, null), identity: null, provider: null, hits };
+    return { accounts: new Accounts(deps, null), identity: null, provider: null, hits, guesses: null };
   if (config.accounts === "external")
     return {
       accounts: new Accounts(deps, new TokenVerifier(config, null)),
       identity: null,
       provider: null,
       hits,
+      guesses: null,
     };
   // In a cluster a session signed in through one node is valid on every node: one key pair for all (0021).
   const secrets = await loadIdentitySecrets(config.dataDir, undefined, config.cluster ? store.db : null);
@@ -113,10 +117,12 @@ export async function setUpAccounts(
   // The provider's links go through the paced, durable outbox (server/mail/identity.ts), whose sender
   // delivers them with `mailer` like every other mail: nothing reaches the transport around the outbox.
   const outbox = new IdentityOutbox(store, mailer);
+  const guesses = new GuessThrottle();
   return {
     accounts,
     hits,
+    guesses,
     identity,
-    provider: { config, identity: identityStore, secrets, mailer: outbox, sessions, banned },
+    provider: { config, identity: identityStore, secrets, mailer: outbox, sessions, banned, guesses },
   };
 }

@@ -122,11 +122,12 @@ export const clusterFeature = defineFeature({
         // the whole cluster, not per node.
         const { shareBudgets } = await import("./shared-budgets.ts");
         const { shareDisconnects } = await import("./shared-disconnects.ts");
-        const { shareHits } = await import("./shared-hits.ts");
+        const { shareGuesses, shareHits } = await import("./shared-hits.ts");
         const shared = [
           shareBudgets(nc, id, log, doors.addressLimits),
           shareDisconnects(nc, id, log, hub),
           shareHits(nc, id, log, accountsSetUp.hits),
+          ...(accountsSetUp.guesses ? [shareGuesses(nc, id, log, accountsSetUp.guesses)] : []),
         ];
         const { openSharedPlay } = await import("./shared-play.ts");
         const play = await openSharedPlay({

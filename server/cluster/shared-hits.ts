@@ -6,11 +6,13 @@
 // by at most what is spent on other nodes within SEND_MS and a NATS hop, and hits sent while NATS is away are lost.
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "pino";
+import type { GuessThrottle } from "../accounts/guessing.ts";
 import type { HitLog } from "../kernel/hit-log.ts";
-import { decodeHits, encodeHits } from "./codec.ts";
+import { decodeHits, decodeSpends, encodeHits, encodeSpends } from "./codec.ts";
 import { batchCounts, type CountBatch } from "./count-batch.ts";
 
 export const HITS_SUBJECT = "arena.hits";
+export const GUESSES_SUBJECT = "arena.guesses";
 const SEND_MS = 100;
 
 export function shareHits(
@@ -47,6 +49,42 @@ export function shareHits(
     stop() {
       for (const b of batches) b.stop();
       for (const s of subs) s.unsubscribe();
+    },
+  };
+}
+
+/**
+ * The built-in identity provider's failed password attempts per email (server/accounts/guessing.ts): each node
+ * sends, per email, the attempts and successes it counted in one message every SEND_MS (the budgets' two-count
+ * rows), and the others count them as their own, so one email's guessing delay holds on every node.
+ */
+export function shareGuesses(
+  nc: NatsConnection,
+  node: string,
+  log: Logger,
+  guesses: Pick<GuessThrottle, "tellGuesses" | "guessedElsewhere">,
+): { stop(): void } {
+  const batch = batchCounts(2, SEND_MS, (rows) => {
+    try {
+      nc.publish(GUESSES_SUBJECT, encodeSpends({ node, spent: rows as [string, number, number][] }));
+    } catch (err) {
+      log.warn({ err }, "telling the other nodes of password attempts failed");
+    }
+  });
+  guesses.tellGuesses((email, what) => batch.add(email, what === "attempt" ? 0 : 1));
+  const sub = nc.subscribe(GUESSES_SUBJECT, {
+    callback: (err, msg) => {
+      if (err) return;
+      const g = decodeSpends(msg.data);
+      if (!g || g.node === node) return;
+      for (const [email, attempts, successes] of g.spent)
+        guesses.guessedElsewhere(email, attempts, successes);
+    },
+  });
+  return {
+    stop() {
+      batch.stop();
+      sub.unsubscribe();
     },
   };
 }

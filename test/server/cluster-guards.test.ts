@@ -4,7 +4,8 @@
 // valid on the other; live settings put through one node are in force on the other (its public policy and its
 // refusals); a bot banned, and an account banned, through one node are disconnected from the other with the
 // SPEC's codes and refused when they come back; an owner's limit on matches at once counts both nodes' matches; an
-// address's socket and sign-in budgets, and an account's throttles, are one budget in the cluster, not one per node.
+// address's socket and sign-in budgets, an account's throttles and an email's password-guessing delay are one budget
+// in the cluster, not one per node.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -33,9 +34,15 @@ const manifest: Manifest = {
   events: [openEventDef(EVENT, "public")],
 };
 
-/** A failed password sign-in from `localAddress`: the answer's status. */
-function signInFrom(url: string, apikey: string, localAddress: string, n: number): Promise<number> {
-  const body = JSON.stringify({ email: `nobody${n}@guards.test`, password: "not the password 123" });
+/** A failed password sign-in from `localAddress` (at `nobody<n>@guards.test`, or `email`): the answer's status. */
+function signInFrom(
+  url: string,
+  apikey: string,
+  localAddress: string,
+  n: number,
+  email?: string,
+): Promise<number> {
+  const body = JSON.stringify({ email: email ?? `nobody${n}@guards.test`, password: "not the password 123" });
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/auth/v1/token?grant_type=password`,
@@ -295,6 +302,22 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
     expect(await signInFrom(b.url, key, from, SIGN_INS)).toBe(429);
     await new Promise((r) => setTimeout(r, 500));
     expect(await signInFrom(a.url, key, from, SIGN_INS + 1)).toBe(429);
+  });
+
+  it("one email's password-guessing delay counts the attempts made through both nodes", async () => {
+    const index = (await (await fetch(`${a.url}/api`)).json()) as { accounts: { publishable_key: string } };
+    const key = index.accounts.publishable_key;
+    const from = "127.0.0.11";
+    const email = "guessed@guards.test";
+    // Five attempts go through before any delay (GUESS_POLICY.free): three through A, two through B.
+    for (let i = 0; i < 3; i++) expect(await signInFrom(a.url, key, from, i, email)).not.toBe(429);
+    await new Promise((r) => setTimeout(r, 500));
+    for (let i = 0; i < 2; i++) expect(await signInFrom(b.url, key, from, i, email)).not.toBe(429);
+    expect(await signInFrom(b.url, key, from, 0, email)).toBe(429);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await signInFrom(a.url, key, from, 0, email)).toBe(429);
+    // Another email from the same address is not delayed.
+    expect(await signInFrom(a.url, key, from, 0, "other-guess@guards.test")).not.toBe(429);
   });
 
   it("an account's throttle on bot registrations counts both nodes", async () => {

@@ -44,4 +44,19 @@ describe("GuessThrottle", () => {
     g.succeeded("c@example.com"); // the third was the owner's right password: no delay is left
     expect(g.wait("c@example.com", 0)).toBe(0);
   });
+
+  it("tells of its own attempts and successes, and counts another node's as its own (cluster mode)", () => {
+    const g = new GuessThrottle(policy);
+    const told: string[] = [];
+    g.tellGuesses((email, what) => told.push(`${what} ${email}`));
+    g.attempt("D@example.com", 0);
+    g.succeeded("d@example.com");
+    expect(told).toEqual(["attempt d@example.com", "succeeded d@example.com"]);
+    // Another node's attempts are not told again, and raise the delay as this node's would.
+    g.guessedElsewhere("E@example.com", 3, 0, 0);
+    expect(told).toHaveLength(2);
+    expect(g.wait("e@example.com", 0)).toBe(1_000);
+    g.guessedElsewhere("e@example.com", 0, 1, 0);
+    expect(g.wait("e@example.com", 0)).toBe(0);
+  });
 });

@@ -5,11 +5,13 @@
 // are not published: every node hosts its own. As the queue does (shared-queue.ts), publishing is a diff every
 // SYNC_MS of the node's connected bots against what it last wrote, so no path that changes a bot's state needs to
 // tell this file; a lobby is behind a node's state by at most SYNC_MS plus a NATS hop. Entries of nodes that left
-// the heartbeat directory are ignored (their sockets are gone with them).
+// the heartbeat directory are ignored (their sockets are gone with them), and deleted once the node has been gone
+// a while (dead-entries.ts).
 import type { KV } from "@nats-io/kv";
 import type { Logger } from "pino";
 import { type Lobby, newParticipant, type Participant } from "../lobby/lobby.ts";
 import { decodePresence, encodePresence, type PresenceEntry } from "./codec.ts";
+import { DeadEntrySweep } from "./dead-entries.ts";
 import { keyOf } from "./shared-queue.ts";
 
 export const PRESENCE_BUCKET = "arena_presence";
@@ -28,12 +30,14 @@ export class SharedPresence {
   /** Key to the signature of the entry this node last wrote for it. */
   private readonly published = new Map<string, string>();
   /** The other nodes' bots, each as the participant a lobby read sees. */
-  private readonly remote = new Map<string, { node: string; p: Participant }>();
+  private readonly remote = new Map<string, { node: string; p: Participant; revision: number }>();
   private readonly timer: NodeJS.Timeout;
   private stopped = false;
   private stopWatch: (() => void) | null = null;
+  private readonly dead: DeadEntrySweep;
 
   constructor(private readonly o: SharedPresenceOptions) {
+    this.dead = new DeadEntrySweep(o.kv, o.liveNodes, o.log);
     this.timer = setInterval(() => this.sync(), SYNC_MS);
     this.timer.unref();
   }
@@ -59,20 +63,20 @@ export class SharedPresence {
           continue;
         }
         this.published.delete(e.key); // another node holds this bot's socket now
-        this.take(e.key, entry);
+        this.take(e.key, entry, e.revision);
       }
     })().catch((err: unknown) => {
       if (!this.stopped) this.o.log.error({ err }, "following the cluster's presence stopped");
     });
   }
 
-  private take(key: string, entry: PresenceEntry): void {
+  private take(key: string, entry: PresenceEntry, revision: number): void {
     const p = this.remote.get(key)?.p ?? newParticipant(entry.bot, null);
     p.bot = entry.bot;
     p.version = entry.version;
     p.ladderId = entry.ladder_id;
     p.state = entry.state;
-    this.remote.set(key, { node: entry.node, p });
+    this.remote.set(key, { node: entry.node, p, revision });
   }
 
   /** Writes this node's new and changed entries and deletes those of bots no longer connected here. */
@@ -106,6 +110,7 @@ export class SharedPresence {
         .delete(key)
         .catch((err: unknown) => this.o.log.warn({ err }, "deleting a presence entry failed"));
     }
+    this.dead.sweep(() => [...this.remote].map(([key, r]) => ({ key, node: r.node, revision: r.revision })));
   }
 
   /** The other live nodes' connected bots, less any whose socket is on this node now. */

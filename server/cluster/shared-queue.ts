@@ -11,13 +11,15 @@
 // - An entry is only a hint: the node holding the socket decides, when the match's node claims the bot
 //   (placement.ts), whether it is still waiting, and flips it to playing in the same step. A bot is thus started
 //   at most once, whatever the entries said and however late a deletion arrived.
-// - Entries of nodes that are not in the heartbeat directory are ignored (their sockets are gone with them).
+// - Entries of nodes that are not in the heartbeat directory are ignored (their sockets are gone with them), and
+//   deleted once the node has been gone a while (dead-entries.ts).
 // - A placement under way holds its bots (`hold`) so the next pass does not pair them again before the answer.
 import type { KV } from "@nats-io/kv";
 import type { Logger } from "pino";
 import { type Lobby, newParticipant, type Participant } from "../lobby/lobby.ts";
 import { REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
 import { decodeEntry, encodeEntry, type QueueEntry } from "./codec.ts";
+import { DeadEntrySweep } from "./dead-entries.ts";
 
 export const QUEUE_BUCKET = "arena_queue";
 const SYNC_MS = 100;
@@ -43,15 +45,17 @@ export class SharedQueue {
   /** Bot id to the signature of the entry this node last wrote for it. */
   private readonly published = new Map<string, string>();
   /** The other nodes' entries, each with the participant the matchmaker sees for it. */
-  private readonly remote = new Map<string, { entry: QueueEntry; p: Participant }>();
+  private readonly remote = new Map<string, { entry: QueueEntry; p: Participant; revision: number }>();
   /** Bots of a placement under way: until when, and the queue time they were held at. */
   private readonly held = new Map<string, { until: number; queuedAt: number }>();
   private readonly timer: NodeJS.Timeout;
   private stopped = false;
   private watching: Promise<void> = Promise.resolve();
   private stopWatch: (() => void) | null = null;
+  private readonly dead: DeadEntrySweep;
 
   constructor(private readonly o: SharedQueueOptions) {
+    this.dead = new DeadEntrySweep(o.kv, o.liveNodes, o.log);
     this.timer = setInterval(() => this.sync(), SYNC_MS);
     this.timer.unref();
   }
@@ -78,7 +82,7 @@ export class SharedQueue {
           continue;
         }
         this.published.delete(e.key); // another node holds this bot's socket now
-        this.take(e.key, entry);
+        this.take(e.key, entry, e.revision);
         this.o.changed?.();
       }
     })().catch((err: unknown) => {
@@ -86,7 +90,7 @@ export class SharedQueue {
     });
   }
 
-  private take(key: string, entry: QueueEntry): void {
+  private take(key: string, entry: QueueEntry, revision: number): void {
     const known = this.remote.get(key);
     const p = known?.p ?? newParticipant(entry.bot, null);
     p.bot = entry.bot;
@@ -97,7 +101,7 @@ export class SharedQueue {
     p.lastStartAt = entry.last_start_at;
     p.starts = [...entry.starts];
     p.lastMet = new Map(entry.last_met);
-    this.remote.set(key, { entry, p });
+    this.remote.set(key, { entry, p, revision });
   }
 
   /** This node's bots that wait in a ranked queue. */
@@ -132,6 +136,10 @@ export class SharedQueue {
       });
     }
     for (const key of [...this.published.keys()]) if (!seen.has(key)) this.forget(key);
+    this.dead.sweep(
+      () => [...this.remote].map(([key, r]) => ({ key, node: r.entry.node, revision: r.revision })),
+      now,
+    );
   }
 
   /** Deletes this node's entry for a bot at once (it was claimed for a match, or left). */

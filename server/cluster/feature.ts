@@ -164,8 +164,10 @@ export const clusterFeature = defineFeature({
         };
       },
     });
-    // Each result this node commits is published once it is in the database (at once, or from the journal).
+    // Each result this node commits is published once it is in the database (at once, or from the journal),
+    // and so are those it wrote from its journal while it started, before it joined.
     results.onCommitted((match) => node.publishResult(match));
+    for (const match of results.takeRecovered()) node.publishResult(match);
     ladders.leaseWith(node);
     reads.showCluster(() => node.view());
     return node;

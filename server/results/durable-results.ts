@@ -45,6 +45,8 @@ export class DurableResults {
 
   /** Who is told of each committed result besides `onCommitted` (the live matches, built after the recovery). */
   private readonly committedListeners: ((record: MatchRecord) => void)[] = [];
+  /** Results recover() wrote, until takeRecovered(): told before any listener was added. */
+  private recovered: MatchRecord[] = [];
 
   constructor(private readonly d: DurableResultsDeps) {
     this.commitTimeoutMs = d.commitTimeoutMs ?? 2_000;
@@ -71,7 +73,19 @@ export class DurableResults {
     for (const r of this.d.journal.readAll()) this.journaled.set(r.id, r);
     if (this.journaled.size === 0) return;
     this.d.log.warn({ results: this.journaled.size }, "writing journaled match results to the database");
+    const journaled = [...this.journaled.values()];
     await this.flush();
+    this.recovered = journaled.filter((r) => !this.journaled.has(r.id));
+  }
+
+  /**
+   * The results recover() wrote to the database, once (then forgotten): a listener added after the recovery (the
+   * cluster's results stream) learns of them here; those still pending reach it through onCommitted later.
+   */
+  takeRecovered(): MatchRecord[] {
+    const out = this.recovered;
+    this.recovered = [];
+    return out;
   }
 
   /** Results journaled and not yet in the database, oldest first. */

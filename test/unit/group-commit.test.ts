@@ -77,4 +77,30 @@ describe("group commit of results", () => {
     expect(g.commits).toEqual([["a"], ["b"], ["c"]]);
     r.stop();
   });
+
+  it("hands the results it wrote from the journal at start to a listener added after, once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "group-commit-"));
+    const journal = new ResultJournal(join(dir, "journal"));
+    for (const [id, ended] of [
+      ["old", "2026-01-01T00:00:00.000Z"],
+      ["refused", "2026-01-02T00:00:00.000Z"],
+    ] as const)
+      await journal.write({ id, ended } as MatchRecord);
+    const written: string[] = [];
+    const store = {
+      saveMatch: async (m: MatchRecord) => {
+        if (m.id === "refused") throw new Error("refused");
+        written.push(m.id);
+      },
+      saveMatches: async () => {},
+    };
+    const r = new DurableResults({ store, journal, log: pino({ level: "silent" }), retryMinMs: 60_000 });
+    await r.recover();
+    r.stop();
+    expect(written).toEqual(["old"]);
+    // The cluster's results stream joins after the recovery: it is handed what was written, not what is pending.
+    expect(r.takeRecovered().map((m) => m.id)).toEqual(["old"]);
+    expect(r.takeRecovered()).toEqual([]);
+    expect(r.pending().map((m) => m.id)).toEqual(["refused"]);
+  });
 });

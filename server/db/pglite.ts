@@ -82,6 +82,10 @@ const { parentPort, workerData } = require("node:worker_threads");
       } else if (m.op === "exec") {
         await pg.exec(m.sql);
         parentPort.postMessage({ id: m.id });
+      } else if (m.op === "gc") {
+        // The memory benchmark's full collection (a process started with --expose-gc; nothing otherwise).
+        globalThis.gc?.();
+        parentPort.postMessage({ id: m.id });
       } else if (m.op === "close") {
         await pg.close();
         parentPort.postMessage({ id: m.id });
@@ -110,6 +114,17 @@ type Reply = {
 const openThreads = new Set<number>();
 export function pgliteThreadIds(): number[] {
   return [...openThreads];
+}
+
+/** This process's open PGlite threads, for collectDbGarbage. */
+const openDbs = new Set<PgliteThread>();
+
+/**
+ * A full collection in each open PGlite thread (its JS heap is its own: a main-thread `gc()` leaves it), for the
+ * memory benchmark's readings; does nothing unless the process runs with --expose-gc.
+ */
+export async function collectDbGarbage(): Promise<void> {
+  await Promise.all([...openDbs].map((t) => t.request({ op: "gc" }).catch(() => {})));
 }
 
 /** The PGlite thread: one request at a time in, one reply per request out. */
@@ -142,6 +157,7 @@ class PgliteThread {
     this.worker.on("error", fail);
     this.worker.on("exit", (code) => {
       if (this.tid !== null) openThreads.delete(this.tid);
+      openDbs.delete(this);
       fail(new Error(`the embedded database thread ended (exit ${code})`));
     });
     this.waiting.set(0, { resolve: () => {}, reject: () => {} });
@@ -155,6 +171,7 @@ class PgliteThread {
         resolve: (r) => {
           this.tid = r.tid ?? null;
           if (this.tid !== null) openThreads.add(this.tid);
+          openDbs.add(this);
           resolve();
         },
         reject,
@@ -163,7 +180,9 @@ class PgliteThread {
   }
 
   request(
-    m: { op: "query"; sql: string; params: readonly unknown[] } | { op: "exec" | "close"; sql?: string },
+    m:
+      | { op: "query"; sql: string; params: readonly unknown[] }
+      | { op: "exec" | "close" | "gc"; sql?: string },
   ) {
     if (this.failed) return Promise.reject(this.failed);
     const id = ++this.seq;
@@ -185,6 +204,7 @@ class PgliteThread {
   }
 
   async close(): Promise<void> {
+    openDbs.delete(this);
     await this.request({ op: "close" });
     await this.worker.terminate();
   }

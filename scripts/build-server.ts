@@ -12,7 +12,7 @@ export const SERVER_BUILD_DIR = join(ROOT, "build", "server");
 
 const ENTRIES = {
   main: join(ROOT, "server", "main.ts"),
-  // Loaded by main.js after its allocator setting (server/malloc-tuning.ts), not bundled into it.
+  // Loaded by main.js after its allocator setting (server/memory-tuning.ts), not bundled into it.
   serve: join(ROOT, "server", "serve.ts"),
   "pool-worker": join(ROOT, "pool", "worker.ts"),
 };

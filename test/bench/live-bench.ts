@@ -30,7 +30,7 @@ import { buildServer } from "../../scripts/build-server.ts";
 import { startOnce } from "../../scripts/start-sample.ts";
 import { buildApp } from "../../server/app.ts";
 import { type Config, defaultWorkers, parseConfig } from "../../server/config.ts";
-import { MALLOC_TUNABLE } from "../../server/malloc-tuning.ts";
+import { MALLOC_TUNABLE, YOUNG_GENERATION_FLAG } from "../../server/memory-tuning.ts";
 import { type BareServer, startBare } from "./bare-ws.ts";
 import type { BenchLine } from "./engine-bench.ts";
 import { bareTraceLines, traceLines } from "./live-trace.ts";
@@ -173,8 +173,8 @@ export async function startLadder(
   ];
   const env = { ...process.env, ...extraEnv };
   delete env.DATABASE_URL; // the embedded database, as on a fresh machine
-  // The allocator setting the real entry re-executes itself with (server/malloc-tuning.ts); this process is
-  // forked with an IPC channel, so it is given the setting at its start instead.
+  // The memory settings the real entry re-executes itself with (server/memory-tuning.ts); this process is forked
+  // with an IPC channel, so it is given them at its start instead (the young generation's flag below).
   if (!env.GLIBC_TUNABLES?.includes("glibc.malloc.")) env.GLIBC_TUNABLES = MALLOC_TUNABLE;
   // BENCH_PROF=<dir>: V8's CPU profiles of every server thread (wall-clock samples: a thread descheduled inside
   // a syscall, such as a postMessage that wakes another thread, is counted there). BENCH_PERF=1: symbol maps
@@ -193,7 +193,7 @@ export async function startLadder(
   // BENCH_LADDER_FLAGS: more Node or V8 flags for the ladder under test (comparing runtime settings).
   const flags = process.env.BENCH_LADDER_FLAGS?.split(" ").filter(Boolean) ?? [];
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), args, {
-    execArgv: ["--import", "tsx", "--expose-gc", ...prof, ...flags],
+    execArgv: ["--import", "tsx", "--expose-gc", YOUNG_GENERATION_FLAG, ...prof, ...flags],
     env,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EndMessage } from "../../engine/protocol.ts";
 import { verifyReplay } from "../../engine/verify.ts";
 import { buildServer, SERVER_BUILD_DIR } from "../../scripts/build-server.ts";
-import { MALLOC_TUNABLE } from "../../server/malloc-tuning.ts";
+import { MALLOC_TUNABLE, YOUNG_GENERATION_FLAG } from "../../server/memory-tuning.ts";
 import { type Child, startChild } from "../helpers/child-server.ts";
 import { BotClient } from "../helpers/server.ts";
 
@@ -58,12 +58,14 @@ describe("the built server (node build/server/main.js)", () => {
     expect(JSON.parse(ready!)).toMatchObject({ poolWorker: BUILT_WORKER, database: "pglite" });
   });
 
-  it("runs with the allocator's fixed mmap threshold, re-executed in the process it was started as", (ctx) => {
-    // server/malloc-tuning.ts: Node 22.15 and later can re-execute a process (process.execve); Node 20 cannot.
+  it("runs with the allocator's fixed mmap threshold and a smaller young generation, re-executed in the process it was started as", (ctx) => {
+    // server/memory-tuning.ts: Node 22.15 and later can re-execute a process (process.execve); Node 20 cannot.
     if (typeof (process as { execve?: unknown }).execve !== "function")
       ctx.skip(`Node ${process.version} has no process.execve`);
     const environ = readFileSync(`/proc/${child!.proc.pid}/environ`, "utf8").split("\0");
     expect(environ).toContain(`GLIBC_TUNABLES=${MALLOC_TUNABLE}`);
+    const cmdline = readFileSync(`/proc/${child!.proc.pid}/cmdline`, "utf8").split("\0");
+    expect(cmdline).toContain(YOUNG_GENERATION_FLAG);
   });
 
   it("serves pages, assets, guides, downloads and the API from the repository's files", async () => {

@@ -1,6 +1,10 @@
 // Counts per key a node sums for a moment before telling the other nodes (issue 36): one NATS message per hit would
 // be thousands a second under a flood of connects or sign-ins, one message every `everyMs` carries each key's sums
-// (shared-budgets.ts, shared-hits.ts). A row is the key and one count per slot; at most MAX_ROWS rows a message.
+// (shared-budgets.ts, shared-hits.ts: through shareCounts below). A row is the key and one count per slot; at most
+// MAX_ROWS rows a message.
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "pino";
+import { decodeHits, decodeSpends, encodeHits, encodeSpends } from "./codec.ts";
 
 const MAX_ROWS = 2_000;
 
@@ -33,6 +37,55 @@ export function batchCounts(
     stop() {
       if (timer) clearTimeout(timer);
       timer = null;
+    },
+  };
+}
+
+/** One shared count: each key's counts from this node go out on `subject`; the other nodes' come to `elsewhere`. */
+export interface SharedCountOptions {
+  nc: NatsConnection;
+  node: string;
+  log: Logger;
+  subject: string;
+  /** One count per key (Hits rows), or two (Spends rows). */
+  slots: 1 | 2;
+  everyMs: number;
+  /** What is counted, for the log line of a failed send. */
+  what: string;
+  elsewhere(key: string, counts: readonly number[]): void;
+}
+
+/**
+ * Counts shared with the other nodes: this node's, batched per key (`add`), are sent every `everyMs`; the other
+ * nodes' are handed to `elsewhere` (the shared budgets, hits and guesses). Plain NATS: counts sent while the
+ * connection is down are lost, which only lets a key a little more through, never less.
+ */
+export function shareCounts(o: SharedCountOptions): CountBatch {
+  const batch = batchCounts(o.slots, o.everyMs, (rows) => {
+    try {
+      o.nc.publish(
+        o.subject,
+        o.slots === 1
+          ? encodeHits({ node: o.node, hits: rows as [string, number][] })
+          : encodeSpends({ node: o.node, spent: rows as [string, number, number][] }),
+      );
+    } catch (err) {
+      o.log.warn({ err, subject: o.subject }, `telling the other nodes of ${o.what} failed`);
+    }
+  });
+  const sub = o.nc.subscribe(o.subject, {
+    callback: (err, msg) => {
+      if (err) return;
+      const m = o.slots === 1 ? decodeHits(msg.data) : decodeSpends(msg.data);
+      if (!m || m.node === o.node) return;
+      for (const [key, ...counts] of "hits" in m ? m.hits : m.spent) o.elsewhere(key, counts);
+    },
+  });
+  return {
+    add: (key, slot) => batch.add(key, slot),
+    stop() {
+      batch.stop();
+      sub.unsubscribe();
     },
   };
 }

@@ -5,11 +5,10 @@
 // buckets: an address then has one budget in the cluster, overrun by at most what it can spend on the other nodes
 // within SEND_MS plus a NATS hop. Plain NATS, not JetStream: a message lost while the connection is down loses
 // those units, which only lets an address a little more through, never less.
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { AddressLimits } from "../socket/address-limits.ts";
-import { decodeSpends, encodeSpends } from "./codec.ts";
-import { batchCounts } from "./count-batch.ts";
+import { type CountBatch, shareCounts } from "./count-batch.ts";
 
 export const SPEND_SUBJECT = "arena.spend";
 const SEND_MS = 100;
@@ -19,27 +18,17 @@ export function shareBudgets(
   node: string,
   log: Logger,
   limits: Pick<AddressLimits, "tellSpends" | "spentElsewhere">,
-): { stop(): void } {
-  const batch = batchCounts(2, SEND_MS, (rows) => {
-    try {
-      nc.publish(SPEND_SUBJECT, encodeSpends({ node, spent: rows as [string, number, number][] }));
-    } catch (err) {
-      log.warn({ err }, "telling the other nodes of address budget spends failed");
-    }
+): Pick<CountBatch, "stop"> {
+  const shared = shareCounts({
+    nc,
+    node,
+    log,
+    subject: SPEND_SUBJECT,
+    slots: 2,
+    everyMs: SEND_MS,
+    what: "address budget spends",
+    elsewhere: (addr, [connects, failures]) => limits.spentElsewhere(addr, connects!, failures!),
   });
-  limits.tellSpends((addr, spend) => batch.add(addr, spend === "connect" ? 0 : 1));
-  const sub: Subscription = nc.subscribe(SPEND_SUBJECT, {
-    callback: (err, msg) => {
-      if (err) return;
-      const s = decodeSpends(msg.data);
-      if (!s || s.node === node) return;
-      for (const [addr, c, f] of s.spent) limits.spentElsewhere(addr, c, f);
-    },
-  });
-  return {
-    stop() {
-      batch.stop();
-      sub.unsubscribe();
-    },
-  };
+  limits.tellSpends((addr, spend) => shared.add(addr, spend === "connect" ? 0 : 1));
+  return shared;
 }

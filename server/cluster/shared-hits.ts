@@ -4,12 +4,11 @@
 // the others what it counted, per key, in one message every SEND_MS (`arena.hits.<limit>`), and adds what they
 // counted to its own (server/kernel/hit-log.ts). As with the socket budgets (shared-budgets.ts), a limit is overrun
 // by at most what is spent on other nodes within SEND_MS and a NATS hop, and hits sent while NATS is away are lost.
-import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import type { GuessThrottle } from "../accounts/guessing.ts";
 import type { HitLog } from "../kernel/hit-log.ts";
-import { decodeHits, decodeSpends, encodeHits, encodeSpends } from "./codec.ts";
-import { batchCounts, type CountBatch } from "./count-batch.ts";
+import { type CountBatch, shareCounts } from "./count-batch.ts";
 
 export const HITS_SUBJECT = "arena.hits";
 export const GUESSES_SUBJECT = "arena.guesses";
@@ -20,71 +19,49 @@ export function shareHits(
   node: string,
   log: Logger,
   logs: Record<string, HitLog>,
-): { stop(): void } {
-  const subs: Subscription[] = [];
-  const batches: CountBatch[] = [];
-  for (const [name, hits] of Object.entries(logs)) {
-    const subject = `${HITS_SUBJECT}.${name}`;
-    const batch = batchCounts(1, SEND_MS, (rows) => {
-      try {
-        nc.publish(subject, encodeHits({ node, hits: rows as [string, number][] }));
-      } catch (err) {
-        log.warn({ err, limit: name }, "telling the other nodes of a limit's hits failed");
-      }
+): Pick<CountBatch, "stop"> {
+  const shared = Object.entries(logs).map(([name, hits]) => {
+    const s = shareCounts({
+      nc,
+      node,
+      log,
+      subject: `${HITS_SUBJECT}.${name}`,
+      slots: 1,
+      everyMs: SEND_MS,
+      what: `the ${name} limit's hits`,
+      elsewhere: (key, [n]) => hits.hitsElsewhere(key, n!),
     });
-    batches.push(batch);
-    hits.tellHits((key) => batch.add(key));
-    subs.push(
-      nc.subscribe(subject, {
-        callback: (err, msg) => {
-          if (err) return;
-          const h = decodeHits(msg.data);
-          if (!h || h.node === node) return;
-          for (const [key, n] of h.hits) hits.hitsElsewhere(key, n);
-        },
-      }),
-    );
-  }
+    hits.tellHits((key) => s.add(key));
+    return s;
+  });
   return {
     stop() {
-      for (const b of batches) b.stop();
-      for (const s of subs) s.unsubscribe();
+      for (const s of shared) s.stop();
     },
   };
 }
 
 /**
  * The built-in identity provider's failed password attempts per email (server/accounts/guessing.ts): each node
- * sends, per email, the attempts and successes it counted in one message every SEND_MS (the budgets' two-count
- * rows), and the others count them as their own, so one email's guessing delay holds on every node.
+ * sends, per email, the attempts and successes it counted in one message every SEND_MS, and the others count them
+ * as their own, so one email's guessing delay holds on every node.
  */
 export function shareGuesses(
   nc: NatsConnection,
   node: string,
   log: Logger,
   guesses: Pick<GuessThrottle, "tellGuesses" | "guessedElsewhere">,
-): { stop(): void } {
-  const batch = batchCounts(2, SEND_MS, (rows) => {
-    try {
-      nc.publish(GUESSES_SUBJECT, encodeSpends({ node, spent: rows as [string, number, number][] }));
-    } catch (err) {
-      log.warn({ err }, "telling the other nodes of password attempts failed");
-    }
+): Pick<CountBatch, "stop"> {
+  const shared = shareCounts({
+    nc,
+    node,
+    log,
+    subject: GUESSES_SUBJECT,
+    slots: 2,
+    everyMs: SEND_MS,
+    what: "password attempts",
+    elsewhere: (email, [attempts, successes]) => guesses.guessedElsewhere(email, attempts!, successes!),
   });
-  guesses.tellGuesses((email, what) => batch.add(email, what === "attempt" ? 0 : 1));
-  const sub = nc.subscribe(GUESSES_SUBJECT, {
-    callback: (err, msg) => {
-      if (err) return;
-      const g = decodeSpends(msg.data);
-      if (!g || g.node === node) return;
-      for (const [email, attempts, successes] of g.spent)
-        guesses.guessedElsewhere(email, attempts, successes);
-    },
-  });
-  return {
-    stop() {
-      batch.stop();
-      sub.unsubscribe();
-    },
-  };
+  guesses.tellGuesses((email, what) => shared.add(email, what === "attempt" ? 0 : 1));
+  return shared;
 }

@@ -5,9 +5,9 @@
 // sockets, not by the dead matchmaker, and the bucket is kept by NATS). docs/architecture.md says why a bucket and
 // not a stream.
 //
-// - Publishing is a diff, every 100 ms: the node's waiting bots (connected, queued, not claimed by a scrimmage)
-//   against what it last wrote; a new or changed entry is put, a bot that left, disconnected or started a match
-//   is deleted. So no path that changes a bot's lobby state needs to tell this file.
+// - Publishing is a diff, every 100 ms (bucket-mirror.ts): the node's waiting bots (connected, queued, not claimed
+//   by a scrimmage) against what it last wrote; a new or changed entry is put, a bot that left, disconnected or
+//   started a match is deleted. So no path that changes a bot's lobby state needs to tell this file.
 // - An entry is only a hint: the node holding the socket decides, when the match's node claims the bot
 //   (placement.ts), whether it is still waiting, and flips it to playing in the same step. A bot is thus started
 //   at most once, whatever the entries said and however late a deletion arrived.
@@ -18,17 +18,16 @@ import type { KV } from "@nats-io/kv";
 import type { Logger } from "pino";
 import { type Lobby, newParticipant, type Participant } from "../lobby/lobby.ts";
 import { REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
+import { BucketMirror, keyOf, type LocalEntry } from "./bucket-mirror.ts";
 import { decodeEntry, encodeEntry, type QueueEntry } from "./codec.ts";
-import { DeadEntrySweep } from "./dead-entries.ts";
+
+export { keyOf } from "./bucket-mirror.ts";
 
 export const QUEUE_BUCKET = "arena_queue";
 const SYNC_MS = 100;
 /** How long a placement may keep its bots out of the passes before its answer (it normally takes milliseconds). */
 const HOLD_MS = 10_000;
 const HOUR_MS = 3_600_000;
-
-/** NATS keys take letters, digits, `-`, `_`, `=`, `.` and `/`. */
-export const keyOf = (botId: string) => botId.replace(/[^A-Za-z0-9_=./-]/g, "_");
 
 export interface SharedQueueOptions {
   kv: KV;
@@ -42,55 +41,37 @@ export interface SharedQueueOptions {
 }
 
 export class SharedQueue {
-  /** Bot id to the signature of the entry this node last wrote for it. */
-  private readonly published = new Map<string, string>();
   /** The other nodes' entries, each with the participant the matchmaker sees for it. */
-  private readonly remote = new Map<string, { entry: QueueEntry; p: Participant; revision: number }>();
+  private readonly remote = new Map<string, { entry: QueueEntry; p: Participant }>();
   /** Bots of a placement under way: until when, and the queue time they were held at. */
   private readonly held = new Map<string, { until: number; queuedAt: number }>();
-  private readonly timer: NodeJS.Timeout;
-  private stopped = false;
-  private watching: Promise<void> = Promise.resolve();
-  private stopWatch: (() => void) | null = null;
-  private readonly dead: DeadEntrySweep;
+  private readonly mirror: BucketMirror<QueueEntry>;
 
   constructor(private readonly o: SharedQueueOptions) {
-    this.dead = new DeadEntrySweep(o.kv, o.liveNodes, o.log);
-    this.timer = setInterval(() => this.sync(), SYNC_MS);
-    this.timer.unref();
-  }
-
-  /** Starts following the bucket (every current entry first, then each change). */
-  async watch(): Promise<void> {
-    const it = await this.o.kv.watch();
-    this.stopWatch = () => it.stop();
-    this.watching = (async () => {
-      for await (const e of it) {
-        if (e.operation !== "PUT") {
-          this.remote.delete(e.key);
-          // Someone else removed an entry this node still means (a bot that moved nodes, or a purge): write it again.
-          this.published.delete(e.key);
-          continue;
-        }
-        const entry = decodeEntry(e.value);
-        if (!entry) {
-          this.o.log.warn({ key: e.key }, "unreadable queue entry (another release?)");
-          continue;
-        }
-        if (entry.node === this.o.node) {
-          this.remote.delete(e.key);
-          continue;
-        }
-        this.published.delete(e.key); // another node holds this bot's socket now
-        this.take(e.key, entry, e.revision);
+    this.mirror = new BucketMirror<QueueEntry>({
+      kv: o.kv,
+      node: o.node,
+      log: o.log,
+      liveNodes: o.liveNodes,
+      syncMs: SYNC_MS,
+      what: "queue entry",
+      encode: encodeEntry,
+      decode: decodeEntry,
+      local: (now) => this.localEntries(now),
+      taken: (key, entry) => {
+        this.take(key, entry);
         this.o.changed?.();
-      }
-    })().catch((err: unknown) => {
-      if (!this.stopped) this.o.log.error({ err }, "following the shared queue stopped");
+      },
+      dropped: (key) => this.remote.delete(key),
     });
   }
 
-  private take(key: string, entry: QueueEntry, revision: number): void {
+  /** Starts following the bucket (every current entry first, then each change). */
+  watch(): Promise<void> {
+    return this.mirror.watch();
+  }
+
+  private take(key: string, entry: QueueEntry): void {
     const known = this.remote.get(key);
     const p = known?.p ?? newParticipant(entry.bot, null);
     p.bot = entry.bot;
@@ -101,52 +82,40 @@ export class SharedQueue {
     p.lastStartAt = entry.last_start_at;
     p.starts = [...entry.starts];
     p.lastMet = new Map(entry.last_met);
-    this.remote.set(key, { entry, p, revision });
+    this.remote.set(key, { entry, p });
   }
 
-  /** This node's bots that wait in a ranked queue. */
-  private localWaiting(): Participant[] {
+  /** This node's bots that wait in a ranked queue, as the entries it publishes. */
+  private *localEntries(now: number): Iterable<LocalEntry<QueueEntry>> {
     const { lobby } = this.o;
-    return lobby.all().filter((p) => !p.house && p.conn && p.state === "waiting" && !lobby.held(p));
+    for (const p of lobby.all()) {
+      if (p.house || !p.conn || p.state !== "waiting" || lobby.held(p)) continue;
+      yield {
+        key: keyOf(p.bot.id),
+        sig: `${p.ladderId}|${p.version}|${p.queuedAt}|${p.lastStartAt}`,
+        label: p.bot.name,
+        entry: () => ({
+          node: this.o.node,
+          bot: p.bot,
+          version: p.version ?? "",
+          ladder_id: p.ladderId,
+          queued_at: p.queuedAt,
+          last_start_at: p.lastStartAt,
+          starts: p.starts.filter((t) => now - t < HOUR_MS),
+          last_met: [...p.lastMet].filter(([, t]) => now - t < REMATCH_HOLD_MS * 10),
+        }),
+      };
+    }
   }
 
   /** Writes this node's new and changed entries and deletes those that no longer wait. */
   sync(now = Date.now()): void {
-    if (this.stopped) return;
-    const seen = new Set<string>();
-    for (const p of this.localWaiting()) {
-      const key = keyOf(p.bot.id);
-      seen.add(key);
-      const sig = `${p.ladderId}|${p.version}|${p.queuedAt}|${p.lastStartAt}`;
-      if (this.published.get(key) === sig) continue;
-      this.published.set(key, sig);
-      const entry: QueueEntry = {
-        node: this.o.node,
-        bot: p.bot,
-        version: p.version ?? "",
-        ladder_id: p.ladderId,
-        queued_at: p.queuedAt,
-        last_start_at: p.lastStartAt,
-        starts: p.starts.filter((t) => now - t < HOUR_MS),
-        last_met: [...p.lastMet].filter(([, t]) => now - t < REMATCH_HOLD_MS * 10),
-      };
-      this.o.kv.put(key, encodeEntry(entry)).catch((err: unknown) => {
-        if (this.published.get(key) === sig) this.published.delete(key); // tried again at the next sync
-        this.o.log.warn({ err, bot: p.bot.name }, "publishing a queue entry failed");
-      });
-    }
-    for (const key of [...this.published.keys()]) if (!seen.has(key)) this.forget(key);
-    this.dead.sweep(
-      () => [...this.remote].map(([key, r]) => ({ key, node: r.entry.node, revision: r.revision })),
-      now,
-    );
+    this.mirror.sync(now);
   }
 
   /** Deletes this node's entry for a bot at once (it was claimed for a match, or left). */
   forget(botId: string): void {
-    const key = keyOf(botId);
-    if (!this.published.delete(key)) return;
-    this.o.kv.delete(key).catch((err: unknown) => this.o.log.warn({ err }, "deleting a queue entry failed"));
+    this.mirror.forget(keyOf(botId));
   }
 
   /** A ladder's queue across the cluster: this node's waiting bots and the other live nodes' ones. */
@@ -190,15 +159,8 @@ export class SharedQueue {
     return this.remote.size;
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.timer);
-    this.stopWatch?.();
-    await this.watching;
-    // A node that stops takes its bots out of the shared queue (their sockets close with it).
-    const keys = [...this.published.keys()];
-    this.published.clear();
-    await Promise.all(keys.map((k) => this.o.kv.delete(k).catch(() => {})));
+  /** A node that stops takes its bots out of the shared queue (their sockets close with it). */
+  stop(): Promise<void> {
+    return this.mirror.stop();
   }
 }

@@ -8,9 +8,10 @@
 //   310 (docs/performance-live-path.md, "Fourth pass"). A fixed threshold (a glibc tunable) turns the raising off.
 // - V8's young generation: Node 22 and later let each isolate's semi-spaces grow to 32 MiB or more on a machine
 //   with this much memory (Node 20: 16), and a server that builds big answers (the leaderboard's 2,000 rows) grows
-//   them and keeps the pages. 16 MiB, Node 20's size, kept the server at about 370 MiB after the read routes of a
-//   100,000-game ladder instead of about 440 (docs/performance.md, "Seventh pass"); an operator's own
-//   --max-semi-space-size (in the Node flags or NODE_OPTIONS) is left alone.
+//   them and keeps the pages. At 8 MiB the embedded-database server peaked at 366-399 MiB during the read runs of
+//   a 100,000-game ladder instead of 506-509 (16 MiB: 405-424), with no loss in the live benchmark
+//   (docs/performance.md, "Seventh pass"); an operator's own --max-semi-space-size (in the Node flags or
+//   NODE_OPTIONS) is left alone.
 //
 // Where the process cannot be re-executed (Node before 22.15, not Linux, a child with an IPC channel to its parent,
 // which the new program would lose) the server starts unchanged, and an operator's own malloc tunables are kept.
@@ -22,7 +23,7 @@ export const MALLOC_TUNABLE = "glibc.malloc.mmap_threshold=1048576";
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 
 /** Each isolate's young generation: semi-spaces of at most 16 MiB. */
-export const YOUNG_GENERATION_FLAG = "--max-semi-space-size=16";
+export const YOUNG_GENERATION_FLAG = "--max-semi-space-size=8";
 
 /** Whether the process runs with a semi-space size of its own (a Node flag or NODE_OPTIONS). */
 function youngGenerationSet(): boolean {

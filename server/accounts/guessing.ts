@@ -34,13 +34,15 @@ export class GuessThrottle {
    * all at once cannot slip through together; a right password takes it back (succeeded).
    */
   attempt(email: string, now = Date.now()): void {
-    this.count(email.toLowerCase(), now);
-    this.told?.(email.toLowerCase(), "attempt");
+    const key = email.toLowerCase();
+    this.count(key, now);
+    this.told?.(key, "attempt");
   }
 
   succeeded(email: string): void {
-    this.takeBack(email.toLowerCase());
-    this.told?.(email.toLowerCase(), "succeeded");
+    const key = email.toLowerCase();
+    this.takeBack(key);
+    this.told?.(key, "succeeded");
   }
 
   /** Cluster mode: told of each attempt and success counted on this node (by lowercase email). */

@@ -121,11 +121,6 @@ export class BucketMirror<E extends { node: string }> {
       .catch((err: unknown) => this.o.log.warn({ err }, `deleting a ${this.o.what} failed`));
   }
 
-  /** The node of another node's entry, or undefined. */
-  nodeOf(key: string): string | undefined {
-    return this.remote.get(key)?.node;
-  }
-
   /** Stops publishing and following, and deletes this node's entries: its sockets close with it. */
   async stop(): Promise<void> {
     if (this.stopped) return;

@@ -21,8 +21,6 @@ import { REMATCH_HOLD_MS } from "../matchmaker/matchmaker.ts";
 import { BucketMirror, keyOf, type LocalEntry } from "./bucket-mirror.ts";
 import { decodeEntry, encodeEntry, type QueueEntry } from "./codec.ts";
 
-export { keyOf } from "./bucket-mirror.ts";
-
 export const QUEUE_BUCKET = "arena_queue";
 const SYNC_MS = 100;
 /** How long a placement may keep its bots out of the passes before its answer (it normally takes milliseconds). */

@@ -161,6 +161,22 @@ export class LinkWriter {
     }
   }
 
+  /** The batch's bytes, header set, to be copied elsewhere (the ring); clear() then starts the next batch. */
+  bytes(): Uint8Array {
+    this.view.setUint32(0, this.at, true);
+    return this.u8.subarray(0, this.at);
+  }
+
+  /** The batch's control messages, in the order its CONTROL records index them. */
+  get controlMessages(): readonly unknown[] {
+    return this.controls;
+  }
+
+  clear(): void {
+    this.at = HEADER;
+    this.controls.length = 0;
+  }
+
   /**
    * The batch to post (transfer its first element). The bytes are copied out at their exact length and the
    * writer keeps its buffer: a fresh buffer of the writer's full size per batch was external memory that
@@ -207,6 +223,24 @@ export function parseMessage(bytes: Uint8Array): unknown {
 }
 
 const IDLE: Record<number, IdleReason> = { 3: "timeout", 4: "disconnected" };
+
+/**
+ * A batch as the ring carries it (pool/ring.ts): the bytes, then the controls as JSON when there are any. The
+ * front's controls (start, resume, peek, abort) are plain JSON values.
+ */
+export function ringPayload(w: LinkWriter): [Uint8Array, Uint8Array | null] {
+  const controls = w.controlMessages;
+  return [w.bytes(), controls.length > 0 ? encoder.encode(JSON.stringify(controls)) : null];
+}
+
+/** Reads a batch from a ring payload (see ringPayload); the payload must start at its buffer's offset 0. */
+export function readRingBatch(payload: Uint8Array, h: LinkHandlers): void {
+  if (payload.byteOffset !== 0) throw new Error("link: a ring payload must start at its buffer's start");
+  const end = new DataView(payload.buffer, 0, 4).getUint32(0, true);
+  const controls =
+    payload.byteLength > end ? (JSON.parse(decoder.decode(payload.subarray(end))) as unknown[]) : [];
+  readBatch([payload.buffer, ...controls], h);
+}
 
 /** Reads one batch, in order, calling the handlers. */
 export function readBatch(batch: readonly unknown[], h: LinkHandlers): void {

@@ -5,8 +5,9 @@
 import { cpus } from "node:os";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
-import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
+import { type LinkHandlers, LinkWriter, readBatch, ringPayload } from "./link.ts";
 import type { FromWorker, MatchOutcome, MatchSetup, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
+import { RingWriter } from "./ring.ts";
 import { collectTrace, Hop, stamp, traceNow, tracing } from "./trace.ts";
 
 /**
@@ -21,6 +22,10 @@ export const WORKER_ENTRY = import.meta.url.endsWith(".ts")
 /** The front's end of one worker thread's link, with the batch being gathered for it in this turn. */
 interface Link {
   port: MessagePort;
+  /** The worker's ring (ring.ts): the batches go there, and by the port only when it is full. */
+  ring: RingWriter | null;
+  /** Batches sent by the port while the ring was full: the ring is used again once the worker took them all. */
+  portSent: number;
   out: LinkWriter;
   flushing: boolean;
   /**
@@ -37,6 +42,11 @@ export interface PoolOptions {
   workers?: number;
   /** Matches one worker runs at once; matches are mostly idle, waiting for bots. */
   matchesPerWorker?: number;
+  /**
+   * Bytes of each worker's ring (pool/ring.ts); tests make it small to send batches by the port, and 0 sends
+   * every batch by the port as before the ring.
+   */
+  ringBytes?: number;
 }
 
 /** The front process's handle on one running match. */
@@ -71,6 +81,9 @@ export class MatchPool {
   private piscinaOrNull: Piscina | null = null;
   private readonly size: number;
   private readonly matchesPerWorker: number;
+  private readonly ringBytes: number | undefined;
+  /** Batches that went by a link's port because its ring was full (ring.ts); the rest went by the ring. */
+  portBatches = 0;
   /** Workers Piscina has started, the first `size` included: the ones beyond replaced a dead worker. */
   private created = 0;
   /** Running matches by worker threadId. */
@@ -88,6 +101,8 @@ export class MatchPool {
   constructor(o: PoolOptions = {}) {
     this.size = o.workers ?? Math.max(1, cpus().length);
     this.matchesPerWorker = o.matchesPerWorker ?? 512;
+    // ARENA_LINK_RING=0 turns the ring off (the benchmark's before and after in one build).
+    this.ringBytes = o.ringBytes ?? (process.env.ARENA_LINK_RING === "0" ? 0 : undefined);
     if (tracing) collectTrace();
   }
 
@@ -99,6 +114,7 @@ export class MatchPool {
       maxThreads: this.size,
       concurrentTasksPerWorker: this.matchesPerWorker,
       idleTimeout: Number.POSITIVE_INFINITY,
+      workerData: { ringBytes: this.ringBytes },
       // A crashed worker must not take the front process down: task rejections are handled per match.
       closeTimeout: 5_000,
       // An idle worker waits for its next task on its event loop rather than blocked in Atomics.wait: that
@@ -132,11 +148,13 @@ export class MatchPool {
   workers(): WorkerFigures[] {
     return (this.piscinaOrNull?.threads ?? []).map((t) => {
       const elu = t.performance.eventLoopUtilization();
+      // Time blocked on the ring's doorbell is idle, though its event loop counts it as busy.
+      const waited = Math.min(this.links.get(t.threadId)?.ring?.waitedMs ?? 0, elu.active);
       return {
         threadId: t.threadId,
         matches: this.matchesOn.get(t.threadId) ?? 0,
-        activeMs: elu.active,
-        idleMs: elu.idle,
+        activeMs: elu.active - waited,
+        idleMs: elu.idle + waited,
       };
     });
   }
@@ -175,7 +193,7 @@ export class MatchPool {
       // A hello read after the task settled (another port, no ordering between them) is not counted: the
       // count would never come down.
       if (!settled) this.matchesOn.set(thread, (this.matchesOn.get(thread) ?? 0) + 1);
-      if (m.link) this.addLink(m.thread, m.link);
+      if (m.link) this.addLink(m.thread, m.link, m.ring ? new RingWriter(m.ring) : null);
       const hello: FromWorker = { t: "hello", hello: m.hello, thread: m.thread, tid: m.tid };
       const go = () => {
         link = this.links.get(hello.thread) ?? null;
@@ -187,7 +205,10 @@ export class MatchPool {
     // No AbortSignal on the task: Piscina gives an abortable task a worker of its own (one match per worker,
     // the rest queued without a hello whatever concurrentTasksPerWorker says). kill() ends the match itself.
     const input: TaskInput = { setup, key, port: port2 };
-    const task = this.piscina.run(input, { transferList: [port2] as never }).finally(() => {
+    const run = this.piscina.run(input, { transferList: [port2] as never });
+    // A worker waiting on its doorbell reads its task (and the match's port) when it next runs its event loop.
+    this.nudgeAll();
+    const task = run.finally(() => {
       port1.close();
       this.routes.delete(key);
       link?.awaitingBots.delete(key);
@@ -207,7 +228,10 @@ export class MatchPool {
       key,
       send: (m) => {
         if (link) this.post(link, key, m);
-        else port1.postMessage(m);
+        else {
+          port1.postMessage(m);
+          this.nudgeAll();
+        }
       },
       onMessage: (fn) => {
         handler = fn;
@@ -223,6 +247,7 @@ export class MatchPool {
         } else {
           // Not started yet (queued, or its worker is booting): it aborts itself as soon as it starts.
           port1.postMessage({ t: "abort", why } satisfies ToWorker);
+          this.nudgeAll();
         }
       },
     };
@@ -258,8 +283,21 @@ export class MatchPool {
     };
   }
 
-  private addLink(thread: number, port: MessagePort): void {
-    const link: Link = { port, out: new LinkWriter(), flushing: false, awaitingBots: new Set(), traced: [] };
+  /** Wakes every worker waiting on its doorbell, so that it reads its ports now (see start()). */
+  private nudgeAll(): void {
+    for (const l of this.links.values()) l.ring?.nudge();
+  }
+
+  private addLink(thread: number, port: MessagePort, ring: RingWriter | null): void {
+    const link: Link = {
+      port,
+      ring,
+      portSent: 0,
+      out: new LinkWriter(),
+      flushing: false,
+      awaitingBots: new Set(),
+      traced: [],
+    };
     this.links.set(thread, link);
     const handlers = this.handlersFor(link);
     port.on("message", (batch: unknown[]) => {
@@ -308,8 +346,21 @@ export class MatchPool {
 
   private flush(link: Link): void {
     if (link.out.empty) return;
-    const batch = link.out.take();
-    link.port.postMessage(batch, [batch[0]]);
+    const ring = link.ring;
+    if (ring && link.portSent === ring.portDone) {
+      const [bytes, controls] = ringPayload(link.out);
+      if (ring.write(bytes, controls)) link.out.clear();
+    }
+    if (!link.out.empty) {
+      // No ring, or it is full (or still behind a batch that went this way): the port keeps the order.
+      const batch = link.out.take();
+      link.port.postMessage(batch, [batch[0]]);
+      if (ring) {
+        this.portBatches++;
+        link.portSent++;
+        ring.nudge();
+      }
+    }
     if (tracing) {
       const at = traceNow();
       for (let i = 0; i < link.traced.length; i += 2)

@@ -100,7 +100,10 @@ export interface MatchOutcome {
 }
 
 /** `hello` as it crosses the match's port: the worker's link rides along with its first match's hello. */
-export type WorkerHello = Extract<FromWorker, { t: "hello" }> & { link?: MessagePort };
+export type WorkerHello = Extract<FromWorker, { t: "hello" }> & {
+  link?: MessagePort;
+  ring?: SharedArrayBuffer;
+};
 
 export interface TaskInput {
   setup: MatchSetup;

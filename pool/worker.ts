@@ -1,18 +1,28 @@
 // Piscina worker entry: runs one match per task, many tasks at once per worker. The engine module is
 // compiled once per worker thread (engineModule() caches it); each match gets its own instance.
 import { readlinkSync } from "node:fs";
-import { MessageChannel, type MessagePort, threadId } from "node:worker_threads";
+import { MessageChannel, type MessagePort, threadId, workerData } from "node:worker_threads";
 import { houseBot } from "../engine/house/index.ts";
 import type { Decide } from "../engine/house/types.ts";
 import { Match, type TurnInput } from "../engine/match.ts";
-import { type LinkHandlers, LinkWriter, readBatch } from "./link.ts";
+import { type LinkHandlers, LinkWriter, readBatch, readRingBatch } from "./link.ts";
 import type { FromWorker, MatchOutcome, TaskInput, ToWorker, WorkerHello } from "./protocol.ts";
 import { resimulate } from "./resume.ts";
+import { createRing, RingReader } from "./ring.ts";
 import { Hop, shipTrace, stamp, traceNow, tracing } from "./trace.ts";
 
 // ---- this thread's link to the front process, shared by all its matches (see protocol.ts)
 
 let link: MessagePort | null = null;
+/** The front's batches for this thread (see ring.ts); the port carries them only when the ring is full. */
+let ring: RingReader | null = null;
+/**
+ * How long the worker stays blocked on the ring's doorbell before it runs its event loop once (a new match's
+ * task, a match's own port and the trace channel arrive there; the front nudges the doorbell after posting a
+ * task, so this is only the bound for what it does not know about).
+ */
+const WAIT_MS = 5;
+let pumping = false;
 
 /** A running match as the link reaches it: its control messages, and each tick's turns without a message object
  * (one per match per tick, the per-tick path). */
@@ -70,22 +80,69 @@ const handlers: LinkHandlers = {
 /** A remote seat the front sent nothing for; play() keeps no input, so one shared object does. */
 const NO_REPLY: TurnInput = Object.freeze({ idle: "timeout", ms: 0 });
 
-/** Creates the link on this thread's first match; returns the front's end to hand over, or null. */
-function openLink(): MessagePort | null {
+/** Handles one batch from the front, then posts what it produced. */
+function handleBatch(read: () => void): void {
+  if (tracing) batchAt = traceNow();
+  inBatch = true;
+  try {
+    read();
+  } finally {
+    inBatch = false;
+    flush();
+  }
+}
+
+/** Handles every batch waiting in the ring, in order; false when there was none. */
+function drainRing(): boolean {
+  let any = false;
+  for (let p = ring?.next(); p; p = ring?.next()) {
+    any = true;
+    const payload = p;
+    handleBatch(() => readRingBatch(payload, handlers));
+  }
+  return any;
+}
+
+/**
+ * While this thread has matches it waits for the front's next batch on the ring's doorbell (ring.ts says why),
+ * and between waits it lets its event loop run once (setImmediate: after the loop's poll for I/O), so that the
+ * promises of ended matches settle and messages on ports are read. With no match left it sleeps in its event
+ * loop like any idle thread.
+ */
+function pump(): void {
+  if (routes.size === 0 || !ring) {
+    pumping = false;
+    return;
+  }
+  if (!drainRing()) {
+    ring.wait(WAIT_MS);
+    drainRing();
+  }
+  setImmediate(pump);
+}
+
+function startPump(): void {
+  if (pumping || !ring) return;
+  pumping = true;
+  setImmediate(pump);
+}
+
+/** Creates the link on this thread's first match; returns the front's ends to hand over, or null. */
+function openLink(): { port: MessagePort; ring: SharedArrayBuffer | null } | null {
   if (link) return null;
   const { port1, port2 } = new MessageChannel();
+  const ringBytes = (workerData as { ringBytes?: number } | null)?.ringBytes;
+  const sab = ringBytes === 0 ? null : createRing(ringBytes);
+  ring = sab ? new RingReader(sab) : null;
   link = port1;
   link.on("message", (batch: unknown[]) => {
-    if (tracing) batchAt = traceNow();
-    inBatch = true;
-    try {
-      readBatch(batch, handlers);
-    } finally {
-      inBatch = false;
-      flush();
-    }
+    // Everything the front wrote to the ring before this batch comes first (it uses the port only when the
+    // ring is full, and the ring again only once it has seen this batch counted).
+    drainRing();
+    handleBatch(() => readBatch(batch, handlers));
+    ring?.tookFromPort();
   });
-  return port2;
+  return { port: port2, ring: sab };
 }
 
 /** This thread's id in the operating system (/proc/thread-self is "<pid>/task/<tid>"); null without /proc. */
@@ -240,8 +297,12 @@ export default function runMatch(input: TaskInput): Promise<MatchOutcome> {
       thread: threadId,
       tid: osThreadId,
     };
-    if (front) hello.link = front;
+    if (front) {
+      hello.link = front.port;
+      if (front.ring) hello.ring = front.ring;
+    }
     if (resumeFailed) hello.resumeFailed = resumeFailed;
-    port.postMessage(hello, front ? [front] : []);
+    port.postMessage(hello, front ? [front.port] : []);
+    startPump();
   });
 }

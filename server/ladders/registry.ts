@@ -67,6 +67,16 @@ export class Ladders {
     this.counts = counts;
   }
 
+  /** Matches running, or running on one ladder: this server's, or the whole cluster's (countRunningWith). */
+  running(ladderId?: string): number {
+    return this.counts.running(ladderId);
+  }
+
+  /** The capacity for matches given one server's `max_concurrent_matches`: every node's in a cluster. */
+  capacity(perServer: number): number {
+    return this.counts.capacity(perServer);
+  }
+
   /** One matchmaker pass on every ladder (the quarter-second timer, a queue change). */
   passAll(): void {
     for (const l of this.all()) l.matchmaker.pass();

@@ -176,9 +176,10 @@ export class LadderReads {
     const running = [...this.d.live.byId.values()].filter(
       (m) => ladderId === undefined || m.setup.ladderId === ladderId,
     );
-    const online = this.d.lobby
-      .online()
-      .filter((p) => !ladder || (p.house ? ladder.def.house_bots : p.ladderId === ladder.id));
+    // In a cluster the other nodes' bots too, as the lobby lists them; the matches are this node's own.
+    const online = [...this.d.lobby.online(), ...(this.onlineElsewhere?.() ?? [])].filter(
+      (p) => !ladder || (p.house ? ladder.def.house_bots : p.ladderId === ladder.id),
+    );
     return {
       online: online.map((p) => ({
         name: p.bot.name,
@@ -197,9 +198,14 @@ export class LadderReads {
         names: m.seats.map((s) => s.participant.bot.name),
         display_names: m.seats.map((s) => s.participant.bot.display_name),
       })),
+      // The whole cluster's count and capacity in cluster mode (the heartbeats' figures), as the matchmaker
+      // reads them; a ladder's limit is the ladder's whatever the number of nodes.
       capacity: {
-        running: running.length,
-        max: this.d.settings.limits(ladderId ?? null).maxConcurrentMatches,
+        running: this.d.ladders.running(ladderId),
+        max:
+          ladderId === undefined
+            ? this.d.ladders.capacity(this.d.settings.limits(null).maxConcurrentMatches)
+            : this.d.settings.limits(ladderId).maxConcurrentMatches,
       },
       draining: this.d.draining(),
       ...(this.cluster ? { cluster: this.cluster() } : {}),

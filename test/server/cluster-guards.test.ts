@@ -259,6 +259,18 @@ describe("live settings, bans and address budgets hold in the whole cluster", ()
     try {
       await playing(first);
       expect(first[0]!.ends).toHaveLength(0);
+      // The other node's status counts that match and lists its bots beside its own (its matches are its own).
+      const status = await until(async () => {
+        const st = (await (await fetch(`${holder.url}/api/status`)).json()) as {
+          online: { name: string }[];
+          matches: unknown[];
+          capacity: { running: number; max: number };
+        };
+        const names = st.online.map((o) => o.name);
+        return st.capacity.running >= 1 && names.includes("dan-one") && names.includes("eve-one") ? st : null;
+      }, "the holder's status showing the other node's match and bots");
+      expect(status.matches).toHaveLength(0);
+      expect(status.online.map((o) => o.name)).toEqual(expect.arrayContaining(["dan-two", "fay-one"]));
       // Dan's second bot is held back while his first plays on the other node, and told why.
       for (const x of later) x.client.send({ type: "queue", version: "v1" });
       await later[0]!.client.next("error", (m) => String(m.message).includes("owner_concurrency"), 10_000);

@@ -76,6 +76,9 @@ export interface MatchmakerDeps {
   requested?(botId: string): string | null;
   /** The requested match was started. */
   served?(botId: string): void;
+  /** Each start's seed (which also breaks a tie of seats and maps); a fresh random one when absent. Tests give a
+   * fixed sequence, so a simulated population plays the same way every run. */
+  seed?(): number;
 }
 
 /**
@@ -312,7 +315,7 @@ export class Matchmaker {
 
   /** Seats, map and seed of a start, and its pairing record; `why` is told in a's view (forecast of a). */
   private plan(a: Participant, b: Participant, kind: StartPlan["kind"], why: Why): StartPlan {
-    const seed = randomInt(2 ** 31);
+    const seed = this.d.seed ? this.d.seed() : randomInt(2 ** 31);
     const mapGames = this.d.ratings.facts(
       versionKey(a.bot.id, a.version ?? ""),
       versionKey(b.bot.id, b.version ?? ""),

@@ -99,6 +99,8 @@ export interface WorldOptions {
   log?: Logger;
   /** Opponent requests (events): the house bot a bot asked for, by bot id. */
   requests?: Map<string, string>;
+  /** The first state of a fixed sequence of match seeds (1 to 2^31 - 2); absent: random seeds. */
+  seeds?: number;
 }
 
 /** A lobby, a matchmaker and the bookkeeping server/app.ts does around it, on a simulated clock. */
@@ -117,8 +119,10 @@ export class World {
   /** Bots whose opponent request a pass served, in order. */
   readonly served: string[] = [];
   private matchNo = 0;
+  private seedState: number;
 
   constructor(o: WorldOptions = {}) {
+    this.seedState = o.seeds ?? 1;
     this.config = testConfig({ matchIntervalMs: 0, ...o.config });
     this.book = o.book ?? new StubBook();
     this.quotas = new QuotaCounts(o.store ?? quotaStore());
@@ -143,6 +147,16 @@ export class World {
       start: (plan) => this.start(plan),
       audit: (kind, subject, detail) => this.audits.push({ kind, subject, detail }),
       houseWaitMs: o.houseWaitMs ?? 0,
+      // With `seeds`, a fixed sequence of match seeds (Park-Miller), so that seat and map tie-breaks are the same
+      // every run; without, random ones as the server draws them.
+      ...(o.seeds === undefined
+        ? {}
+        : {
+            seed: () => {
+              this.seedState = (this.seedState * 48_271) % 2_147_483_647;
+              return this.seedState;
+            },
+          }),
       ...(o.houseBots ? { houseBots: o.houseBots } : {}),
       ...(o.requests
         ? {

@@ -5,6 +5,7 @@
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
 import { decodeHits, decodeSpends, encodeHits, encodeSpends } from "./codec.ts";
+import { heldPublisher } from "./held-publish.ts";
 
 const MAX_ROWS = 2_000;
 
@@ -57,13 +58,14 @@ export interface SharedCountOptions {
 
 /**
  * Counts shared with the other nodes: this node's, batched per key (`add`), are sent every `everyMs`; the other
- * nodes' are handed to `elsewhere` (the shared budgets, hits and guesses). Plain NATS: counts sent while the
- * connection is down are lost, which only lets a key a little more through, never less.
+ * nodes' are handed to `elsewhere` (the shared budgets, hits and guesses). Plain NATS, so counts sent while the
+ * connection is down are kept and sent again once it is back (held-publish.ts).
  */
 export function shareCounts(o: SharedCountOptions): CountBatch {
+  const out = heldPublisher(o.nc, o.log);
   const batch = batchCounts(o.slots, o.everyMs, (rows) => {
     try {
-      o.nc.publish(
+      out.publish(
         o.subject,
         o.slots === 1
           ? encodeHits({ node: o.node, hits: rows as [string, number][] })
@@ -85,6 +87,7 @@ export function shareCounts(o: SharedCountOptions): CountBatch {
     add: (key, slot) => batch.add(key, slot),
     stop() {
       batch.stop();
+      out.stop();
       sub.unsubscribe();
     },
   };

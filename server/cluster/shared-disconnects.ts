@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { SOCKET_ERRORS, type SocketErrorCode } from "../errors.ts";
 import type { BotHub } from "../socket/hub.ts";
 import { decodeDisconnect, encodeDisconnect } from "./codec.ts";
+import { heldPublisher } from "./held-publish.ts";
 
 export const DISCONNECT_SUBJECT = "arena.disconnect";
 
@@ -19,9 +20,11 @@ export function shareDisconnects(
   log: Logger,
   hub: Pick<BotHub, "onDisconnect" | "disconnectHere">,
 ): { stop(): void } {
+  // A disconnect asked while NATS is away goes out once it is back (a second one finds no socket to close).
+  const out = heldPublisher(nc, log);
   hub.onDisconnect((botId, code) => {
     try {
-      nc.publish(DISCONNECT_SUBJECT, encodeDisconnect({ node, bot_id: botId, code }));
+      out.publish(DISCONNECT_SUBJECT, encodeDisconnect({ node, bot_id: botId, code }));
     } catch (err) {
       log.warn({ err, bot: botId }, "telling the other nodes of a disconnect failed");
     }
@@ -35,5 +38,10 @@ export function shareDisconnects(
       else log.warn({ code: d.code }, "a disconnect with an unknown code was passed over");
     },
   });
-  return { stop: () => sub.unsubscribe() };
+  return {
+    stop: () => {
+      out.stop();
+      sub.unsubscribe();
+    },
+  };
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contextFor, DESKTOP, status, watch } from "../helpers/account-pages.ts";
-import { call } from "../helpers/accounts.ts";
+import { call, mailText } from "../helpers/accounts.ts";
 import { HAVE_CHROMIUM, launchBrowser, SHOTS } from "../helpers/browser.ts";
 import { type Sink, signUpBySmtp, startSink } from "../helpers/mail-sink.ts";
 import { freePort } from "../helpers/ports.ts";
@@ -93,9 +93,7 @@ describe.skipIf(!HAVE_CHROMIUM)("announcements in headless Chromium", () => {
 
     // The email's link opens a page that says what it is for and opts out only when asked.
     const mail = sink.of("announcements").find((m) => m.to === "ada@web.test")!;
-    const link = /https?:\/\/[^\s/]+\/email\/unsubscribe\?token=[\w.%-]+/.exec(
-      mail.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "="),
-    )![0];
+    const link = /https?:\/\/[^\s/]+\/email\/unsubscribe\?token=[\w.%-]+/.exec(mailText(mail.raw))![0];
     await page.goto(link);
     const unsubscribe = page.getByRole("button", { name: "Unsubscribe from “Announcements”" });
     await unsubscribe.waitFor();

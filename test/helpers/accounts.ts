@@ -73,9 +73,24 @@ export async function startInbox(): Promise<Inbox> {
   };
 }
 
-/** The link of the built-in provider's emails (quoted-printable soft breaks undone). */
+/**
+ * An email's text as its reader sees it: decoded only when its headers say quoted-printable (nodemailer's
+ * choice over SMTP). The outbox writes plain text, where "=3D" is literal: a link token that begins with
+ * "3D" (1 in 4,096) must not lose those two characters.
+ */
+export function mailText(raw: string): string {
+  // The header may be the message's or a MIME part's (nodemailer sends text and HTML parts).
+  if (!/^content-transfer-encoding:\s*quoted-printable/im.test(raw)) return raw;
+  // Bytes first, then UTF-8: an encoded "é" is two =XX escapes of one character.
+  const bytes = raw
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return Buffer.from(bytes, "latin1").toString("utf8");
+}
+
+/** The link of the built-in provider's emails. */
 export function linkIn(raw: string): string {
-  const text = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const text = mailText(raw);
   const m = /(https?:\/\/[^\s"<>]+\/auth\/v1\/verify\?[^\s"<>]+)/.exec(text);
   if (!m) throw new Error(`no link in email:\n${raw}`);
   return m[1]!.replace(/&amp;/g, "&");

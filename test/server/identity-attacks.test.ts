@@ -13,6 +13,7 @@ import type { Db } from "../../server/db/db.ts";
 import {
   call,
   idpPostFrom,
+  mailText,
   outboxMail,
   type SignedIn,
   signUp,
@@ -73,7 +74,7 @@ async function open(link: string, on: TestServer = srv) {
 /** The link of the newest email to `to` written at or after `after`. */
 async function linkTo(to: string, after: number, on: TestServer = srv): Promise<string> {
   const raw = await outboxMail(on.dataDir, to, after);
-  const text = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const text = mailText(raw);
   return /(https?:\/\/[^\s"<>]+\/auth\/v1\/verify\?[^\s"<>]+)/.exec(text)![1]!;
 }
 

@@ -4,7 +4,7 @@
 // resend after the stranger's sign-up mails only links that carry the owner's own credentials.
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, outboxMail, startAccountServer } from "../helpers/accounts.ts";
+import { call, mailText, outboxMail, startAccountServer } from "../helpers/accounts.ts";
 import type { TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
@@ -63,7 +63,7 @@ async function mailsTo(to: string, after: number, atLeast: number): Promise<stri
 }
 
 const linkOf = (raw: string): string | null => {
-  const text = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const text = mailText(raw);
   return /(https?:\/\/[^\s"<>]+\/auth\/v1\/verify\?[^\s"<>]+)/.exec(text)?.[1] ?? null;
 };
 

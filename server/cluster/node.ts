@@ -30,6 +30,15 @@ export const LEASES_BUCKET = "arena_leases";
 /** Seconds between heartbeats, and how long a silent node stays listed. */
 export const BEAT_MS = 1000;
 export const NODE_TTL_MS = 4000;
+/**
+ * After this node was away from NATS (a disconnect, a failed heartbeat), how long the nodes it saw before stay
+ * listed though their entries are missing. An outage of NATS itself stops every node's beats at once, and each
+ * comes back on its own: an entry may have expired while its node's first put after the outage still waits out
+ * JetStream's request timeout (5 s) behind a server that is not ready. Without this, a node back first would
+ * count the others gone and end their seats (remote-seat.ts) or take their matches over. A node that really
+ * died in the outage drops out this much later.
+ */
+export const HOLD_AFTER_OUTAGE_MS = NODE_TTL_MS + 5_000 + 2 * BEAT_MS;
 /** How often the leases are looked at (each renews or retries on its own schedule, LEASE_TIMING). */
 const LEASE_STEP_MS = 50;
 
@@ -95,9 +104,13 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
   }).catch((err: Error) => {
     throw new Error(`cannot reach NATS at ${o.url} (--cluster): ${err.message}`);
   });
+  /** This node has been away from NATS since its last good heartbeat; then, until when it holds its old view. */
+  let away = false;
+  let holdUntil = 0;
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect") log.warn({ nats: s.type }, "NATS connection");
+      if (s.type === "disconnect") away = true;
     }
   })().catch(() => {});
   const kvm = new Kvm(nc);
@@ -135,7 +148,12 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
 
   /** Writes this node's entry, then reads every node's back. */
   const heartbeat = async (): Promise<void> => {
-    await nodesKv.put(id, encodeBeat(beat()));
+    try {
+      await nodesKv.put(id, encodeBeat(beat()));
+    } catch (err) {
+      away = true;
+      throw err;
+    }
     const seen: NodeBeat[] = [];
     for await (const key of await nodesKv.keys()) {
       const e = await nodesKv.get(key);
@@ -144,6 +162,12 @@ export async function joinCluster(o: JoinOptions): Promise<ClusterNode> {
       if (b) seen.push(b);
       else log.warn({ key }, "unreadable heartbeat (another release?)");
     }
+    if (away) {
+      away = false;
+      holdUntil = Date.now() + HOLD_AFTER_OUTAGE_MS;
+    }
+    if (Date.now() < holdUntil)
+      for (const before of nodes) if (!seen.some((b) => b.node === before.node)) seen.push(before);
     nodes = seen.sort((a, b) => a.node.localeCompare(b.node));
   };
   await heartbeat();

@@ -245,7 +245,21 @@ describe("a three-node cluster acts once per result", () => {
         x.received.filter((m) => m.type === "observation").at(-1)!.tick as number;
       const atRestart = all.map(lastTick);
       for (const x of all) expect(x.received.some((m) => m.type === "end")).toBe(false);
-      const out = (await ends) as Msg[];
+      const out = (await ends.catch((err: Error) => {
+        // What each bot last heard, and the nodes' warnings: enough to tell a lost relay from a stalled match.
+        const heard = all.map(
+          (x, i) =>
+            `${names[i]}: ${x.received
+              .slice(-3)
+              .map((m) => m.type)
+              .join(" ")}`,
+        );
+        const warned = nodes.map((n) =>
+          n.log.filter((l) => /"level":[4-6]0/.test(l)).map((l) => l.slice(0, 300)),
+        );
+        console.error(`${heard.join("\n")}\n${JSON.stringify(warned, null, 1)}`);
+        throw err;
+      })) as Msg[];
       // Each bot was in one match and got one end; the two ends of each match agree.
       for (const x of all) {
         expect(x.received.filter((m) => m.type === "hello")).toHaveLength(1);

@@ -16,6 +16,7 @@ import {
   leaderboardScore,
   type PairArrays,
 } from "./bradley-terry.ts";
+import { PairLists, PairTable } from "./pair-table.ts";
 import type { RatedResultRow } from "./rating-store.ts";
 
 export const QUALIFYING_GAMES = 30;
@@ -23,6 +24,8 @@ const PRIOR_GAMES = 20;
 const NEW_DEVIATION = 350;
 const TESTED_GAMES = 3;
 const MAP_INDEX = new Map(MAP_NAMES.map((m, k) => [m, k]));
+/** Per pair, per configured map: its games and the lo version's score. */
+const MAP_WIDTH = 2 * MAP_NAMES.length;
 
 /** Bumped whenever the snapshot's shape changes: an older snapshot is then stale and the book refits in full. */
 const SNAPSHOT_FORMAT = 1;
@@ -89,41 +92,31 @@ export interface PairFactsOfBook {
 /** The map counts of a pair that never met: shared, since the matchmaker asks about many such pairs. */
 const NO_MAP_GAMES: ReadonlyMap<string, number> = new Map();
 
-interface PairCell {
-  /** The two versions, lexically smaller first (labels may hold any character, so keys are never split). */
-  a: string;
-  b: string;
-  games: number;
-  /** Score of the lexically smaller key. */
-  score: number;
-  /**
-   * Per configured map (MAP_NAMES order): games, then the smaller key's score, interleaved. A plain array:
-   * a ladder holds tens of thousands of pairs, and a Map each weighed on the heap and on every lookup.
-   */
-  maps: number[];
-  /** This pair's slot in the flat arrays handed to the fit. */
-  slot: number;
-}
-
 export class RatingBook {
-  /** Pair cells by version then opponent, both ways round (no composite string keys to build). */
-  private readonly cells = new Map<string, Map<string, PairCell>>();
-  /** The same for pairs with at least TESTED_GAMES games: few, and the only ones whose history the
-   * matchmaker must find across a long queue (contradicting or established pairs). */
-  private readonly tested = new Map<string, Map<string, PairCell>>();
-  /** Version key to its index in the arrays below, in order of first appearance. */
+  /**
+   * The pairs, each in one slot of the flat arrays below (the fit's input, grown by doubling): pair p is versions
+   * pi[p] (the lexically smaller key) and pj[p], pn[p] games, ps[p] pi's score, and per configured map (MAP_NAMES
+   * order) its games and pi's score at pm[p * MAP_WIDTH + 2k] and + 1. Typed arrays, not an object per pair: a
+   * ladder of a million games holds close to a million pairs (docs/performance.md, issue 38).
+   */
+  private readonly pairs = new PairTable();
+  /** Every version's pairs, and its pairs of at least TESTED_GAMES games: few, and the only ones whose history
+   * the matchmaker must find across a long queue (contradicting or established pairs). */
+  private readonly met = new PairLists();
+  private readonly tested = new PairLists();
+  /** Version key to its index in the arrays below, in order of first appearance, and back. */
   private readonly index = new Map<string, number>();
+  private readonly keys: string[] = [];
   private games = new Int32Array(64);
   private readonly house: number[] = [];
   private readonly houseSet = new Set<number>();
-  /** The fit's input, grown by doubling: pair p is versions pi[p] and pj[p], pn[p] games, ps[p] score of pi. */
   private pairCount = 0;
-  /** The pair cells by slot. */
-  private readonly bySlot: PairCell[] = [];
   private pi = new Int32Array(256);
   private pj = new Int32Array(256);
   private pn = new Float64Array(256);
   private ps = new Float64Array(256);
+  /** Single precision is exact here: counts and half-point scores below 2^23 games a pair. */
+  private pm = new Float32Array(256 * MAP_WIDTH);
   /** Log-strengths of the last fit (before the anchor shift), the next fit's warm start. */
   private theta = new Float64Array(64);
   /** The last fit (ratings, and deviations computed on first read), by index; versions added since are
@@ -175,30 +168,44 @@ export class RatingBook {
 
   /** Versions `key` has rated games against, at least `minGames` and at most `maxGames` of them. */
   *opponents(key: string, minGames = 1, maxGames = Infinity): Iterable<string> {
-    const row = (minGames >= TESTED_GAMES ? this.tested : this.cells).get(key);
-    if (!row) return;
-    for (const [other, cell] of row) if (cell.games >= minGames && cell.games <= maxGames) yield other;
+    const v = this.index.get(key);
+    if (v === undefined) return;
+    for (const p of (minGames >= TESTED_GAMES ? this.tested : this.met).of(v)) {
+      const games = this.pn[p]!;
+      if (games >= minGames && games <= maxGames)
+        yield this.keys[this.pi[p] === v ? this.pj[p]! : this.pi[p]!]!;
+    }
+  }
+
+  /** The slot of the pair of versions `a` and `b`, or -1 when they never met. */
+  private slotOf(a: string, b: string): number {
+    const ia = this.index.get(a);
+    const ib = ia === undefined ? undefined : this.index.get(b);
+    if (ia === undefined || ib === undefined) return -1;
+    return a < b ? this.pairs.get(ia, ib) : this.pairs.get(ib, ia);
   }
 
   /** Games and a's score between two versions, and the mean per-map forecast quality. */
   facts(a: string, b: string): PairFactsOfBook {
-    const cell = this.cells.get(a)?.get(b);
-    if (!cell) return { games: 0, score: 0, mapQuality: 1, mapGames: NO_MAP_GAMES };
+    const p = this.slotOf(a, b);
+    if (p < 0) return { games: 0, score: 0, mapQuality: 1, mapGames: NO_MAP_GAMES };
+    const games = this.pn[p]!;
     const flip = a > b;
-    const score = flip ? cell.games - cell.score : cell.score;
+    const score = flip ? games - this.ps[p]! : this.ps[p]!;
     const expected = expectedOf(this.ratingOf(a), this.ratingOf(b));
-    const pairP = (score + PRIOR_GAMES * expected) / (cell.games + PRIOR_GAMES);
+    const pairP = (score + PRIOR_GAMES * expected) / (games + PRIOR_GAMES);
     let quality = 0;
     const mapGames = new Map<string, number>();
+    const at = p * MAP_WIDTH;
     MAP_NAMES.forEach((map, k) => {
-      const games = cell.maps[2 * k]!;
-      const mine = cell.maps[2 * k + 1]!;
-      const ms = flip ? games - mine : mine;
-      const p = (ms + PRIOR_GAMES * pairP) / (games + PRIOR_GAMES);
-      quality += 1 - Math.abs(2 * p - 1);
-      mapGames.set(map, games);
+      const onMap = this.pm[at + 2 * k]!;
+      const mine = this.pm[at + 2 * k + 1]!;
+      const ms = flip ? onMap - mine : mine;
+      const q = (ms + PRIOR_GAMES * pairP) / (onMap + PRIOR_GAMES);
+      quality += 1 - Math.abs(2 * q - 1);
+      mapGames.set(map, onMap);
     });
-    return { games: cell.games, score, mapQuality: quality / MAP_NAMES.length, mapGames };
+    return { games, score, mapQuality: quality / MAP_NAMES.length, mapGames };
   }
 
   /** A version's rating alone (no deviation, which costs a computation after each refit). */
@@ -232,12 +239,14 @@ export class RatingBook {
     const n = this.index.size;
     const pairs: number[] = [];
     // In slot order, so that the restored book hands the fit the same arrays in the same order.
-    for (const cell of this.bySlot)
-      pairs.push(this.index.get(cell.a)!, this.index.get(cell.b)!, cell.games, cell.score, ...cell.maps);
+    for (let p = 0; p < this.pairCount; p++) {
+      pairs.push(this.pi[p]!, this.pj[p]!, this.pn[p]!, this.ps[p]!);
+      for (let m = p * MAP_WIDTH; m < (p + 1) * MAP_WIDTH; m++) pairs.push(this.pm[m]!);
+    }
     return JSON.stringify({
       format: SNAPSHOT_FORMAT,
       maps: MAP_NAMES,
-      versions: [...this.index.keys()],
+      versions: this.keys,
       house: this.house,
       theta: Array.from(this.theta.subarray(0, n)),
       pairs,
@@ -260,22 +269,14 @@ export class RatingBook {
     const houseSet = new Set(s.house);
     for (const [i, key] of s.versions.entries()) this.versionIndex(key, houseSet.has(i));
     this.theta.set(s.theta);
-    const width = 4 + 2 * MAP_NAMES.length;
+    const width = 4 + MAP_WIDTH;
     for (let at = 0; at < s.pairs.length; at += width) {
       const [ia, ib, games, score] = s.pairs.slice(at, at + 4) as [number, number, number, number];
-      const maps = s.pairs.slice(at + 4, at + width);
-      const a = s.versions[ia]!;
-      const b = s.versions[ib]!;
-      const cell = this.newCell(a, b, ia, ib);
-      cell.games = games;
-      cell.score = score;
-      cell.maps = maps;
-      this.pn[cell.slot] = games;
-      this.ps[cell.slot] = score;
-      if (games >= TESTED_GAMES) {
-        this.row(this.tested, a).set(b, cell);
-        this.row(this.tested, b).set(a, cell);
-      }
+      const p = this.newPair(ia, ib);
+      this.pn[p] = games;
+      this.ps[p] = score;
+      for (let m = 0; m < MAP_WIDTH; m++) this.pm[p * MAP_WIDTH + m] = s.pairs[at + 4 + m]!;
+      if (games >= TESTED_GAMES) this.tested.append(p, ia, ib);
       this.games[ia]! += games;
       this.games[ib]! += games;
     }
@@ -293,6 +294,7 @@ export class RatingBook {
     if (i === undefined) {
       i = this.index.size;
       this.index.set(key, i);
+      this.keys.push(key);
       if (i >= this.games.length) {
         this.games = grow(this.games, 2 * i);
         this.theta = grow(this.theta, 2 * i);
@@ -305,59 +307,44 @@ export class RatingBook {
     return i;
   }
 
-  private row(index: Map<string, Map<string, PairCell>>, key: string): Map<string, PairCell> {
-    const row = index.get(key);
-    if (row) return row;
-    const fresh = new Map<string, PairCell>();
-    index.set(key, fresh);
-    return fresh;
-  }
-
   private add(g: RatedGame): void {
     // A version cannot play itself (same owner); such a record would only distort the fit.
     if (g.a === g.b) return;
     const ia = this.versionIndex(g.a, g.aHouse);
     const ib = this.versionIndex(g.b, g.bHouse);
     const mine = g.a < g.b ? g.score : 1 - g.score;
-    const [lo, hi] = g.a < g.b ? [g.a, g.b] : [g.b, g.a];
-    const cell =
-      this.cells.get(lo)?.get(hi) ??
-      (g.a < g.b ? this.newCell(lo, hi, ia, ib) : this.newCell(lo, hi, ib, ia));
-    cell.games++;
-    if (cell.games === TESTED_GAMES) {
-      this.row(this.tested, lo).set(hi, cell);
-      this.row(this.tested, hi).set(lo, cell);
-    }
-    cell.score += mine;
-    this.pn[cell.slot]! += 1;
-    this.ps[cell.slot]! += mine;
+    const [lo, hi] = g.a < g.b ? [ia, ib] : [ib, ia];
+    let p = this.pairs.get(lo, hi);
+    if (p < 0) p = this.newPair(lo, hi);
+    this.pn[p]! += 1;
+    this.ps[p]! += mine;
+    if (this.pn[p] === TESTED_GAMES) this.tested.append(p, lo, hi);
     // A map that is not configured (any more) counts for the pair, not per map: forecasts weigh only the
     // configured maps.
     const k = MAP_INDEX.get(g.map);
     if (k !== undefined) {
-      cell.maps[2 * k]! += 1;
-      cell.maps[2 * k + 1]! += mine;
+      this.pm[p * MAP_WIDTH + 2 * k]! += 1;
+      this.pm[p * MAP_WIDTH + 2 * k + 1]! += mine;
     }
     this.games[ia]! += 1;
     this.games[ib]! += 1;
   }
 
-  /** A new pair cell (lo lexically before hi, ilo and ihi their indices) with its slot in the fit's arrays. */
-  private newCell(lo: string, hi: string, ilo: number, ihi: number): PairCell {
-    const slot = this.pairCount++;
-    if (slot >= this.pi.length) {
-      this.pi = grow(this.pi, 2 * slot);
-      this.pj = grow(this.pj, 2 * slot);
-      this.pn = grow(this.pn, 2 * slot);
-      this.ps = grow(this.ps, 2 * slot);
+  /** A new pair (lo's key lexically before hi's), with no games yet: its slot in the flat arrays. */
+  private newPair(lo: number, hi: number): number {
+    const p = this.pairCount++;
+    if (p >= this.pi.length) {
+      this.pi = grow(this.pi, 2 * p);
+      this.pj = grow(this.pj, 2 * p);
+      this.pn = grow(this.pn, 2 * p);
+      this.ps = grow(this.ps, 2 * p);
+      this.pm = grow(this.pm, 2 * p * MAP_WIDTH);
     }
-    this.pi[slot] = ilo;
-    this.pj[slot] = ihi;
-    const cell = { a: lo, b: hi, games: 0, score: 0, maps: new Array(2 * MAP_NAMES.length).fill(0), slot };
-    this.row(this.cells, lo).set(hi, cell);
-    this.row(this.cells, hi).set(lo, cell);
-    this.bySlot.push(cell);
-    return cell;
+    this.pi[p] = lo;
+    this.pj[p] = hi;
+    this.pairs.add(lo, hi, p);
+    this.met.append(p, lo, hi);
+    return p;
   }
 
   private refit(): void {
@@ -374,7 +361,7 @@ export class RatingBook {
   }
 }
 
-function grow<T extends Int32Array | Float64Array>(a: T, size: number): T {
+function grow<T extends Int32Array | Float32Array | Float64Array>(a: T, size: number): T {
   const b = new (a.constructor as new (n: number) => T)(size);
   b.set(a);
   return b;

@@ -103,6 +103,8 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   const relays = new Map<string, SeatRelay>();
   /** The journals of the matches running here, by match id. */
   const journals = new Map<string, MatchJournal>();
+  /** A match being adopted here: the sequence of its journal's last entry (read by journalFor). */
+  const resumedAt = new Map<string, number>();
   const watcher = await kv.watch();
   const alive = nc.subscribe(`${ALIVE_SUBJECT}.${self}`, {
     callback: (_err, msg) => {
@@ -202,24 +204,26 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
     }
   }
 
-  /** Reads a match's journal, in order. */
-  async function readJournal(matchId: string): Promise<JournalEntry[] | null> {
+  /** Reads a match's journal, in order, and the stream sequence of its last entry. */
+  async function readJournal(matchId: string): Promise<{ entries: JournalEntry[]; lastSeq: number } | null> {
     const c = await js.consumers.get(JOURNAL_STREAM, {
       filter_subjects: journalSubject(matchId),
       deliver_policy: DeliverPolicy.All,
     });
     const pending = (await c.info()).num_pending;
     const out: JournalEntry[] = [];
-    if (pending === 0) return out;
+    let lastSeq = 0;
+    if (pending === 0) return { entries: out, lastSeq };
     const msgs = await c.fetch({ max_messages: pending, expires: READ_MS });
     for await (const m of msgs) {
       const e = decodeJournal(m.data);
       if (!e) return null;
       out.push(e);
+      lastSeq = m.seq;
       if (out.length === pending) break;
     }
     await c.delete().catch(() => {});
-    return out.length === pending ? out : null;
+    return out.length === pending ? { entries: out, lastSeq } : null;
   }
 
   /** Why a journal cannot be resumed, or the resume and its setup entry. */
@@ -257,10 +261,10 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
     };
     if (l.broken) return crash("its journal is behind");
     if (await o.stored(matchId)) return crash("its result is already stored");
-    const entries = await readJournal(matchId).catch((err: Error) => err.message);
-    if (entries === null || typeof entries === "string")
-      return crash(`its journal could not be read${entries ? `: ${entries}` : ""}`);
-    const r = resumeOf(entries);
+    const read = await readJournal(matchId).catch((err: Error) => err.message);
+    if (read === null || typeof read === "string")
+      return crash(`its journal could not be read${read ? `: ${read}` : ""}`);
+    const r = resumeOf(read.entries);
     if (typeof r === "string") return crash(r);
     const { setup, resume } = r;
     const parts: Participant[] = [];
@@ -276,7 +280,10 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
       p.ladderId = setup.setup.ladderId;
       parts.push(p);
     }
+    // The adopted match's journal (journalFor, called from adopt) appends after the last entry read here.
+    resumedAt.set(matchId, read.lastSeq);
     const m = live.adopt({ ...setup.setup, resume }, parts as [Participant, Participant], setup.pairing);
+    resumedAt.delete(matchId);
     takenCount++;
     log.info({ match: m.id, from: l.node, ticks: resume.ticks.length }, "match taken over");
     // Each seat listens for its bot coming back through another node's relay; one connected here joins now.
@@ -309,7 +316,11 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
   return {
     journalFor(m) {
       if (!o.journaling || m.setup.mode === "human") return null;
-      const j = new MatchJournal({ js, jsm, kv, node: self, log, onEnded: (id) => journals.delete(id) }, m);
+      const j = new MatchJournal(
+        { js, jsm, kv, node: self, log, onEnded: (id) => journals.delete(id) },
+        m,
+        resumedAt.get(m.id),
+      );
       journals.set(m.id, j);
       // Its bots whose sockets are here may come back through another node (a load balancer picks any): each such
       // seat listens for a relay, as a seat whose socket is elsewhere does from the start (placement.ts).

@@ -70,10 +70,22 @@ export class MatchJournal implements TickJournal {
     h: this.hash,
   };
 
+  /**
+   * The stream sequence of the journal's last entry, which each append expects (JetStream's expected last subject
+   * sequence): a node that was cut off and wakes up after another took its match over fails its first append
+   * once the taker has appended, instead of mixing its stale ticks into the taker's journal.
+   */
+  private lastSeq: number;
+  /** The appends, one after another: each expects the sequence the one before it got. */
+  private tail: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly d: JournalDeps,
     private readonly m: RunningMatch,
+    /** A match taken over here: the sequence of the last entry of the journal it was resumed from. */
+    resumedAt = 0,
   ) {
+    this.lastSeq = resumedAt;
     this.subject = journalSubject(m.id);
     // A match taken over here continues the journal it was resumed from; its lease was moved by the takeover.
     if (m.setup.resume) return;
@@ -160,17 +172,34 @@ export class MatchJournal implements TickJournal {
       this.fail(err as Error);
       return Promise.resolve();
     }
-    return this.d.js.publish(this.subject, data, { timeout: APPEND_MS }).then(
-      () => {},
-      (err: Error) => this.fail(err),
-    );
+    const append = (): Promise<void> | undefined => {
+      if (this.broken) return;
+      return this.d.js
+        .publish(this.subject, data, { timeout: APPEND_MS, expect: { lastSubjectSequence: this.lastSeq } })
+        .then(
+          (ack) => {
+            this.lastSeq = ack.seq;
+          },
+          (err: Error) => this.fail(err),
+        );
+    };
+    this.tail = this.tail.then(append);
+    return this.tail;
   }
 
   /** The journal is behind from now on: no node may resume the match from it. */
   private fail(err: Error): void {
     if (this.broken || this.taken) return;
     this.broken = true;
-    this.d.log.warn({ err, match: this.m.id }, "the match journal failed; the match cannot fail over");
+    // Another node appended: most likely it took the match over while this node was cut off; then the lease
+    // names it and `mark` below leaves it alone (failover.ts abandons this copy when it hears so). A lease still
+    // ours means the refused append was our own, retried: the journal is marked behind as for any failure.
+    if (/wrong last sequence/i.test(err.message))
+      this.d.log.warn(
+        { match: this.m.id },
+        "another node appends to this match's journal; this copy stops journaling",
+      );
+    else this.d.log.warn({ err, match: this.m.id }, "the match journal failed; the match cannot fail over");
     const mark = () =>
       this.whileOurs((revision) =>
         this.d.kv.update(

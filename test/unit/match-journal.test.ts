@@ -9,7 +9,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { unpack } from "msgpackr";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMatchLease, encodeMatchLease } from "../../server/cluster/journal-codec.ts";
+import { decodeMatchLease, encodeMatchLease, type MatchLease } from "../../server/cluster/journal-codec.ts";
 import {
   JOURNAL_STREAM,
   JOURNAL_SUBJECT,
@@ -68,7 +68,7 @@ describe("a match's journal written from two nodes", () => {
       (await jsm.streams.getMessage(JOURNAL_STREAM, { last_by_subj: journalSubject(MATCH) }))!.seq;
     const resumedAt = await seqOf();
     // The taker resumed from those four entries and moved the lease; it appends tick 2.
-    const takers = { node: "node-b", bots: ["bot-a", "bot-b"], adopted: true, broken: false };
+    const takers: MatchLease = { node: "node-b", bots: ["bot-a", "bot-b"], adopted: true, broken: false };
     await kv.put(MATCH, encodeMatchLease(takers));
     const taker = new MatchJournal(deps("node-b"), matchStub(true), resumedAt);
     await taker.resolved(...tick(2));

@@ -282,8 +282,12 @@ export async function startFailover(o: FailoverOptions): Promise<Failover> {
     }
     // The adopted match's journal (journalFor, called from adopt) appends after the last entry read here.
     resumedAt.set(matchId, read.lastSeq);
-    const m = live.adopt({ ...setup.setup, resume }, parts as [Participant, Participant], setup.pairing);
-    resumedAt.delete(matchId);
+    let m: RunningMatch;
+    try {
+      m = live.adopt({ ...setup.setup, resume }, parts as [Participant, Participant], setup.pairing);
+    } finally {
+      resumedAt.delete(matchId);
+    }
     takenCount++;
     log.info({ match: m.id, from: l.node, ticks: resume.ticks.length }, "match taken over");
     // Each seat listens for its bot coming back through another node's relay; one connected here joins now.

@@ -10,7 +10,7 @@
 //   with this much memory (Node 20: 16), and a server that builds big answers (the leaderboard's 2,000 rows) grows
 //   them and keeps the pages. At 8 MiB the embedded-database server peaked at 366-399 MiB during the read runs of
 //   a 100,000-game ladder instead of 506-509 (16 MiB: 405-424), with no loss in the live benchmark
-//   (docs/performance.md, "Seventh pass"); an operator's own --max-semi-space-size (in the Node flags or
+//   (docs/performance-reads.md, "Seventh pass"); an operator's own --max-semi-space-size (in the Node flags or
 //   NODE_OPTIONS) is left alone.
 //
 // Where the process cannot be re-executed (Node before 22.15, not Linux, a child with an IPC channel to its parent,

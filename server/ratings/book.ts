@@ -97,7 +97,7 @@ export class RatingBook {
    * The pairs, each in one slot of the flat arrays below (the fit's input, grown by doubling): pair p is versions
    * pi[p] (the lexically smaller key) and pj[p], pn[p] games, ps[p] pi's score, and per configured map (MAP_NAMES
    * order) its games and pi's score at pm[p * MAP_WIDTH + 2k] and + 1. Typed arrays, not an object per pair: a
-   * ladder of a million games holds close to a million pairs (docs/performance.md, issue 38).
+   * ladder of a million games holds close to a million pairs (docs/performance-reads.md).
    */
   private readonly pairs = new PairTable();
   /** Every version's pairs, and its pairs of at least TESTED_GAMES games: few, and the only ones whose history

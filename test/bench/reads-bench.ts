@@ -154,7 +154,7 @@ export interface ShapeResult {
   startupMs: number[];
   /** The server's largest RSS sampled (every 50 ms) while the routes were driven, from ready to the last load. */
   peakRssMiB: number[];
-  /** The server's VmHWM at the end: the start included (PGlite's one big compile, docs/performance.md). */
+  /** The server's VmHWM at the end: the start included (PGlite's one big compile, docs/performance-reads.md). */
   wholePeakMiB: number[];
 }
 
